@@ -1,0 +1,390 @@
+//! The command backend: runs a program (never a shell unless the manifest asks) in its own
+//! process group, with bounded output, a timeout, and a guarantee that the whole group is
+//! killed when the call ends, is cancelled, or times out.
+
+use std::os::unix::process::ExitStatusExt as _;
+use std::path::PathBuf;
+use std::process::{ExitStatus, Stdio};
+use std::time::Duration;
+
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+use serde_json::{Map, Value};
+use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWriteExt as _};
+use tokio::process::Command;
+
+use crate::template::{ArgvElement, RenderError, Template, render_argv};
+
+/// How long a process group gets between SIGTERM and SIGKILL after a timeout.
+const TERMINATE_GRACE: Duration = Duration::from_secs(1);
+/// How much of stderr (its end) is kept for error messages.
+const STDERR_TAIL_BYTES: usize = 4096;
+
+/// A command tool's backend, fully checked at load.
+#[derive(Debug, Clone)]
+pub struct CommandBackend {
+    pub program: Program,
+    pub cwd: PathBuf,
+    pub env: Vec<(String, Template)>,
+    pub inherit_env: InheritEnv,
+    pub stdin: StdinMode,
+    pub timeout: Duration,
+    pub max_output: usize,
+    pub success_codes: Vec<i32>,
+}
+
+/// What runs.
+#[derive(Debug, Clone)]
+pub enum Program {
+    /// A program and its arguments, executed directly.
+    Argv(Vec<ArgvElement>),
+    /// `shell -c script <tool name> args…`: arguments reach the script as `$1`… only.
+    Script {
+        shell: String,
+        script: String,
+        args: Vec<ArgvElement>,
+        tool_name: String,
+    },
+}
+
+/// Which variables of our environment the command sees.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InheritEnv {
+    All,
+    Nothing,
+    Only(Vec<String>),
+}
+
+/// What the command reads on stdin.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StdinMode {
+    /// Nothing (`/dev/null`).
+    Null,
+    /// All arguments as one JSON document.
+    Json,
+}
+
+/// A command that ran and exited with a success code.
+#[derive(Debug)]
+pub struct CommandOutput {
+    pub stdout: Vec<u8>,
+    pub stderr_tail: String,
+}
+
+/// Why a command call failed; `Display` is the one-line reason.
+#[derive(Debug, thiserror::Error)]
+pub enum CommandError {
+    #[error(transparent)]
+    Render(#[from] RenderError),
+    #[error("could not start `{program}`: {source}")]
+    Spawn {
+        program: String,
+        source: std::io::Error,
+    },
+    #[error("`{program}` exited with status {code}")]
+    Exit {
+        program: String,
+        code: i32,
+        stderr_tail: String,
+        stdout_tail: String,
+    },
+    #[error("`{program}` was killed by signal {signal}")]
+    Signal {
+        program: String,
+        signal: String,
+        stderr_tail: String,
+    },
+    #[error("`{program}` timed out after {}", humanize(*after))]
+    Timeout {
+        program: String,
+        after: Duration,
+        stderr_tail: String,
+    },
+    #[error("`{program}` wrote more than {limit} bytes of output, the tool's limit; it was stopped")]
+    TooMuchOutput { program: String, limit: usize },
+    #[error("lost contact with `{program}`: {source}")]
+    Io {
+        program: String,
+        source: std::io::Error,
+    },
+}
+
+impl CommandError {
+    /// The end of what the command wrote to stderr (or stdout, when stderr was empty).
+    pub fn detail(&self) -> Option<&str> {
+        let detail = match self {
+            Self::Exit {
+                stderr_tail,
+                stdout_tail,
+                ..
+            } => {
+                if stderr_tail.trim().is_empty() {
+                    stdout_tail
+                } else {
+                    stderr_tail
+                }
+            }
+            Self::Signal { stderr_tail, .. } | Self::Timeout { stderr_tail, .. } => stderr_tail,
+            _ => return None,
+        };
+        let detail = detail.trim_end();
+        (!detail.is_empty()).then_some(detail)
+    }
+}
+
+fn humanize(duration: Duration) -> String {
+    let millis = duration.as_millis();
+    if millis % 1000 == 0 {
+        format!("{}s", millis / 1000)
+    } else {
+        format!("{millis}ms")
+    }
+}
+
+impl CommandBackend {
+    /// Runs the command for one call. Dropping the returned future kills the process group.
+    pub async fn run(&self, arguments: &Map<String, Value>) -> Result<CommandOutput, CommandError> {
+        let argv = match &self.program {
+            Program::Argv(elements) => render_argv(elements, arguments)?,
+            Program::Script {
+                shell,
+                script,
+                args,
+                tool_name,
+            } => {
+                let mut argv = vec![shell.clone(), "-c".into(), script.clone(), tool_name.clone()];
+                argv.extend(render_argv(args, arguments)?);
+                argv
+            }
+        };
+        let Some((program, rest)) = argv.split_first() else {
+            return Err(RenderError::Missing {
+                name: "argv[0]".into(),
+            }
+            .into());
+        };
+        let mut command = Command::new(program);
+        command
+            .args(rest)
+            .current_dir(&self.cwd)
+            .process_group(0)
+            .stdin(match self.stdin {
+                StdinMode::Null => Stdio::null(),
+                StdinMode::Json => Stdio::piped(),
+            })
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        match &self.inherit_env {
+            InheritEnv::All => {}
+            InheritEnv::Nothing => {
+                command.env_clear();
+            }
+            InheritEnv::Only(names) => {
+                command.env_clear();
+                for name in names {
+                    if let Some(value) = std::env::var_os(name) {
+                        command.env(name, value);
+                    }
+                }
+            }
+        }
+        for (name, template) in &self.env {
+            if let Some(value) = template.render_optional(arguments)? {
+                command.env(name, value);
+            }
+        }
+
+        let mut child = command.spawn().map_err(|source| CommandError::Spawn {
+            program: program.clone(),
+            source,
+        })?;
+        let group = child.id().map(|pid| GroupGuard::new(pid));
+        tracing::debug!(tool_program = %program, pid = ?child.id(), "started command");
+
+        let stdin = child.stdin.take();
+        let stdin_document = matches!(self.stdin, StdinMode::Json)
+            .then(|| Value::Object(arguments.clone()).to_string());
+        let feed = async move {
+            if let (Some(mut stdin), Some(document)) = (stdin, stdin_document) {
+                // A command that does not read its stdin closes the pipe; that is fine.
+                let _ = stdin.write_all(document.as_bytes()).await;
+            }
+        };
+        let stdout = child.stdout.take();
+        let stderr = child.stderr.take();
+        let limit = self.max_output;
+        let group_ref = group.as_ref();
+        let read_stdout = async move {
+            let Some(stdout) = stdout else {
+                return Ok(Some(Vec::new()));
+            };
+            let result = read_bounded(stdout, limit).await;
+            if matches!(result, Ok(None)) {
+                if let Some(group) = group_ref {
+                    group.signal(Signal::SIGKILL);
+                }
+            }
+            result
+        };
+        let read_stderr = async move {
+            match stderr {
+                Some(stderr) => read_tail(stderr, STDERR_TAIL_BYTES).await,
+                None => String::new(),
+            }
+        };
+        let wait = async {
+            let status = child.wait().await;
+            // Whatever the command left running in its group goes with it, so no stray
+            // process keeps our pipes open or outlives the call.
+            if let Some(group) = group_ref {
+                group.signal(Signal::SIGKILL);
+            }
+            status
+        };
+        let all = async { tokio::join!(feed, read_stdout, read_stderr, wait) };
+        tokio::pin!(all);
+
+        let ((), stdout, stderr_tail, status) = match tokio::time::timeout(self.timeout, &mut all).await {
+            Ok(done) => done,
+            Err(_elapsed) => {
+                if let Some(group) = &group {
+                    group.signal(Signal::SIGTERM);
+                }
+                let stderr_tail = match tokio::time::timeout(TERMINATE_GRACE, &mut all).await {
+                    Ok((_, _, stderr_tail, _)) => stderr_tail,
+                    Err(_elapsed) => {
+                        if let Some(group) = &group {
+                            group.signal(Signal::SIGKILL);
+                        }
+                        String::new()
+                    }
+                };
+                return Err(CommandError::Timeout {
+                    program: program.clone(),
+                    after: self.timeout,
+                    stderr_tail,
+                });
+            }
+        };
+        if let Some(group) = &group {
+            group.disarm();
+        }
+        let status = status.map_err(|source| CommandError::Io {
+            program: program.clone(),
+            source,
+        })?;
+        let stdout = match stdout {
+            Ok(Some(stdout)) => stdout,
+            Ok(None) => {
+                return Err(CommandError::TooMuchOutput {
+                    program: program.clone(),
+                    limit,
+                });
+            }
+            Err(source) => {
+                return Err(CommandError::Io {
+                    program: program.clone(),
+                    source,
+                });
+            }
+        };
+        self.classify(program, status, stdout, stderr_tail)
+    }
+
+    fn classify(
+        &self,
+        program: &str,
+        status: ExitStatus,
+        stdout: Vec<u8>,
+        stderr_tail: String,
+    ) -> Result<CommandOutput, CommandError> {
+        match (status.code(), status.signal()) {
+            (Some(code), _) if self.success_codes.contains(&code) => Ok(CommandOutput { stdout, stderr_tail }),
+            (Some(code), _) => Err(CommandError::Exit {
+                program: program.to_owned(),
+                code,
+                stderr_tail,
+                stdout_tail: tail_text(&stdout, STDERR_TAIL_BYTES),
+            }),
+            (None, signal) => Err(CommandError::Signal {
+                program: program.to_owned(),
+                signal: signal
+                    .and_then(|number| Signal::try_from(number).ok())
+                    .map_or_else(|| "unknown".to_owned(), |signal| signal.as_str().to_owned()),
+                stderr_tail,
+            }),
+        }
+    }
+}
+
+/// Reads everything, or `None` as soon as there is more than `limit` bytes.
+async fn read_bounded(mut reader: impl AsyncRead + Unpin, limit: usize) -> std::io::Result<Option<Vec<u8>>> {
+    let mut buffer = Vec::new();
+    let mut chunk = [0_u8; 16 * 1024];
+    loop {
+        let read = reader.read(&mut chunk).await?;
+        if read == 0 {
+            return Ok(Some(buffer));
+        }
+        if buffer.len() + read > limit {
+            return Ok(None);
+        }
+        buffer.extend_from_slice(&chunk[..read]);
+    }
+}
+
+/// Reads to the end, keeping only the last `keep` bytes.
+async fn read_tail(mut reader: impl AsyncRead + Unpin, keep: usize) -> String {
+    let mut buffer = Vec::new();
+    let mut chunk = [0_u8; 8 * 1024];
+    while let Ok(read) = reader.read(&mut chunk).await {
+        if read == 0 {
+            break;
+        }
+        buffer.extend_from_slice(&chunk[..read]);
+        if buffer.len() > keep * 2 {
+            buffer.drain(..buffer.len() - keep);
+        }
+    }
+    tail_text(&buffer, keep)
+}
+
+fn tail_text(bytes: &[u8], keep: usize) -> String {
+    let start = bytes.len().saturating_sub(keep);
+    let text = String::from_utf8_lossy(&bytes[start..]);
+    text.trim_start_matches('\u{FFFD}').to_owned()
+}
+
+/// Kills the child's whole process group when dropped, unless disarmed after a clean reap.
+#[derive(Debug)]
+struct GroupGuard {
+    group: Pid,
+    armed: std::sync::atomic::AtomicBool,
+}
+
+impl GroupGuard {
+    fn new(pid: u32) -> Self {
+        Self {
+            group: Pid::from_raw(i32::try_from(pid).unwrap_or(i32::MAX)),
+            armed: std::sync::atomic::AtomicBool::new(true),
+        }
+    }
+
+    fn signal(&self, signal: Signal) {
+        if self.armed.load(std::sync::atomic::Ordering::Acquire) {
+            // ESRCH (nothing left in the group) is the normal case after a clean exit.
+            let _ = killpg(self.group, signal);
+        }
+    }
+
+    fn disarm(&self) {
+        self.armed.store(false, std::sync::atomic::Ordering::Release);
+    }
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        self.signal(Signal::SIGKILL);
+    }
+}

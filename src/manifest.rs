@@ -1,0 +1,105 @@
+//! The manifest: a TOML file declaring the server and its tools, loaded into a [`Registry`].
+//!
+//! Loading happens in three steps. `document` parses the TOML (recovering after syntax
+//! errors) and deserializes each table into the `wire` shapes on its own, so that one bad
+//! tool does not hide the problems of the next. `tool`, `arguments` and `command` then check
+//! the meaning (names, schemas, templates, paths) and build the domain types. Every problem
+//! becomes a [`Diagnostic`]; all of them are reported together.
+
+mod arguments;
+mod command;
+mod document;
+mod json;
+mod tool;
+mod units;
+mod wire;
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use crate::diagnostic::Diagnostic;
+use crate::registry::Registry;
+
+/// Why a manifest could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum ManifestError {
+    #[error("could not read `{path}`: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{rendered}")]
+    Invalid {
+        diagnostics: Vec<Diagnostic>,
+        /// Every diagnostic rendered against the manifest, then a summary line.
+        rendered: String,
+    },
+}
+
+/// Reads and checks the manifest at `path`.
+pub fn load(path: &Path) -> Result<Registry, ManifestError> {
+    let source = std::fs::read_to_string(path).map_err(|source| ManifestError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    let base_dir = path
+        .parent()
+        .filter(|dir| !dir.as_os_str().is_empty())
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    let base_dir = std::fs::canonicalize(&base_dir).unwrap_or(base_dir);
+    parse(&source, &path.display().to_string(), &base_dir)
+}
+
+/// Checks manifest text; `shown_path` is how diagnostics name the file and `base_dir` is
+/// where relative paths in it resolve.
+pub fn parse(source: &str, shown_path: &str, base_dir: &Path) -> Result<Registry, ManifestError> {
+    let mut checker = Checker {
+        diagnostics: Vec::new(),
+        base_dir: base_dir.to_owned(),
+    };
+    let registry = document::load(source, &mut checker);
+    match registry {
+        Some(registry) if checker.diagnostics.is_empty() => Ok(registry),
+        _ => {
+            checker
+                .diagnostics
+                .sort_by_key(|diagnostic| diagnostic.span.as_ref().map_or(0, |span| span.start));
+            let mut rendered = String::new();
+            for diagnostic in &checker.diagnostics {
+                rendered.push_str(&diagnostic.render(shown_path, source));
+                rendered.push('\n');
+            }
+            let count = checker.diagnostics.len();
+            rendered.push_str(&format!(
+                "error: could not load `{shown_path}` due to {count} previous error{}",
+                if count == 1 { "" } else { "s" }
+            ));
+            Err(ManifestError::Invalid {
+                diagnostics: checker.diagnostics,
+                rendered,
+            })
+        }
+    }
+}
+
+/// Collects diagnostics while the manifest is checked.
+struct Checker {
+    diagnostics: Vec<Diagnostic>,
+    base_dir: PathBuf,
+}
+
+impl Checker {
+    /// Records an error and returns it for hints to be added.
+    fn error(&mut self, message: impl Into<String>, span: Range<usize>) -> &mut Diagnostic {
+        self.diagnostics.push(Diagnostic::new(message, Some(span)));
+        let last = self.diagnostics.len() - 1;
+        &mut self.diagnostics[last]
+    }
+
+    fn resolve(&self, path: &str) -> PathBuf {
+        self.base_dir.join(path)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,219 @@
+//! The concise argument form: one TOML table per argument becomes a JSON Schema property.
+//!
+//! An argument is required unless it has a `default` or says `optional = true`. Objects
+//! declared with `properties` reject undeclared keys unless `additional-properties = true`.
+
+use indexmap::IndexMap;
+use serde_json::{Map, Value, json};
+use toml::Spanned;
+
+use super::Checker;
+use super::json::toml_to_json;
+use super::wire::ArgumentWire;
+use crate::schema::CompiledSchema;
+use crate::suggest::suggest;
+
+const TYPES: [&str; 6] = ["string", "integer", "number", "boolean", "array", "object"];
+
+/// Builds `{"type":"object","properties":…,"required":…}` from argument tables.
+pub(super) fn object_schema(
+    arguments: &IndexMap<Spanned<String>, ArgumentWire>,
+    reject_undeclared: bool,
+    checker: &mut Checker,
+) -> Map<String, Value> {
+    let mut properties = Map::new();
+    let mut required = Vec::new();
+    for (name, argument) in arguments {
+        let valid_name = !name.get_ref().is_empty()
+            && name
+                .get_ref()
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+        if !valid_name {
+            checker
+                .error(format!("`{}` is not a valid argument name", name.get_ref()), name.span())
+                .hint("argument names use letters, digits, `_` and `-`, so templates can refer to them as `{name}`");
+            continue;
+        }
+        if argument.default.is_none() && argument.optional != Some(true) {
+            required.push(Value::String(name.get_ref().clone()));
+        }
+        properties.insert(name.get_ref().clone(), Value::Object(property_schema(name, argument, checker)));
+    }
+    let mut schema = Map::new();
+    schema.insert("type".into(), json!("object"));
+    if !properties.is_empty() {
+        schema.insert("properties".into(), Value::Object(properties));
+    }
+    if !required.is_empty() {
+        schema.insert("required".into(), Value::Array(required));
+    }
+    if reject_undeclared {
+        schema.insert("additionalProperties".into(), Value::Bool(false));
+    }
+    schema
+}
+
+/// One argument's schema. Problems are recorded against the argument's name.
+fn property_schema(name: &Spanned<String>, argument: &ArgumentWire, checker: &mut Checker) -> Map<String, Value> {
+    let kind = match &argument.kind {
+        None => "string",
+        Some(kind) if TYPES.contains(&kind.get_ref().as_str()) => kind.get_ref().as_str(),
+        Some(kind) => {
+            checker
+                .error(format!("unknown argument type `{}`", kind.get_ref()), kind.span())
+                .suggest(suggest(kind.get_ref(), TYPES))
+                .hint(format!("types are {}", TYPES.map(|t| format!("`{t}`")).join(", ")));
+            return Map::new();
+        }
+    };
+    let mut schema = Map::new();
+    schema.insert("type".into(), json!(kind));
+    if let Some(title) = &argument.title {
+        schema.insert("title".into(), json!(title));
+    }
+    if let Some(description) = &argument.description {
+        schema.insert("description".into(), json!(description));
+    }
+
+    let misplaced = |key: &str, applies_to: &str, checker: &mut Checker| {
+        checker
+            .error(format!("`{key}` applies to {applies_to}, not to `{kind}` arguments"), name.span())
+            .hint(format!("remove `{key}` from argument `{}` or change its type", name.get_ref()));
+    };
+    let numeric = matches!(kind, "integer" | "number");
+    for (key, value) in [
+        ("minimum", &argument.minimum),
+        ("maximum", &argument.maximum),
+        ("exclusiveMinimum", &argument.exclusive_minimum),
+        ("exclusiveMaximum", &argument.exclusive_maximum),
+    ] {
+        let Some(value) = value else { continue };
+        if !numeric {
+            misplaced(&kebab(key), "`integer` and `number` arguments", checker);
+        } else if matches!(value.get_ref(), toml::Value::Integer(_) | toml::Value::Float(_)) {
+            if let Some(number) = toml_to_json(value.get_ref()) {
+                schema.insert(key.into(), number);
+            }
+        } else {
+            checker.error(format!("`{}` must be a number", kebab(key)), value.span());
+        }
+    }
+    for (key, value) in [("minLength", argument.min_length), ("maxLength", argument.max_length)] {
+        if let Some(value) = value {
+            if kind == "string" {
+                schema.insert(key.into(), json!(value));
+            } else {
+                misplaced(&kebab(key), "`string` arguments", checker);
+            }
+        }
+    }
+    if let Some(pattern) = &argument.pattern {
+        if kind == "string" {
+            schema.insert("pattern".into(), json!(pattern.get_ref()));
+        } else {
+            misplaced("pattern", "`string` arguments", checker);
+        }
+    }
+    if let Some(format) = &argument.format {
+        if kind == "string" {
+            schema.insert("format".into(), json!(format));
+        } else {
+            misplaced("format", "`string` arguments", checker);
+        }
+    }
+    if let Some(items) = &argument.items {
+        if kind == "array" {
+            schema.insert("items".into(), Value::Object(property_schema(name, items, checker)));
+        } else {
+            misplaced("items", "`array` arguments", checker);
+        }
+    }
+    for (key, value) in [("minItems", argument.min_items), ("maxItems", argument.max_items)] {
+        if let Some(value) = value {
+            if kind == "array" {
+                schema.insert(key.into(), json!(value));
+            } else {
+                misplaced(&kebab(key), "`array` arguments", checker);
+            }
+        }
+    }
+    if let Some(unique) = argument.unique_items {
+        if kind == "array" {
+            schema.insert("uniqueItems".into(), json!(unique));
+        } else {
+            misplaced("unique-items", "`array` arguments", checker);
+        }
+    }
+    if argument.properties.is_some() || argument.additional_properties.is_some() {
+        if kind == "object" {
+            let nested = object_schema(
+                argument.properties.as_ref().unwrap_or(&IndexMap::new()),
+                argument.additional_properties != Some(true) && argument.properties.is_some(),
+                checker,
+            );
+            for (key, value) in nested {
+                if key != "type" {
+                    schema.insert(key, value);
+                }
+            }
+            if argument.additional_properties == Some(true) {
+                schema.insert("additionalProperties".into(), Value::Bool(true));
+            }
+        } else {
+            misplaced("properties", "`object` arguments", checker);
+        }
+    }
+
+    // Compile what we have so far, so that bad patterns and defaults or choices of the wrong
+    // type are reported at the argument, not later at call time.
+    let base = Value::Object(schema.clone());
+    let compiled = match CompiledSchema::compile(&base) {
+        Ok(compiled) => Some(compiled),
+        Err(error) => {
+            checker.error(format!("argument `{}`: {error}", name.get_ref()), name.span());
+            None
+        }
+    };
+    if let Some(choices) = &argument.choices {
+        let values: Vec<Value> = choices.get_ref().iter().filter_map(toml_to_json).collect();
+        if values.is_empty() {
+            checker.error("`enum` must list at least one value", choices.span());
+        }
+        if let Some(compiled) = &compiled {
+            for value in &values {
+                if let Some(problem) = compiled.violations(value, "value").first() {
+                    checker.error(format!("`enum` value {value} does not fit the argument: {problem}"), choices.span());
+                }
+            }
+        }
+        schema.insert("enum".into(), Value::Array(values));
+    }
+    if let Some(default) = &argument.default {
+        if let Some(value) = toml_to_json(default.get_ref()) {
+            let final_schema = CompiledSchema::compile(&Value::Object(schema.clone())).ok();
+            if let Some(problem) = final_schema.and_then(|s| s.violations(&value, "default").into_iter().next()) {
+                checker.error(format!("the default does not fit the argument: {problem}"), default.span());
+            }
+            schema.insert("default".into(), value);
+        }
+    }
+    if let Some(examples) = &argument.examples {
+        schema.insert("examples".into(), Value::Array(examples.iter().filter_map(toml_to_json).collect()));
+    }
+    schema
+}
+
+/// `minLength` as the manifest spells it: `min-length`.
+fn kebab(key: &str) -> String {
+    let mut out = String::new();
+    for character in key.chars() {
+        if character.is_ascii_uppercase() {
+            out.push('-');
+            out.push(character.to_ascii_lowercase());
+        } else {
+            out.push(character);
+        }
+    }
+    out
+}

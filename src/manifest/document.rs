@@ -1,0 +1,171 @@
+//! The document level: TOML syntax, the top-level keys, and turning serde's errors into
+//! diagnostics with "did you mean" hints.
+
+use std::ops::Range;
+
+use serde::Deserialize;
+use toml::Spanned;
+use toml::de::{DeTable, DeValue, ValueDeserializer};
+
+use super::Checker;
+use super::tool::build_tools;
+use super::wire::{ServerWire, ToolWire};
+use crate::registry::Registry;
+use crate::suggest::suggest;
+
+const TOP_LEVEL_KEYS: [&str; 2] = ["server", "tools"];
+
+/// Parses the document and builds the registry; `None` when nothing usable came out.
+pub(super) fn load(source: &str, checker: &mut Checker) -> Option<Registry> {
+    let (root, syntax_errors) = DeTable::parse_recoverable(source);
+    for error in &syntax_errors {
+        let span = error.span().unwrap_or(0..0);
+        checker.error(format!("invalid TOML: {}", error.message().trim_end()), span);
+    }
+    if !syntax_errors.is_empty() {
+        return None;
+    }
+    let root_span = root.span();
+    let root = root.into_inner();
+
+    let mut server = ServerWire::default();
+    let mut tools = Vec::new();
+    let mut tools_seen = false;
+    for (key, value) in root {
+        let key_span = key.span();
+        match key.get_ref().as_ref() {
+            "server" => {
+                if let Some(wire) = deserialize::<ServerWire>(value, "`[server]`", checker) {
+                    server = wire;
+                }
+            }
+            "tools" => {
+                tools_seen = true;
+                let span = value.span();
+                match value.into_inner() {
+                    DeValue::Array(entries) => {
+                        for (index, entry) in entries.into_iter().enumerate() {
+                            let context = tool_context(&entry, index);
+                            if let Some(wire) = deserialize::<ToolWire>(entry, &context, checker) {
+                                tools.push(wire);
+                            }
+                        }
+                    }
+                    _ => {
+                        checker
+                            .error("`tools` must be an array of tables", span)
+                            .hint("declare each tool in its own `[[tools]]` table");
+                    }
+                }
+            }
+            other => {
+                let suggestion = suggest(other, TOP_LEVEL_KEYS);
+                let diagnostic = checker.error(format!("unknown top-level key `{other}`"), key_span);
+                diagnostic.suggest(suggestion);
+                if suggestion.is_none() {
+                    diagnostic.hint("the manifest has a `[server]` table and `[[tools]]` tables");
+                }
+            }
+        }
+    }
+    if !tools_seen {
+        checker
+            .error("the manifest declares no tools", root_span.start..root_span.start)
+            .hint("add a `[[tools]]` table; `mcp-serve init` writes a starter manifest");
+    }
+    build_tools(server, tools, checker)
+}
+
+/// How diagnostics refer to the tool at `index`: by name when it has one.
+fn tool_context(entry: &Spanned<DeValue<'_>>, index: usize) -> String {
+    let name = match entry.get_ref() {
+        DeValue::Table(table) => table.get("name").and_then(|value| match value.get_ref() {
+            DeValue::String(name) => Some(name.to_string()),
+            _ => None,
+        }),
+        _ => None,
+    };
+    name.map_or_else(|| format!("tool #{}", index + 1), |name| format!("tool `{name}`"))
+}
+
+/// Deserializes one table into its wire shape, recording a diagnostic on failure.
+fn deserialize<'de, T: Deserialize<'de>>(
+    value: Spanned<DeValue<'de>>,
+    context: &str,
+    checker: &mut Checker,
+) -> Option<T> {
+    let span = value.span();
+    match T::deserialize(ValueDeserializer::from(value)) {
+        Ok(wire) => Some(wire),
+        Err(error) => {
+            report_serde_error(error.message(), error.span().unwrap_or(span.clone()), &span, context, checker);
+            None
+        }
+    }
+}
+
+/// Rewrites serde's messages in our style, with suggestions for misspelt keys and values.
+fn report_serde_error(message: &str, span: Range<usize>, table: &Range<usize>, context: &str, checker: &mut Checker) {
+    if let Some((unknown, expected)) = parse_unknown(message, "unknown field `") {
+        let suggestion = suggest(&unknown, expected.iter().map(String::as_str));
+        let diagnostic = checker.error(format!("unknown key `{unknown}` in {context}"), span);
+        diagnostic.suggest(suggestion);
+        if suggestion.is_none() && !expected.is_empty() {
+            diagnostic.hint(format!("expected one of {}", quoted(&expected)));
+        }
+    } else if let Some((unknown, expected)) = parse_unknown(message, "unknown variant `") {
+        let suggestion = suggest(&unknown, expected.iter().map(String::as_str));
+        let diagnostic = checker.error(format!("unknown value `{unknown}` in {context}"), span);
+        diagnostic.suggest(suggestion);
+        if suggestion.is_none() {
+            diagnostic.hint(format!("expected one of {}", quoted(&expected)));
+        }
+    } else if let Some(field) = message
+        .strip_prefix("missing field `")
+        .and_then(|rest| rest.strip_suffix('`'))
+    {
+        let start = table.start;
+        checker.error(format!("{context} is missing the required key `{field}`"), start..start + 1);
+    } else if let Some((found, expected)) = message
+        .strip_prefix("invalid type: ")
+        .and_then(|rest| rest.trim_end().split_once(", expected "))
+    {
+        checker.error(format!("expected {expected}, found {found} in {context}"), span);
+    } else {
+        checker.error(format!("{} in {context}", message.trim_end()), span);
+    }
+}
+
+/// Splits "unknown field `x`, expected one of `a`, `b`" into `x` and `[a, b]`.
+fn parse_unknown(message: &str, prefix: &str) -> Option<(String, Vec<String>)> {
+    let rest = message.strip_prefix(prefix)?;
+    let (unknown, rest) = rest.split_once('`')?;
+    let expected = rest
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_owned)
+        .collect();
+    Some((unknown.to_owned(), expected))
+}
+
+fn quoted(names: &[String]) -> String {
+    names.iter().map(|name| format!("`{name}`")).collect::<Vec<_>>().join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_unknown;
+
+    #[test]
+    fn splits_serde_unknown_field_messages() {
+        assert_eq!(
+            parse_unknown("unknown field `argvv`, expected one of `argv`, `script`", "unknown field `"),
+            Some(("argvv".into(), vec!["argv".into(), "script".into()]))
+        );
+        assert_eq!(
+            parse_unknown("unknown variant `lite`, expected `light` or `dark`", "unknown variant `"),
+            Some(("lite".into(), vec!["light".into(), "dark".into()]))
+        );
+    }
+}

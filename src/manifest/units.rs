@@ -1,0 +1,92 @@
+//! Durations (`"30s"`, `"500ms"`, `90`) and sizes (`"1MiB"`, `65536`) in the manifest.
+
+use std::time::Duration;
+
+/// Parses a duration: a number of seconds, or a number with `ms`, `s`, `m` or `h`.
+pub(super) fn parse_duration(value: &toml::Value) -> Result<Duration, String> {
+    let seconds = match value {
+        toml::Value::Integer(seconds) => *seconds as f64,
+        toml::Value::Float(seconds) => *seconds,
+        toml::Value::String(text) => {
+            let text = text.trim();
+            let split = text
+                .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+                .unwrap_or(text.len());
+            let (number, unit) = text.split_at(split);
+            let number: f64 = number
+                .parse()
+                .map_err(|_| format!("`{text}` is not a duration; write e.g. \"30s\", \"500ms\" or \"2m\""))?;
+            let scale = match unit.trim() {
+                "ms" => 0.001,
+                "s" | "" => 1.0,
+                "m" => 60.0,
+                "h" => 3600.0,
+                other => return Err(format!("unknown duration unit `{other}`; use ms, s, m or h")),
+            };
+            number * scale
+        }
+        _ => return Err("a duration is a number of seconds or a string such as \"30s\"".into()),
+    };
+    if !(seconds.is_finite() && seconds > 0.0 && seconds <= 7.0 * 86_400.0) {
+        return Err("a duration must be more than zero and at most a week".into());
+    }
+    Ok(Duration::from_secs_f64(seconds))
+}
+
+/// Parses a size: a number of bytes, or a number with `B`, `KB`, `KiB`, `MB`, `MiB`, `GB`, `GiB`.
+pub(super) fn parse_size(value: &toml::Value) -> Result<usize, String> {
+    let bytes = match value {
+        toml::Value::Integer(bytes) => u64::try_from(*bytes).map_err(|_| "a size cannot be negative".to_owned())?,
+        toml::Value::String(text) => {
+            let text = text.trim();
+            let split = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
+            let (number, unit) = text.split_at(split);
+            let number: u64 = number
+                .parse()
+                .map_err(|_| format!("`{text}` is not a size; write e.g. \"1MiB\" or \"64KB\""))?;
+            let scale: u64 = match unit.trim() {
+                "" | "B" => 1,
+                "KB" | "kB" => 1_000,
+                "KiB" => 1 << 10,
+                "MB" => 1_000_000,
+                "MiB" => 1 << 20,
+                "GB" => 1_000_000_000,
+                "GiB" => 1 << 30,
+                other => return Err(format!("unknown size unit `{other}`; use B, KB, KiB, MB, MiB, GB or GiB")),
+            };
+            number.saturating_mul(scale)
+        }
+        _ => return Err("a size is a number of bytes or a string such as \"1MiB\"".into()),
+    };
+    if bytes == 0 {
+        return Err("a size must be more than zero".into());
+    }
+    usize::try_from(bytes).map_err(|_| "that size is too large".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::{parse_duration, parse_size};
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration(&"30s".into()), Ok(Duration::from_secs(30)));
+        assert_eq!(parse_duration(&"250ms".into()), Ok(Duration::from_millis(250)));
+        assert_eq!(parse_duration(&"2m".into()), Ok(Duration::from_secs(120)));
+        assert_eq!(parse_duration(&toml::Value::Integer(5)), Ok(Duration::from_secs(5)));
+        assert_eq!(parse_duration(&toml::Value::Float(0.5)), Ok(Duration::from_millis(500)));
+        assert!(parse_duration(&"5 fortnights".into()).is_err());
+        assert!(parse_duration(&toml::Value::Integer(0)).is_err());
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size(&"1MiB".into()), Ok(1 << 20));
+        assert_eq!(parse_size(&"64KB".into()), Ok(64_000));
+        assert_eq!(parse_size(&toml::Value::Integer(10)), Ok(10));
+        assert!(parse_size(&toml::Value::Integer(-1)).is_err());
+        assert!(parse_size(&"12 parsecs".into()).is_err());
+    }
+}

@@ -1,0 +1,123 @@
+//! The manifest as written: serde shapes with spans, before any checking. Every struct
+//! denies unknown keys so a misspelt key is an error, never silently ignored.
+
+use indexmap::IndexMap;
+use serde::Deserialize;
+use toml::Spanned;
+
+/// `[server]`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub(super) struct ServerWire {
+    pub(super) name: Option<String>,
+    pub(super) version: Option<String>,
+    pub(super) title: Option<String>,
+    pub(super) description: Option<String>,
+    pub(super) instructions: Option<String>,
+    pub(super) website_url: Option<Spanned<String>>,
+    pub(super) icons: Option<Vec<IconWire>>,
+}
+
+/// An icon of the server or of a tool.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub(super) struct IconWire {
+    pub(super) src: Spanned<String>,
+    pub(super) mime_type: Option<String>,
+    pub(super) sizes: Option<Vec<String>>,
+    pub(super) theme: Option<ThemeWire>,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(super) enum ThemeWire {
+    Light,
+    Dark,
+}
+
+/// One `[[tools]]` entry.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub(super) struct ToolWire {
+    pub(super) name: Spanned<String>,
+    pub(super) title: Option<String>,
+    pub(super) description: Option<String>,
+    pub(super) annotations: Option<AnnotationsWire>,
+    pub(super) icons: Option<Vec<IconWire>>,
+    #[serde(rename = "_meta")]
+    pub(super) meta: Option<Spanned<toml::Table>>,
+    /// The concise form of the input schema: one table per argument.
+    pub(super) arguments: Option<Spanned<IndexMap<Spanned<String>, ArgumentWire>>>,
+    /// A full JSON Schema, as a TOML table or a JSON string.
+    pub(super) input_schema: Option<Spanned<toml::Value>>,
+    /// A full JSON Schema in a JSON file, relative to the manifest.
+    pub(super) input_schema_file: Option<Spanned<String>>,
+    /// The concise form of an object output schema: one table per field.
+    pub(super) output: Option<Spanned<IndexMap<Spanned<String>, ArgumentWire>>>,
+    pub(super) output_schema: Option<Spanned<toml::Value>>,
+    pub(super) output_schema_file: Option<Spanned<String>>,
+    pub(super) command: Option<Spanned<CommandWire>>,
+}
+
+/// Behaviour hints shown to hosts.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub(super) struct AnnotationsWire {
+    pub(super) title: Option<String>,
+    pub(super) read_only: Option<bool>,
+    pub(super) destructive: Option<bool>,
+    pub(super) idempotent: Option<bool>,
+    pub(super) open_world: Option<bool>,
+}
+
+/// One argument (or output field) in the concise form.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub(super) struct ArgumentWire {
+    #[serde(rename = "type")]
+    pub(super) kind: Option<Spanned<String>>,
+    pub(super) title: Option<String>,
+    pub(super) description: Option<String>,
+    pub(super) default: Option<Spanned<toml::Value>>,
+    #[serde(rename = "enum")]
+    pub(super) choices: Option<Spanned<Vec<toml::Value>>>,
+    pub(super) optional: Option<bool>,
+    pub(super) minimum: Option<Spanned<toml::Value>>,
+    pub(super) maximum: Option<Spanned<toml::Value>>,
+    pub(super) exclusive_minimum: Option<Spanned<toml::Value>>,
+    pub(super) exclusive_maximum: Option<Spanned<toml::Value>>,
+    pub(super) min_length: Option<u64>,
+    pub(super) max_length: Option<u64>,
+    pub(super) pattern: Option<Spanned<String>>,
+    pub(super) format: Option<String>,
+    pub(super) items: Option<Box<ArgumentWire>>,
+    pub(super) min_items: Option<u64>,
+    pub(super) max_items: Option<u64>,
+    pub(super) unique_items: Option<bool>,
+    pub(super) properties: Option<IndexMap<Spanned<String>, ArgumentWire>>,
+    pub(super) additional_properties: Option<bool>,
+    pub(super) examples: Option<Vec<toml::Value>>,
+}
+
+/// `[tools.command]`: how to run the tool.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub(super) struct CommandWire {
+    /// The command line; elements are strings, groups (arrays) or flags (tables).
+    pub(super) argv: Option<Spanned<Vec<Spanned<toml::Value>>>>,
+    /// A shell script, the explicit opt-in to a shell; arguments reach it only as `$1`….
+    pub(super) script: Option<Spanned<String>>,
+    /// The script's positional parameters, with the same element forms as `argv`.
+    pub(super) args: Option<Spanned<Vec<Spanned<toml::Value>>>>,
+    /// The shell that runs `script` (default `sh`).
+    pub(super) shell: Option<Spanned<String>>,
+    pub(super) cwd: Option<Spanned<String>>,
+    pub(super) env: Option<IndexMap<Spanned<String>, Spanned<String>>>,
+    /// `true` (default), `false`, or a list of variable names to keep.
+    pub(super) inherit_env: Option<Spanned<toml::Value>>,
+    pub(super) stdin: Option<Spanned<String>>,
+    pub(super) timeout: Option<Spanned<toml::Value>>,
+    pub(super) max_output: Option<Spanned<toml::Value>>,
+    pub(super) success_codes: Option<Spanned<Vec<i64>>>,
+    pub(super) output: Option<Spanned<String>>,
+}

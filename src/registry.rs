@@ -1,0 +1,66 @@
+//! The registry: the loaded server identity and tools, in manifest order, with the
+//! `tools/list` answer for each era built once.
+
+use std::sync::Arc;
+
+use indexmap::IndexMap;
+use serde_json::{Map, Value};
+
+use crate::era::Era;
+use crate::suggest::suggest;
+use crate::tool::Tool;
+
+/// Who the server says it is.
+#[derive(Debug, Clone, Default)]
+pub struct ServerIdentity {
+    /// The MCP `Implementation` object (`name`, `version`, `title`, …).
+    pub implementation: Map<String, Value>,
+    pub instructions: Option<String>,
+}
+
+/// Every tool the manifest declares.
+#[derive(Debug)]
+pub struct Registry {
+    pub server: ServerIdentity,
+    tools: IndexMap<String, Arc<Tool>>,
+    listings: [Vec<Map<String, Value>>; 3],
+}
+
+/// `tools/call` named a tool that does not exist.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown tool `{name}`{}", suggestion.as_ref().map(|s| format!("; did you mean `{s}`?")).unwrap_or_default())]
+pub struct UnknownTool {
+    pub name: String,
+    pub suggestion: Option<String>,
+}
+
+impl Registry {
+    pub fn new(server: ServerIdentity, tools: Vec<Tool>) -> Self {
+        let listings = Era::ALL.map(|era| tools.iter().map(|tool| tool.definition_for(era)).collect());
+        let tools = tools
+            .into_iter()
+            .map(|tool| (tool.name.clone(), Arc::new(tool)))
+            .collect();
+        Self {
+            server,
+            tools,
+            listings,
+        }
+    }
+
+    pub fn get(&self, name: &str) -> Result<&Arc<Tool>, UnknownTool> {
+        self.tools.get(name).ok_or_else(|| UnknownTool {
+            name: name.to_owned(),
+            suggestion: suggest(name, self.tools.keys().map(String::as_str)).map(str::to_owned),
+        })
+    }
+
+    pub fn tools(&self) -> impl Iterator<Item = &Arc<Tool>> {
+        self.tools.values()
+    }
+
+    /// The `tools/list` entries a client of `era` sees, in manifest order.
+    pub fn listing(&self, era: Era) -> &[Map<String, Value>] {
+        &self.listings[era.index()]
+    }
+}

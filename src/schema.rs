@@ -1,0 +1,288 @@
+//! JSON Schema handling: dialect checks and compilation at load time, readable violation
+//! messages at call time, default filling, and the legacy-era `{"result": …}` wrapping.
+
+use jsonschema::{Draft, Validator};
+use serde_json::{Map, Value, json};
+
+/// Why a schema could not be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SchemaError {
+    #[error(
+        "unsupported JSON Schema dialect `{uri}`; use 2020-12 (the default), 2019-09 or draft-07"
+    )]
+    UnsupportedDialect { uri: String },
+    #[error("`$schema` must be a string")]
+    DialectNotString,
+    #[error("the schema does not compile: {reason}")]
+    Invalid { reason: String },
+}
+
+/// A schema compiled once at load time.
+#[derive(Debug)]
+pub struct CompiledSchema {
+    validator: Validator,
+}
+
+impl CompiledSchema {
+    /// Compiles `schema` in the dialect its `$schema` names (2020-12 when absent). References
+    /// are resolved inside the document only; nothing is ever fetched.
+    pub fn compile(schema: &Value) -> Result<Self, SchemaError> {
+        let draft = dialect(schema)?;
+        let validator = jsonschema::options()
+            .with_draft(draft)
+            .should_validate_formats(true)
+            .build(schema)
+            .map_err(|error| SchemaError::Invalid {
+                reason: error.to_string(),
+            })?;
+        Ok(Self { validator })
+    }
+
+    /// One line per violation, each naming the path and the broken constraint, e.g.
+    /// `limit: 999 is greater than the maximum of 50`. `root` names the whole instance.
+    pub fn violations(&self, instance: &Value, root: &str) -> Vec<String> {
+        self.validator
+            .iter_errors(instance)
+            .map(|error| {
+                let path = readable_path(error.instance_path().as_str());
+                match error.kind() {
+                    jsonschema::error::ValidationErrorKind::Required { property } => {
+                        let name = property.as_str().map_or_else(|| property.to_string(), str::to_owned);
+                        format!("{}: required, but missing", join(&path, &name))
+                    }
+                    jsonschema::error::ValidationErrorKind::AdditionalProperties { unexpected } => {
+                        let names: Vec<String> =
+                            unexpected.iter().map(|name| format!("`{name}`")).collect();
+                        let label = if path.is_empty() { root } else { &path };
+                        format!("{label}: unexpected {} {}", plural(names.len(), "property"), names.join(", "))
+                    }
+                    _ => {
+                        let label = if path.is_empty() { root } else { &path };
+                        format!("{label}: {error}")
+                    }
+                }
+            })
+            .collect()
+    }
+
+    pub fn is_valid(&self, instance: &Value) -> bool {
+        self.validator.is_valid(instance)
+    }
+}
+
+fn plural(count: usize, word: &str) -> String {
+    if count == 1 {
+        word.to_owned()
+    } else if let Some(stem) = word.strip_suffix('y') {
+        format!("{stem}ies")
+    } else {
+        format!("{word}s")
+    }
+}
+
+fn join(path: &str, name: &str) -> String {
+    if path.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{path}.{name}")
+    }
+}
+
+/// `/filter/tags/0` reads as `filter.tags[0]`.
+fn readable_path(pointer: &str) -> String {
+    let mut out = String::new();
+    for segment in pointer.split('/').skip(1) {
+        let segment = segment.replace("~1", "/").replace("~0", "~");
+        if !segment.is_empty() && segment.bytes().all(|byte| byte.is_ascii_digit()) {
+            out.push_str(&format!("[{segment}]"));
+        } else {
+            if !out.is_empty() {
+                out.push('.');
+            }
+            out.push_str(&segment);
+        }
+    }
+    out
+}
+
+fn dialect(schema: &Value) -> Result<Draft, SchemaError> {
+    let Some(uri) = schema.get("$schema") else {
+        return Ok(Draft::Draft202012);
+    };
+    let uri = uri.as_str().ok_or(SchemaError::DialectNotString)?;
+    let normalized = uri
+        .trim_end_matches('#')
+        .trim_start_matches("https://")
+        .trim_start_matches("http://");
+    match normalized {
+        "json-schema.org/draft/2020-12/schema" => Ok(Draft::Draft202012),
+        "json-schema.org/draft/2019-09/schema" => Ok(Draft::Draft201909),
+        "json-schema.org/draft-07/schema" => Ok(Draft::Draft7),
+        _ => Err(SchemaError::UnsupportedDialect { uri: uri.to_owned() }),
+    }
+}
+
+/// Fills `default`s of declared properties that are absent, recursing into objects that are
+/// present. Follows `properties` only; `$ref`-reached defaults are not applied.
+pub fn fill_defaults(schema: &Value, instance: &mut Value) {
+    let (Some(properties), Value::Object(object)) =
+        (schema.get("properties").and_then(Value::as_object), instance)
+    else {
+        return;
+    };
+    for (name, property) in properties {
+        match object.get_mut(name) {
+            None => {
+                if let Some(default) = property.get("default") {
+                    object.insert(name.clone(), default.clone());
+                }
+            }
+            Some(value) => fill_defaults(property, value),
+        }
+    }
+}
+
+/// True when legacy clients (which only accept an object root) need this schema wrapped.
+pub fn needs_legacy_wrap(schema: &Value) -> bool {
+    schema.get("type").and_then(Value::as_str) != Some("object")
+}
+
+/// The legacy-era form of an output schema whose root is not `type: "object"`:
+/// `{"type":"object","properties":{"result": <schema>},"required":["result"]}`, with `$schema`
+/// hoisted and same-document references rewritten to point inside `result`.
+pub fn wrap_for_legacy(schema: &Value) -> Value {
+    let mut inner = schema.clone();
+    let dialect = inner.as_object_mut().and_then(|object| object.remove("$schema"));
+    rewrite_refs(&mut inner);
+    let mut wrapper = Map::new();
+    if let Some(dialect) = dialect {
+        wrapper.insert("$schema".into(), dialect);
+    }
+    wrapper.insert("type".into(), json!("object"));
+    wrapper.insert("properties".into(), json!({ "result": inner }));
+    wrapper.insert("required".into(), json!(["result"]));
+    Value::Object(wrapper)
+}
+
+fn rewrite_refs(value: &mut Value) {
+    match value {
+        Value::Object(object) => {
+            for (key, child) in object.iter_mut() {
+                if key == "$ref" || key == "$dynamicRef" {
+                    if let Value::String(target) = child {
+                        if let Some(rest) = target.strip_prefix('#') {
+                            *target = format!("#/properties/result{rest}");
+                        }
+                    }
+                } else {
+                    rewrite_refs(child);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(rewrite_refs),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{CompiledSchema, SchemaError, fill_defaults, wrap_for_legacy};
+
+    fn compile(schema: serde_json::Value) -> CompiledSchema {
+        CompiledSchema::compile(&schema).expect("schema compiles")
+    }
+
+    #[test]
+    fn violations_name_the_path_and_the_constraint() {
+        let schema = compile(json!({
+            "type": "object",
+            "properties": {
+                "query": {"type": "string"},
+                "limit": {"type": "integer", "maximum": 50},
+                "tags": {"type": "array", "items": {"type": "string"}}
+            },
+            "required": ["query"],
+            "additionalProperties": false
+        }));
+        let violations = schema.violations(&json!({"limit": 999, "tags": ["a", 3], "extra": 1}), "arguments");
+        assert_eq!(
+            violations,
+            vec![
+                "arguments: unexpected property `extra`",
+                "limit: 999 is greater than the maximum of 50",
+                "query: required, but missing",
+                "tags[1]: 3 is not of type \"string\"",
+            ]
+        );
+    }
+
+    #[test]
+    fn dialects_are_checked() {
+        assert!(CompiledSchema::compile(&json!({"$schema": "http://json-schema.org/draft-07/schema#"})).is_ok());
+        assert!(CompiledSchema::compile(&json!({"$schema": "https://json-schema.org/draft/2019-09/schema"})).is_ok());
+        assert_eq!(
+            CompiledSchema::compile(&json!({"$schema": "http://json-schema.org/draft-04/schema#"})).err(),
+            Some(SchemaError::UnsupportedDialect {
+                uri: "http://json-schema.org/draft-04/schema#".into()
+            })
+        );
+    }
+
+    #[test]
+    fn network_references_are_never_fetched() {
+        let result = CompiledSchema::compile(&json!({"$ref": "https://example.com/schema.json"}));
+        assert!(matches!(result, Err(SchemaError::Invalid { .. })), "{result:?}");
+    }
+
+    #[test]
+    fn local_references_work() {
+        let schema = compile(json!({
+            "type": "object",
+            "$defs": {"name": {"type": "string", "minLength": 2}},
+            "properties": {"name": {"$ref": "#/$defs/name"}}
+        }));
+        assert_eq!(
+            schema.violations(&json!({"name": "x"}), "arguments"),
+            vec!["name: \"x\" is shorter than 2 characters"]
+        );
+    }
+
+    #[test]
+    fn defaults_fill_absent_properties_recursively() {
+        let schema = json!({
+            "properties": {
+                "limit": {"default": 10},
+                "filter": {"properties": {"kind": {"default": "all"}}},
+                "given": {"default": 1}
+            }
+        });
+        let mut instance = json!({"given": 2, "filter": {}});
+        fill_defaults(&schema, &mut instance);
+        assert_eq!(instance, json!({"given": 2, "filter": {"kind": "all"}, "limit": 10}));
+    }
+
+    #[test]
+    fn legacy_wrap_hoists_dialect_and_rewrites_references() {
+        let wrapped = wrap_for_legacy(&json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "array",
+            "items": {"$ref": "#/$defs/item"},
+            "$defs": {"item": {"type": "string"}}
+        }));
+        assert_eq!(
+            wrapped,
+            json!({
+                "$schema": "https://json-schema.org/draft/2020-12/schema",
+                "type": "object",
+                "properties": {"result": {
+                    "type": "array",
+                    "items": {"$ref": "#/properties/result/$defs/item"},
+                    "$defs": {"item": {"type": "string"}}
+                }},
+                "required": ["result"]
+            })
+        );
+    }
+}

@@ -1,0 +1,75 @@
+//! A tool as the server knows it: its advertised definition, its compiled schemas, and the
+//! one call path every transport (and the CLI) goes through.
+
+use serde_json::{Map, Value};
+
+use crate::backend::Backend;
+use crate::era::Era;
+use crate::results::{OutputMode, ToolResult};
+use crate::schema::{self, CompiledSchema};
+
+/// A tool, checked and compiled at load time.
+#[derive(Debug)]
+pub struct Tool {
+    pub name: String,
+    /// The MCP `Tool` object in its natural (2026-07-28) form.
+    pub definition: Map<String, Value>,
+    pub input_schema: Value,
+    pub input: CompiledSchema,
+    pub output: Option<OutputSchema>,
+    pub output_mode: OutputMode,
+    pub backend: Backend,
+}
+
+/// A declared output schema.
+#[derive(Debug)]
+pub struct OutputSchema {
+    pub schema: Value,
+    pub compiled: CompiledSchema,
+    /// Legacy clients see this schema wrapped as `{"result": …}`.
+    pub legacy_wrapped: bool,
+}
+
+impl Tool {
+    /// The definition as a client of `era` must see it.
+    pub fn definition_for(&self, era: Era) -> Map<String, Value> {
+        let mut definition = self.definition.clone();
+        match (era, &self.output) {
+            (Era::Early, _) => {
+                definition.shift_remove("outputSchema");
+            }
+            (Era::Legacy, Some(output)) if output.legacy_wrapped => {
+                definition.insert("outputSchema".into(), schema::wrap_for_legacy(&output.schema));
+            }
+            _ => {}
+        }
+        definition
+    }
+
+    /// Calls the tool: fills defaults, validates the arguments (a violation is a tool error
+    /// the model can correct, and the backend does not run), runs the backend and checks its
+    /// output. The result is era-neutral; shape it with [`ToolResult::for_era`].
+    pub async fn call(&self, arguments: Option<Map<String, Value>>) -> ToolResult {
+        let mut arguments = Value::Object(arguments.unwrap_or_default());
+        schema::fill_defaults(&self.input_schema, &mut arguments);
+        let violations = self.input.violations(&arguments, "arguments");
+        if !violations.is_empty() {
+            return ToolResult::error(format!(
+                "invalid arguments for tool `{}`:\n{}",
+                self.name,
+                violations.join("\n")
+            ));
+        }
+        let Value::Object(arguments) = arguments else {
+            return ToolResult::error("arguments must be an object");
+        };
+        self.backend
+            .call(&arguments, self.output_mode, self.output.as_ref().map(|output| &output.compiled))
+            .await
+    }
+
+    /// Whether legacy clients get this tool's structured output wrapped.
+    pub fn legacy_wrapped(&self) -> bool {
+        self.output.as_ref().is_some_and(|output| output.legacy_wrapped)
+    }
+}
