@@ -1,0 +1,14 @@
+//! The MCP adapter: the only module that knows rmcp, the official Rust SDK.
+//!
+//! rmcp owns JSON-RPC, the lifecycle of both protocol eras (the `initialize` handshake of
+//! 2024-11-05 to 2025-11-25 and the per-request `_meta` of 2026-07-28) and version
+//! negotiation. This module adapts the [`Registry`](crate::registry::Registry) to rmcp's
+//! server handler (`handler`), converts our results to rmcp's types (`convert`) and owns the
+//! stdio transport (`stdio`), which works around rmcp's silence on invalid JSON.
+
+mod convert;
+mod handler;
+mod stdio;
+
+pub use handler::Handler;
+pub use stdio::serve_stdio;

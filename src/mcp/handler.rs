@@ -1,0 +1,129 @@
+//! rmcp's `ServerHandler` over our registry: `tools/list` per era, `tools/call` through the
+//! one call path, cancellation that kills the backend.
+
+use std::sync::Arc;
+
+use rmcp::handler::server::ServerHandler;
+use rmcp::model::{
+    CacheScope, CallToolRequestParams, CallToolResponse, ListToolsResult, PaginatedRequestParams,
+    ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::ErrorData;
+use serde_json::Value;
+
+use super::convert;
+use crate::era::Era;
+use crate::registry::Registry;
+
+/// How long 2026-era clients may cache `tools/list`: the manifest does not change while
+/// we run, but a restart may bring a new one.
+const LIST_TTL_MS: u64 = 60_000;
+
+/// The handler rmcp calls. Cheap to clone: everything lives behind one `Arc`, built once.
+#[derive(Debug, Clone)]
+pub struct Handler {
+    state: Arc<State>,
+}
+
+#[derive(Debug)]
+struct State {
+    registry: Arc<Registry>,
+    /// `tools/list` per era, already in rmcp's types.
+    listings: [Vec<Tool>; 3],
+    info: ServerConfig,
+    server_info: Value,
+}
+
+/// The manifest produced a definition rmcp cannot represent (a bug on our side).
+#[derive(Debug, thiserror::Error)]
+#[error("tool definition rejected by the MCP model: {0}")]
+pub struct DefinitionError(#[from] serde_json::Error);
+
+impl Handler {
+    pub fn new(registry: Arc<Registry>) -> Result<Self, DefinitionError> {
+        let listing = |era: Era| -> Result<Vec<Tool>, DefinitionError> {
+            registry
+                .listing(era)
+                .iter()
+                .map(|definition| convert::tool(definition).map_err(DefinitionError::from))
+                .collect()
+        };
+        let listings = [listing(Era::Early)?, listing(Era::Legacy)?, listing(Era::Modern)?];
+        let implementation = convert::implementation(&registry.server.implementation)?;
+        let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(implementation);
+        info.instructions.clone_from(&registry.server.instructions);
+        let server_info = Value::Object(registry.server.implementation.clone());
+        Ok(Self {
+            state: Arc::new(State {
+                registry,
+                listings,
+                info,
+                server_info,
+            }),
+        })
+    }
+}
+
+/// The era of the request in hand: its own `_meta` version, else the negotiated one.
+fn era(context: &RequestContext<RoleServer>) -> Era {
+    context
+        .protocol_version()
+        .map_or(Era::Early, |version| Era::of_version(version.as_str()))
+}
+
+impl ServerHandler for Handler {
+    fn get_info(&self) -> ServerConfig {
+        self.state.info.clone()
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        if let Some(cursor) = request.and_then(|request| request.cursor) {
+            return Err(ErrorData::invalid_params(
+                format!("invalid cursor `{cursor}`: this server lists every tool on one page"),
+                None,
+            ));
+        }
+        let era = era(&context);
+        let mut result = ListToolsResult::with_all_items(self.state.listings[era.index()].clone());
+        if era == Era::Modern {
+            result = result.with_ttl_ms(LIST_TTL_MS).with_cache_scope(CacheScope::Public);
+            result.meta = Some(convert::server_info_meta(&self.state.server_info));
+        }
+        Ok(result)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let tool = self
+            .state
+            .registry
+            .get(&request.name)
+            .map_err(|unknown| ErrorData::invalid_params(unknown.to_string(), None))?;
+        let era = era(&context);
+        // Dropping the call future kills the backend's process group.
+        let result = tokio::select! {
+            result = tool.call(request.arguments) => result,
+            () = context.ct.cancelled() => {
+                tracing::info!(tool = %tool.name, "call cancelled; backend stopped");
+                return Err(ErrorData::internal_error("the request was cancelled", None));
+            }
+        };
+        let result = result.for_era(era, tool.legacy_wrapped());
+        let server_info = (era == Era::Modern).then_some(&self.state.server_info);
+        Ok(convert::call_result(result, server_info).into())
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        let index = self.state.registry.tools().position(|tool| tool.name == name)?;
+        self.state.listings[Era::Modern.index()].get(index).cloned()
+    }
+}
