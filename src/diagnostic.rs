@@ -66,8 +66,11 @@ impl Diagnostic {
                 .next()
                 .unwrap_or_default();
             let span_end = span.end.min(location.line_start + line_text.len());
-            let (shown, caret_start, caret_width) =
-                display_line(line_text, span.start - location.line_start, span_end - location.line_start);
+            let (shown, caret_start, caret_width) = display_line(
+                line_text,
+                span.start - location.line_start,
+                span_end - location.line_start,
+            );
             let _ = writeln!(out, "{pad}--> {path}:{}:{}", location.line, location.column);
             let _ = writeln!(out, "{pad} |");
             let _ = writeln!(out, "{line_number} | {shown}");

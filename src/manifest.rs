@@ -14,6 +14,7 @@ mod tool;
 mod units;
 mod wire;
 
+use std::fmt::Write as _;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
@@ -70,10 +71,11 @@ pub fn parse(source: &str, shown_path: &str, base_dir: &Path) -> Result<Registry
                 rendered.push('\n');
             }
             let count = checker.diagnostics.len();
-            rendered.push_str(&format!(
+            let _ = write!(
+                rendered,
                 "error: could not load `{shown_path}` due to {count} previous error{}",
                 if count == 1 { "" } else { "s" }
-            ));
+            );
             Err(ManifestError::Invalid {
                 diagnostics: checker.diagnostics,
                 rendered,
@@ -100,6 +102,3 @@ impl Checker {
         self.base_dir.join(path)
     }
 }
-
-#[cfg(test)]
-mod tests;

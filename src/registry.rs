@@ -36,7 +36,8 @@ pub struct UnknownTool {
 
 impl Registry {
     pub fn new(server: ServerIdentity, tools: Vec<Tool>) -> Self {
-        let listings = Era::ALL.map(|era| tools.iter().map(|tool| tool.definition_for(era)).collect());
+        let listings =
+            Era::ALL.map(|era| tools.iter().map(|tool| tool.definition_for(era)).collect());
         let tools = tools
             .into_iter()
             .map(|tool| (tool.name.clone(), Arc::new(tool)))

@@ -48,9 +48,15 @@ impl ToolResult {
     }
 
     /// Builds the result from a backend's successful output.
-    pub fn from_output(stdout: &[u8], mode: OutputMode, output_schema: Option<&CompiledSchema>) -> Self {
+    pub fn from_output(
+        stdout: &[u8],
+        mode: OutputMode,
+        output_schema: Option<&CompiledSchema>,
+    ) -> Self {
         match mode {
-            OutputMode::Text => Self::text(trim_trailing_newlines(&String::from_utf8_lossy(stdout))),
+            OutputMode::Text => {
+                Self::text(trim_trailing_newlines(&String::from_utf8_lossy(stdout)))
+            }
             OutputMode::Json => match serde_json::from_slice::<Value>(stdout) {
                 Ok(value) => Self::structured(value, output_schema),
                 Err(error) => Self::error(format!("the tool's output is not valid JSON: {error}")),
@@ -133,14 +139,21 @@ mod tests {
     #[test]
     fn text_output_loses_only_trailing_newlines() {
         let result = ToolResult::from_output(b"Travel mug\nMug rack\n\n", OutputMode::Text, None);
-        assert_eq!(result.content, vec![Content::Text("Travel mug\nMug rack".into())]);
+        assert_eq!(
+            result.content,
+            vec![Content::Text("Travel mug\nMug rack".into())]
+        );
         assert!(!result.is_error);
     }
 
     #[test]
     fn json_output_is_structured_with_a_text_copy() {
-        let result = ToolResult::from_output(br#"{"name":"Mug rack","price":36}"#, OutputMode::Json, None);
-        assert_eq!(result.structured, Some(json!({"name": "Mug rack", "price": 36})));
+        let result =
+            ToolResult::from_output(br#"{"name":"Mug rack","price":36}"#, OutputMode::Json, None);
+        assert_eq!(
+            result.structured,
+            Some(json!({"name": "Mug rack", "price": 36}))
+        );
         assert_eq!(
             result.content,
             vec![Content::Text(r#"{"name":"Mug rack","price":36}"#.into())]
@@ -157,7 +170,8 @@ mod tests {
             "required": ["price"]
         }))
         .expect("compiles");
-        let result = ToolResult::from_output(br#"{"price":"cheap"}"#, OutputMode::Json, Some(&schema));
+        let result =
+            ToolResult::from_output(br#"{"price":"cheap"}"#, OutputMode::Json, Some(&schema));
         assert!(result.is_error);
         assert_eq!(
             result.content,
@@ -171,7 +185,10 @@ mod tests {
     #[test]
     fn eras_shape_structured_output() {
         let array = ToolResult::structured(json!(["a", "b"]), None);
-        assert_eq!(array.clone().for_era(Era::Modern, true).structured, Some(json!(["a", "b"])));
+        assert_eq!(
+            array.clone().for_era(Era::Modern, true).structured,
+            Some(json!(["a", "b"]))
+        );
         assert_eq!(
             array.clone().for_era(Era::Legacy, true).structured,
             Some(json!({"result": ["a", "b"]}))
@@ -179,7 +196,10 @@ mod tests {
         assert_eq!(array.clone().for_era(Era::Early, true).structured, None);
         assert_eq!(array.for_era(Era::Early, true).content.len(), 1);
         let object = ToolResult::structured(json!({"a": 1}), None);
-        assert_eq!(object.clone().for_era(Era::Legacy, false).structured, Some(json!({"a": 1})));
+        assert_eq!(
+            object.clone().for_era(Era::Legacy, false).structured,
+            Some(json!({"a": 1}))
+        );
         assert_eq!(
             object.for_era(Era::Legacy, true).structured,
             Some(json!({"result": {"a": 1}}))

@@ -18,7 +18,7 @@ use crate::mcp::{Handler, serve_stdio};
 const EXIT_USAGE: u8 = 2;
 
 /// Runs the program and returns its exit code.
-pub fn run(cli: Cli) -> ExitCode {
+pub fn run(cli: &Cli) -> ExitCode {
     init_logging(cli.verbose);
     let path = match manifest_path(cli.config.as_deref()) {
         Ok(path) => path,
@@ -71,9 +71,10 @@ fn serve(registry: crate::registry::Registry) -> anyhow::Result<()> {
 
 async fn shutdown_signal() -> &'static str {
     use tokio::signal::unix::{SignalKind, signal};
-    let (Ok(mut terminate), Ok(mut interrupt)) =
-        (signal(SignalKind::terminate()), signal(SignalKind::interrupt()))
-    else {
+    let (Ok(mut terminate), Ok(mut interrupt)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+    ) else {
         return std::future::pending().await;
     };
     tokio::select! {
@@ -91,10 +92,12 @@ fn manifest_path(config: Option<&Path>) -> Result<PathBuf, String> {
     if default.is_file() {
         Ok(default)
     } else {
-        Err("error: no manifest given and there is no `tools.toml` in the current directory\n\n\
+        Err(
+            "error: no manifest given and there is no `tools.toml` in the current directory\n\n\
              hint: pass one with `mcp-serve --config path/to/tools.toml`; hosts often start \
              servers in `/`, so give an absolute path in their configuration"
-            .into())
+                .into(),
+        )
     }
 }
 

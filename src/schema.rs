@@ -1,6 +1,8 @@
 //! JSON Schema handling: dialect checks and compilation at load time, readable violation
 //! messages at call time, default filling, and the legacy-era `{"result": …}` wrapping.
 
+use std::fmt::Write as _;
+
 use jsonschema::{Draft, Validator};
 use serde_json::{Map, Value, json};
 
@@ -41,20 +43,27 @@ impl CompiledSchema {
     /// One line per violation, each naming the path and the broken constraint, e.g.
     /// `limit: 999 is greater than the maximum of 50`. `root` names the whole instance.
     pub fn violations(&self, instance: &Value, root: &str) -> Vec<String> {
-        self.validator
+        let mut violations: Vec<String> = self
+            .validator
             .iter_errors(instance)
             .map(|error| {
                 let path = readable_path(error.instance_path().as_str());
                 match error.kind() {
                     jsonschema::error::ValidationErrorKind::Required { property } => {
-                        let name = property.as_str().map_or_else(|| property.to_string(), str::to_owned);
+                        let name = property
+                            .as_str()
+                            .map_or_else(|| property.to_string(), str::to_owned);
                         format!("{}: required, but missing", join(&path, &name))
                     }
                     jsonschema::error::ValidationErrorKind::AdditionalProperties { unexpected } => {
                         let names: Vec<String> =
                             unexpected.iter().map(|name| format!("`{name}`")).collect();
                         let label = if path.is_empty() { root } else { &path };
-                        format!("{label}: unexpected {} {}", plural(names.len(), "property"), names.join(", "))
+                        format!(
+                            "{label}: unexpected {} {}",
+                            plural(names.len(), "property"),
+                            names.join(", ")
+                        )
                     }
                     _ => {
                         let label = if path.is_empty() { root } else { &path };
@@ -62,7 +71,11 @@ impl CompiledSchema {
                     }
                 }
             })
-            .collect()
+            .collect();
+        // A stable order (by path) keeps messages reproducible whatever the keyword order.
+        violations.sort();
+        violations.dedup();
+        violations
     }
 
     pub fn is_valid(&self, instance: &Value) -> bool {
@@ -94,7 +107,7 @@ fn readable_path(pointer: &str) -> String {
     for segment in pointer.split('/').skip(1) {
         let segment = segment.replace("~1", "/").replace("~0", "~");
         if !segment.is_empty() && segment.bytes().all(|byte| byte.is_ascii_digit()) {
-            out.push_str(&format!("[{segment}]"));
+            let _ = write!(out, "[{segment}]");
         } else {
             if !out.is_empty() {
                 out.push('.');
@@ -118,16 +131,19 @@ fn dialect(schema: &Value) -> Result<Draft, SchemaError> {
         "json-schema.org/draft/2020-12/schema" => Ok(Draft::Draft202012),
         "json-schema.org/draft/2019-09/schema" => Ok(Draft::Draft201909),
         "json-schema.org/draft-07/schema" => Ok(Draft::Draft7),
-        _ => Err(SchemaError::UnsupportedDialect { uri: uri.to_owned() }),
+        _ => Err(SchemaError::UnsupportedDialect {
+            uri: uri.to_owned(),
+        }),
     }
 }
 
 /// Fills `default`s of declared properties that are absent, recursing into objects that are
 /// present. Follows `properties` only; `$ref`-reached defaults are not applied.
 pub fn fill_defaults(schema: &Value, instance: &mut Value) {
-    let (Some(properties), Value::Object(object)) =
-        (schema.get("properties").and_then(Value::as_object), instance)
-    else {
+    let (Some(properties), Value::Object(object)) = (
+        schema.get("properties").and_then(Value::as_object),
+        instance,
+    ) else {
         return;
     };
     for (name, property) in properties {
@@ -152,7 +168,9 @@ pub fn needs_legacy_wrap(schema: &Value) -> bool {
 /// hoisted and same-document references rewritten to point inside `result`.
 pub fn wrap_for_legacy(schema: &Value) -> Value {
     let mut inner = schema.clone();
-    let dialect = inner.as_object_mut().and_then(|object| object.remove("$schema"));
+    let dialect = inner
+        .as_object_mut()
+        .and_then(|object| object.remove("$schema"));
     rewrite_refs(&mut inner);
     let mut wrapper = Map::new();
     if let Some(dialect) = dialect {
@@ -169,10 +187,10 @@ fn rewrite_refs(value: &mut Value) {
         Value::Object(object) => {
             for (key, child) in object.iter_mut() {
                 if key == "$ref" || key == "$dynamicRef" {
-                    if let Value::String(target) = child {
-                        if let Some(rest) = target.strip_prefix('#') {
-                            *target = format!("#/properties/result{rest}");
-                        }
+                    if let Value::String(target) = child
+                        && let Some(rest) = target.strip_prefix('#')
+                    {
+                        *target = format!("#/properties/result{rest}");
                     }
                 } else {
                     rewrite_refs(child);
@@ -190,13 +208,13 @@ mod tests {
 
     use super::{CompiledSchema, SchemaError, fill_defaults, wrap_for_legacy};
 
-    fn compile(schema: serde_json::Value) -> CompiledSchema {
-        CompiledSchema::compile(&schema).expect("schema compiles")
+    fn compile(schema: &serde_json::Value) -> CompiledSchema {
+        CompiledSchema::compile(schema).expect("schema compiles")
     }
 
     #[test]
     fn violations_name_the_path_and_the_constraint() {
-        let schema = compile(json!({
+        let schema = compile(&json!({
             "type": "object",
             "properties": {
                 "query": {"type": "string"},
@@ -206,7 +224,10 @@ mod tests {
             "required": ["query"],
             "additionalProperties": false
         }));
-        let violations = schema.violations(&json!({"limit": 999, "tags": ["a", 3], "extra": 1}), "arguments");
+        let violations = schema.violations(
+            &json!({"limit": 999, "tags": ["a", 3], "extra": 1}),
+            "arguments",
+        );
         assert_eq!(
             violations,
             vec![
@@ -220,10 +241,19 @@ mod tests {
 
     #[test]
     fn dialects_are_checked() {
-        assert!(CompiledSchema::compile(&json!({"$schema": "http://json-schema.org/draft-07/schema#"})).is_ok());
-        assert!(CompiledSchema::compile(&json!({"$schema": "https://json-schema.org/draft/2019-09/schema"})).is_ok());
+        assert!(
+            CompiledSchema::compile(&json!({"$schema": "http://json-schema.org/draft-07/schema#"}))
+                .is_ok()
+        );
+        assert!(
+            CompiledSchema::compile(
+                &json!({"$schema": "https://json-schema.org/draft/2019-09/schema"})
+            )
+            .is_ok()
+        );
         assert_eq!(
-            CompiledSchema::compile(&json!({"$schema": "http://json-schema.org/draft-04/schema#"})).err(),
+            CompiledSchema::compile(&json!({"$schema": "http://json-schema.org/draft-04/schema#"}))
+                .err(),
             Some(SchemaError::UnsupportedDialect {
                 uri: "http://json-schema.org/draft-04/schema#".into()
             })
@@ -233,12 +263,15 @@ mod tests {
     #[test]
     fn network_references_are_never_fetched() {
         let result = CompiledSchema::compile(&json!({"$ref": "https://example.com/schema.json"}));
-        assert!(matches!(result, Err(SchemaError::Invalid { .. })), "{result:?}");
+        assert!(
+            matches!(result, Err(SchemaError::Invalid { .. })),
+            "{result:?}"
+        );
     }
 
     #[test]
     fn local_references_work() {
-        let schema = compile(json!({
+        let schema = compile(&json!({
             "type": "object",
             "$defs": {"name": {"type": "string", "minLength": 2}},
             "properties": {"name": {"$ref": "#/$defs/name"}}
@@ -260,7 +293,10 @@ mod tests {
         });
         let mut instance = json!({"given": 2, "filter": {}});
         fill_defaults(&schema, &mut instance);
-        assert_eq!(instance, json!({"given": 2, "filter": {"kind": "all"}, "limit": 10}));
+        assert_eq!(
+            instance,
+            json!({"given": 2, "filter": {"kind": "all"}, "limit": 10})
+        );
     }
 
     #[test]

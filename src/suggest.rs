@@ -20,7 +20,10 @@ mod tests {
 
     #[test]
     fn suggests_the_closest_name() {
-        assert_eq!(suggest("serch", ["search", "product-details"]), Some("search"));
+        assert_eq!(
+            suggest("serch", ["search", "product-details"]),
+            Some("search")
+        );
         assert_eq!(
             suggest("product-detail", ["search", "product-details"]),
             Some("product-details")

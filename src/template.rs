@@ -29,7 +29,9 @@ pub enum TemplateError {
     Unclosed { offset: usize },
     #[error("unmatched `}}` at byte {offset}; write `}}}}` for a literal brace")]
     Unmatched { offset: usize },
-    #[error("`{{{name}}}` is not a valid placeholder; names use letters, digits, `_` and `-`")]
+    #[error(
+        "`{{{name}}}` is not a valid placeholder (names use letters, digits, `_` and `-`); write `{{{{` for a literal brace"
+    )]
     BadName { name: String },
 }
 
@@ -129,8 +131,14 @@ impl Template {
 
     /// Renders a template used outside argv (an environment value): `None` when an argument
     /// it uses is absent, so the variable is left unset.
-    pub fn render_optional(&self, arguments: &Map<String, Value>) -> Result<Option<String>, RenderError> {
-        if self.placeholders().any(|name| present(arguments, name).is_none()) {
+    pub fn render_optional(
+        &self,
+        arguments: &Map<String, Value>,
+    ) -> Result<Option<String>, RenderError> {
+        if self
+            .placeholders()
+            .any(|name| present(arguments, name).is_none())
+        {
             return Ok(None);
         }
         self.render_with(arguments, None).map(Some)
@@ -176,9 +184,12 @@ pub fn render_argv(
                 render_repeated(std::slice::from_ref(template), arguments, &mut argv)?;
             }
             ArgvElement::Group(templates) => {
-                let included = templates.iter().flat_map(Template::placeholders).all(|name| {
-                    present(arguments, name).is_some_and(|value| *value != Value::Bool(false))
-                });
+                let included = templates
+                    .iter()
+                    .flat_map(Template::placeholders)
+                    .all(|name| {
+                        present(arguments, name).is_some_and(|value| *value != Value::Bool(false))
+                    });
                 if included {
                     render_repeated(templates, arguments, &mut argv)?;
                 }
@@ -266,12 +277,20 @@ mod tests {
     #[test]
     fn placeholders_fill_whole_or_partial_elements() {
         let argv = render_argv(
-            &[single("grep"), single("--max-count={limit}"), single("{query}")],
+            &[
+                single("grep"),
+                single("--max-count={limit}"),
+                single("{query}"),
+            ],
             &arguments(json!({"query": "a b; rm -rf /", "limit": 5})),
         );
         assert_eq!(
             argv,
-            Ok(vec!["grep".into(), "--max-count=5".into(), "a b; rm -rf /".into()])
+            Ok(vec![
+                "grep".into(),
+                "--max-count=5".into(),
+                "a b; rm -rf /".into()
+            ])
         );
     }
 
@@ -288,24 +307,42 @@ mod tests {
 
     #[test]
     fn malformed_templates_are_rejected() {
-        assert_eq!(Template::parse("{open"), Err(TemplateError::Unclosed { offset: 0 }));
-        assert_eq!(Template::parse("a}b"), Err(TemplateError::Unmatched { offset: 1 }));
+        assert_eq!(
+            Template::parse("{open"),
+            Err(TemplateError::Unclosed { offset: 0 })
+        );
+        assert_eq!(
+            Template::parse("a}b"),
+            Err(TemplateError::Unmatched { offset: 1 })
+        );
         assert_eq!(
             Template::parse("{a b}"),
             Err(TemplateError::BadName { name: "a b".into() })
         );
-        assert_eq!(Template::parse("{}"), Err(TemplateError::BadName { name: String::new() }));
+        assert_eq!(
+            Template::parse("{}"),
+            Err(TemplateError::BadName {
+                name: String::new()
+            })
+        );
     }
 
     #[test]
     fn groups_drop_when_an_argument_is_absent_null_or_false() {
-        let elements = [single("ls"), group(&["--sort", "{sort}"]), group(&["--color={color}"])];
+        let elements = [
+            single("ls"),
+            group(&["--sort", "{sort}"]),
+            group(&["--color={color}"]),
+        ];
         assert_eq!(
             render_argv(&elements, &arguments(json!({"color": false}))),
             Ok(vec!["ls".into()])
         );
         assert_eq!(
-            render_argv(&elements, &arguments(json!({"sort": null, "color": "always"}))),
+            render_argv(
+                &elements,
+                &arguments(json!({"sort": null, "color": "always"}))
+            ),
             Ok(vec!["ls".into(), "--color=always".into()])
         );
         assert_eq!(
@@ -320,8 +357,14 @@ mod tests {
             flag: "-a".into(),
             argument: "all".into(),
         }];
-        assert_eq!(render_argv(&elements, &arguments(json!({"all": true}))), Ok(vec!["-a".into()]));
-        assert_eq!(render_argv(&elements, &arguments(json!({"all": false}))), Ok(vec![]));
+        assert_eq!(
+            render_argv(&elements, &arguments(json!({"all": true}))),
+            Ok(vec!["-a".into()])
+        );
+        assert_eq!(
+            render_argv(&elements, &arguments(json!({"all": false}))),
+            Ok(vec![])
+        );
         assert_eq!(render_argv(&elements, &arguments(json!({}))), Ok(vec![]));
     }
 
@@ -353,7 +396,10 @@ mod tests {
     #[test]
     fn objects_render_as_json_and_nul_bytes_are_refused() {
         assert_eq!(
-            render_argv(&[single("{filter}")], &arguments(json!({"filter": {"a": [1, true]}}))),
+            render_argv(
+                &[single("{filter}")],
+                &arguments(json!({"filter": {"a": [1, true]}}))
+            ),
             Ok(vec!["{\"a\":[1,true]}".into()])
         );
         assert_eq!(

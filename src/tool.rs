@@ -39,7 +39,10 @@ impl Tool {
                 definition.shift_remove("outputSchema");
             }
             (Era::Legacy, Some(output)) if output.legacy_wrapped => {
-                definition.insert("outputSchema".into(), schema::wrap_for_legacy(&output.schema));
+                definition.insert(
+                    "outputSchema".into(),
+                    schema::wrap_for_legacy(&output.schema),
+                );
             }
             _ => {}
         }
@@ -64,12 +67,18 @@ impl Tool {
             return ToolResult::error("arguments must be an object");
         };
         self.backend
-            .call(&arguments, self.output_mode, self.output.as_ref().map(|output| &output.compiled))
+            .call(
+                &arguments,
+                self.output_mode,
+                self.output.as_ref().map(|output| &output.compiled),
+            )
             .await
     }
 
     /// Whether legacy clients get this tool's structured output wrapped.
     pub fn legacy_wrapped(&self) -> bool {
-        self.output.as_ref().is_some_and(|output| output.legacy_wrapped)
+        self.output
+            .as_ref()
+            .is_some_and(|output| output.legacy_wrapped)
     }
 }

@@ -11,7 +11,7 @@ use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use serde_json::{Map, Value};
 use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWriteExt as _};
-use tokio::process::Command;
+use tokio::process::{Child, Command};
 
 use crate::template::{ArgvElement, RenderError, Template, render_argv};
 
@@ -100,7 +100,9 @@ pub enum CommandError {
         after: Duration,
         stderr_tail: String,
     },
-    #[error("`{program}` wrote more than {limit} bytes of output, the tool's limit; it was stopped")]
+    #[error(
+        "`{program}` wrote more than {limit} bytes of output, the tool's limit; it was stopped"
+    )]
     TooMuchOutput { program: String, limit: usize },
     #[error("lost contact with `{program}`: {source}")]
     Io {
@@ -134,7 +136,7 @@ impl CommandError {
 
 fn humanize(duration: Duration) -> String {
     let millis = duration.as_millis();
-    if millis % 1000 == 0 {
+    if millis.is_multiple_of(1000) {
         format!("{}s", millis / 1000)
     } else {
         format!("{millis}ms")
@@ -144,6 +146,52 @@ fn humanize(duration: Duration) -> String {
 impl CommandBackend {
     /// Runs the command for one call. Dropping the returned future kills the process group.
     pub async fn run(&self, arguments: &Map<String, Value>) -> Result<CommandOutput, CommandError> {
+        let (mut command, program) = self.command(arguments)?;
+        let mut child = command.spawn().map_err(|source| CommandError::Spawn {
+            program: program.clone(),
+            source,
+        })?;
+        tracing::debug!(tool_program = %program, pid = ?child.id(), "started command");
+        let group = child.id().map(GroupGuard::new);
+        let stdin_document = matches!(self.stdin, StdinMode::Json)
+            .then(|| Value::Object(arguments.clone()).to_string());
+        let finished = Box::pin(self.supervise(&mut child, group.as_ref(), stdin_document)).await;
+        if let Some(group) = &group {
+            group.disarm();
+        }
+        let (stdout, stderr_tail, status) = match finished {
+            Finished::Exited {
+                stdout,
+                stderr_tail,
+                status,
+            } => (stdout, stderr_tail, status),
+            Finished::TimedOut { stderr_tail } => {
+                return Err(CommandError::Timeout {
+                    program,
+                    after: self.timeout,
+                    stderr_tail,
+                });
+            }
+        };
+        let status = status.map_err(|source| CommandError::Io {
+            program: program.clone(),
+            source,
+        })?;
+        let stdout = match stdout {
+            Ok(Some(stdout)) => stdout,
+            Ok(None) => {
+                return Err(CommandError::TooMuchOutput {
+                    program,
+                    limit: self.max_output,
+                });
+            }
+            Err(source) => return Err(CommandError::Io { program, source }),
+        };
+        self.classify(program, status, stdout, stderr_tail)
+    }
+
+    /// The process to start, fully configured, and the program's name for messages.
+    fn command(&self, arguments: &Map<String, Value>) -> Result<(Command, String), CommandError> {
         let argv = match &self.program {
             Program::Argv(elements) => render_argv(elements, arguments)?,
             Program::Script {
@@ -152,7 +200,12 @@ impl CommandBackend {
                 args,
                 tool_name,
             } => {
-                let mut argv = vec![shell.clone(), "-c".into(), script.clone(), tool_name.clone()];
+                let mut argv = vec![
+                    shell.clone(),
+                    "-c".into(),
+                    script.clone(),
+                    tool_name.clone(),
+                ];
                 argv.extend(render_argv(args, arguments)?);
                 argv
             }
@@ -194,36 +247,34 @@ impl CommandBackend {
                 command.env(name, value);
             }
         }
+        Ok((command, program.clone()))
+    }
 
-        let mut child = command.spawn().map_err(|source| CommandError::Spawn {
-            program: program.clone(),
-            source,
-        })?;
-        let group = child.id().map(|pid| GroupGuard::new(pid));
-        tracing::debug!(tool_program = %program, pid = ?child.id(), "started command");
-
+    /// Feeds stdin, drains stdout (bounded) and stderr (its tail), and waits for the exit,
+    /// all under the timeout; on timeout the group gets SIGTERM, a grace period, SIGKILL.
+    async fn supervise(
+        &self,
+        child: &mut Child,
+        group: Option<&GroupGuard>,
+        stdin_document: Option<String>,
+    ) -> Finished {
         let stdin = child.stdin.take();
-        let stdin_document = matches!(self.stdin, StdinMode::Json)
-            .then(|| Value::Object(arguments.clone()).to_string());
+        let stdout = child.stdout.take();
+        let stderr = child.stderr.take();
+        let limit = self.max_output;
         let feed = async move {
             if let (Some(mut stdin), Some(document)) = (stdin, stdin_document) {
                 // A command that does not read its stdin closes the pipe; that is fine.
                 let _ = stdin.write_all(document.as_bytes()).await;
             }
         };
-        let stdout = child.stdout.take();
-        let stderr = child.stderr.take();
-        let limit = self.max_output;
-        let group_ref = group.as_ref();
         let read_stdout = async move {
             let Some(stdout) = stdout else {
                 return Ok(Some(Vec::new()));
             };
             let result = read_bounded(stdout, limit).await;
-            if matches!(result, Ok(None)) {
-                if let Some(group) = group_ref {
-                    group.signal(Signal::SIGKILL);
-                }
+            if let (Ok(None), Some(group)) = (&result, group) {
+                group.signal(Signal::SIGKILL);
             }
             result
         };
@@ -237,78 +288,58 @@ impl CommandBackend {
             let status = child.wait().await;
             // Whatever the command left running in its group goes with it, so no stray
             // process keeps our pipes open or outlives the call.
-            if let Some(group) = group_ref {
+            if let Some(group) = group {
                 group.signal(Signal::SIGKILL);
             }
             status
         };
         let all = async { tokio::join!(feed, read_stdout, read_stderr, wait) };
         tokio::pin!(all);
-
-        let ((), stdout, stderr_tail, status) = match tokio::time::timeout(self.timeout, &mut all).await {
-            Ok(done) => done,
-            Err(_elapsed) => {
-                if let Some(group) = &group {
-                    group.signal(Signal::SIGTERM);
-                }
-                let stderr_tail = match tokio::time::timeout(TERMINATE_GRACE, &mut all).await {
-                    Ok((_, _, stderr_tail, _)) => stderr_tail,
-                    Err(_elapsed) => {
-                        if let Some(group) = &group {
-                            group.signal(Signal::SIGKILL);
-                        }
-                        String::new()
-                    }
-                };
-                return Err(CommandError::Timeout {
-                    program: program.clone(),
-                    after: self.timeout,
-                    stderr_tail,
-                });
-            }
-        };
-        if let Some(group) = &group {
-            group.disarm();
+        if let Ok(((), stdout, stderr_tail, status)) =
+            tokio::time::timeout(self.timeout, &mut all).await
+        {
+            return Finished::Exited {
+                stdout,
+                stderr_tail,
+                status,
+            };
         }
-        let status = status.map_err(|source| CommandError::Io {
-            program: program.clone(),
-            source,
-        })?;
-        let stdout = match stdout {
-            Ok(Some(stdout)) => stdout,
-            Ok(None) => {
-                return Err(CommandError::TooMuchOutput {
-                    program: program.clone(),
-                    limit,
-                });
+        if let Some(group) = group {
+            group.signal(Signal::SIGTERM);
+        }
+        let stderr_tail = if let Ok(((), _, stderr_tail, _)) =
+            tokio::time::timeout(TERMINATE_GRACE, &mut all).await
+        {
+            stderr_tail
+        } else {
+            if let Some(group) = group {
+                group.signal(Signal::SIGKILL);
             }
-            Err(source) => {
-                return Err(CommandError::Io {
-                    program: program.clone(),
-                    source,
-                });
-            }
+            String::new()
         };
-        self.classify(program, status, stdout, stderr_tail)
+        Finished::TimedOut { stderr_tail }
     }
 
     fn classify(
         &self,
-        program: &str,
+        program: String,
         status: ExitStatus,
         stdout: Vec<u8>,
         stderr_tail: String,
     ) -> Result<CommandOutput, CommandError> {
         match (status.code(), status.signal()) {
-            (Some(code), _) if self.success_codes.contains(&code) => Ok(CommandOutput { stdout, stderr_tail }),
+            (Some(code), _) if self.success_codes.contains(&code) => Ok(CommandOutput {
+                stdout,
+                stderr_tail,
+            }),
             (Some(code), _) => Err(CommandError::Exit {
-                program: program.to_owned(),
+                program,
                 code,
                 stderr_tail,
                 stdout_tail: tail_text(&stdout, STDERR_TAIL_BYTES),
             }),
             (None, signal) => Err(CommandError::Signal {
-                program: program.to_owned(),
+                program,
                 signal: signal
                     .and_then(|number| Signal::try_from(number).ok())
                     .map_or_else(|| "unknown".to_owned(), |signal| signal.as_str().to_owned()),
@@ -318,10 +349,25 @@ impl CommandBackend {
     }
 }
 
+/// How supervision ended.
+enum Finished {
+    Exited {
+        stdout: std::io::Result<Option<Vec<u8>>>,
+        stderr_tail: String,
+        status: std::io::Result<ExitStatus>,
+    },
+    TimedOut {
+        stderr_tail: String,
+    },
+}
+
 /// Reads everything, or `None` as soon as there is more than `limit` bytes.
-async fn read_bounded(mut reader: impl AsyncRead + Unpin, limit: usize) -> std::io::Result<Option<Vec<u8>>> {
+async fn read_bounded(
+    mut reader: impl AsyncRead + Unpin,
+    limit: usize,
+) -> std::io::Result<Option<Vec<u8>>> {
     let mut buffer = Vec::new();
-    let mut chunk = [0_u8; 16 * 1024];
+    let mut chunk = vec![0_u8; 16 * 1024];
     loop {
         let read = reader.read(&mut chunk).await?;
         if read == 0 {
@@ -337,7 +383,7 @@ async fn read_bounded(mut reader: impl AsyncRead + Unpin, limit: usize) -> std::
 /// Reads to the end, keeping only the last `keep` bytes.
 async fn read_tail(mut reader: impl AsyncRead + Unpin, keep: usize) -> String {
     let mut buffer = Vec::new();
-    let mut chunk = [0_u8; 8 * 1024];
+    let mut chunk = vec![0_u8; 8 * 1024];
     while let Ok(read) = reader.read(&mut chunk).await {
         if read == 0 {
             break;
@@ -379,7 +425,8 @@ impl GroupGuard {
     }
 
     fn disarm(&self) {
-        self.armed.store(false, std::sync::atomic::Ordering::Release);
+        self.armed
+            .store(false, std::sync::atomic::Ordering::Release);
     }
 }
 

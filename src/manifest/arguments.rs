@@ -38,7 +38,10 @@ pub(super) fn object_schema(
         if argument.default.is_none() && argument.optional != Some(true) {
             required.push(Value::String(name.get_ref().clone()));
         }
-        properties.insert(name.get_ref().clone(), Value::Object(property_schema(name, argument, checker)));
+        properties.insert(
+            name.get_ref().clone(),
+            Value::Object(property_schema(name, argument, checker)),
+        );
     }
     let mut schema = Map::new();
     schema.insert("type".into(), json!("object"));
@@ -55,15 +58,25 @@ pub(super) fn object_schema(
 }
 
 /// One argument's schema. Problems are recorded against the argument's name.
-fn property_schema(name: &Spanned<String>, argument: &ArgumentWire, checker: &mut Checker) -> Map<String, Value> {
+fn property_schema(
+    name: &Spanned<String>,
+    argument: &ArgumentWire,
+    checker: &mut Checker,
+) -> Map<String, Value> {
     let kind = match &argument.kind {
         None => "string",
         Some(kind) if TYPES.contains(&kind.get_ref().as_str()) => kind.get_ref().as_str(),
         Some(kind) => {
             checker
-                .error(format!("unknown argument type `{}`", kind.get_ref()), kind.span())
+                .error(
+                    format!("unknown argument type `{}`", kind.get_ref()),
+                    kind.span(),
+                )
                 .suggest(suggest(kind.get_ref(), TYPES))
-                .hint(format!("types are {}", TYPES.map(|t| format!("`{t}`")).join(", ")));
+                .hint(format!(
+                    "types are {}",
+                    TYPES.map(|t| format!("`{t}`")).join(", ")
+                ));
             return Map::new();
         }
     };
@@ -76,10 +89,29 @@ fn property_schema(name: &Spanned<String>, argument: &ArgumentWire, checker: &mu
         schema.insert("description".into(), json!(description));
     }
 
+    add_constraints(kind, name, argument, &mut schema, checker);
+    add_values(name, argument, &mut schema, checker);
+    schema
+}
+
+/// The type-specific keywords; a keyword that does not apply to the type is an error.
+fn add_constraints(
+    kind: &str,
+    name: &Spanned<String>,
+    argument: &ArgumentWire,
+    schema: &mut Map<String, Value>,
+    checker: &mut Checker,
+) {
     let misplaced = |key: &str, applies_to: &str, checker: &mut Checker| {
         checker
-            .error(format!("`{key}` applies to {applies_to}, not to `{kind}` arguments"), name.span())
-            .hint(format!("remove `{key}` from argument `{}` or change its type", name.get_ref()));
+            .error(
+                format!("`{key}` applies to {applies_to}, not to `{kind}` arguments"),
+                name.span(),
+            )
+            .hint(format!(
+                "remove `{key}` from argument `{}` or change its type",
+                name.get_ref()
+            ));
     };
     let numeric = matches!(kind, "integer" | "number");
     for (key, value) in [
@@ -91,7 +123,10 @@ fn property_schema(name: &Spanned<String>, argument: &ArgumentWire, checker: &mu
         let Some(value) = value else { continue };
         if !numeric {
             misplaced(&kebab(key), "`integer` and `number` arguments", checker);
-        } else if matches!(value.get_ref(), toml::Value::Integer(_) | toml::Value::Float(_)) {
+        } else if matches!(
+            value.get_ref(),
+            toml::Value::Integer(_) | toml::Value::Float(_)
+        ) {
             if let Some(number) = toml_to_json(value.get_ref()) {
                 schema.insert(key.into(), number);
             }
@@ -99,7 +134,10 @@ fn property_schema(name: &Spanned<String>, argument: &ArgumentWire, checker: &mu
             checker.error(format!("`{}` must be a number", kebab(key)), value.span());
         }
     }
-    for (key, value) in [("minLength", argument.min_length), ("maxLength", argument.max_length)] {
+    for (key, value) in [
+        ("minLength", argument.min_length),
+        ("maxLength", argument.max_length),
+    ] {
         if let Some(value) = value {
             if kind == "string" {
                 schema.insert(key.into(), json!(value));
@@ -124,12 +162,18 @@ fn property_schema(name: &Spanned<String>, argument: &ArgumentWire, checker: &mu
     }
     if let Some(items) = &argument.items {
         if kind == "array" {
-            schema.insert("items".into(), Value::Object(property_schema(name, items, checker)));
+            schema.insert(
+                "items".into(),
+                Value::Object(property_schema(name, items, checker)),
+            );
         } else {
             misplaced("items", "`array` arguments", checker);
         }
     }
-    for (key, value) in [("minItems", argument.min_items), ("maxItems", argument.max_items)] {
+    for (key, value) in [
+        ("minItems", argument.min_items),
+        ("maxItems", argument.max_items),
+    ] {
         if let Some(value) = value {
             if kind == "array" {
                 schema.insert(key.into(), json!(value));
@@ -147,6 +191,17 @@ fn property_schema(name: &Spanned<String>, argument: &ArgumentWire, checker: &mu
     }
     if argument.properties.is_some() || argument.additional_properties.is_some() {
         if kind == "object" {
+            add_properties(argument, schema, checker);
+        } else {
+            misplaced("properties", "`object` arguments", checker);
+        }
+    }
+}
+
+/// An object argument's nested properties, strict unless `additional-properties = true`.
+fn add_properties(argument: &ArgumentWire, schema: &mut Map<String, Value>, checker: &mut Checker) {
+    {
+        {
             let nested = object_schema(
                 argument.properties.as_ref().unwrap_or(&IndexMap::new()),
                 argument.additional_properties != Some(true) && argument.properties.is_some(),
@@ -160,18 +215,26 @@ fn property_schema(name: &Spanned<String>, argument: &ArgumentWire, checker: &mu
             if argument.additional_properties == Some(true) {
                 schema.insert("additionalProperties".into(), Value::Bool(true));
             }
-        } else {
-            misplaced("properties", "`object` arguments", checker);
         }
     }
+}
 
-    // Compile what we have so far, so that bad patterns and defaults or choices of the wrong
-    // type are reported at the argument, not later at call time.
+/// `enum`, `default` and `examples`, each checked against the argument's own schema so that
+/// a bad value is reported at the manifest, not at call time.
+fn add_values(
+    name: &Spanned<String>,
+    argument: &ArgumentWire,
+    schema: &mut Map<String, Value>,
+    checker: &mut Checker,
+) {
     let base = Value::Object(schema.clone());
     let compiled = match CompiledSchema::compile(&base) {
         Ok(compiled) => Some(compiled),
         Err(error) => {
-            checker.error(format!("argument `{}`: {error}", name.get_ref()), name.span());
+            checker.error(
+                format!("argument `{}`: {error}", name.get_ref()),
+                name.span(),
+            );
             None
         }
     };
@@ -183,25 +246,37 @@ fn property_schema(name: &Spanned<String>, argument: &ArgumentWire, checker: &mu
         if let Some(compiled) = &compiled {
             for value in &values {
                 if let Some(problem) = compiled.violations(value, "value").first() {
-                    checker.error(format!("`enum` value {value} does not fit the argument: {problem}"), choices.span());
+                    checker.error(
+                        format!("`enum` value {value} does not fit the argument: {problem}"),
+                        choices.span(),
+                    );
                 }
             }
         }
         schema.insert("enum".into(), Value::Array(values));
     }
-    if let Some(default) = &argument.default {
-        if let Some(value) = toml_to_json(default.get_ref()) {
+    if let Some(default) = &argument.default
+        && let Some(value) = toml_to_json(default.get_ref())
+    {
+        {
             let final_schema = CompiledSchema::compile(&Value::Object(schema.clone())).ok();
-            if let Some(problem) = final_schema.and_then(|s| s.violations(&value, "default").into_iter().next()) {
-                checker.error(format!("the default does not fit the argument: {problem}"), default.span());
+            if let Some(problem) =
+                final_schema.and_then(|s| s.violations(&value, "default").into_iter().next())
+            {
+                checker.error(
+                    format!("the default does not fit the argument: {problem}"),
+                    default.span(),
+                );
             }
             schema.insert("default".into(), value);
         }
     }
     if let Some(examples) = &argument.examples {
-        schema.insert("examples".into(), Value::Array(examples.iter().filter_map(toml_to_json).collect()));
+        schema.insert(
+            "examples".into(),
+            Value::Array(examples.iter().filter_map(toml_to_json).collect()),
+        );
     }
-    schema
 }
 
 /// `minLength` as the manifest spells it: `min-length`.

@@ -3,7 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -66,137 +66,12 @@ pub(super) fn build_command(
     let wire = wire.get_ref();
     let errors_before = checker.diagnostics.len();
 
-    let program = match (&wire.argv, &wire.script) {
-        (Some(argv), None) => {
-            if let Some(args) = &wire.args {
-                checker
-                    .error("`args` goes with `script`; with `argv`, put the arguments in `argv`", args.span());
-            }
-            let elements = parse_elements(argv.get_ref(), facts, checker);
-            check_program(argv, &elements, checker);
-            Some(Program::Argv(elements))
-        }
-        (None, Some(script)) => {
-            let args = wire
-                .args
-                .as_ref()
-                .map(|args| parse_elements(args.get_ref(), facts, checker))
-                .unwrap_or_default();
-            Some(Program::Script {
-                shell: wire.shell.as_ref().map_or_else(|| "sh".to_owned(), |shell| shell.get_ref().clone()),
-                script: script.get_ref().clone(),
-                args,
-                tool_name: tool_name.to_owned(),
-            })
-        }
-        (Some(_), Some(script)) => {
-            checker
-                .error("a command has either `argv` or `script`, not both", script.span())
-                .hint("`argv` runs a program directly; `script` opts in to a shell");
-            None
-        }
-        (None, None) => {
-            checker
-                .error("`[tools.command]` needs `argv` (or `script`, to opt in to a shell)", span.start..span.start + 1)
-                .hint("for example: argv = [\"grep\", \"-i\", \"--\", \"{query}\", \"data.txt\"]");
-            None
-        }
-    };
-    if let (Some(shell), None) = (&wire.shell, &wire.script) {
-        checker.error("`shell` only applies to `script`", shell.span());
-    }
-
-    let cwd = match &wire.cwd {
-        Some(cwd) => {
-            let resolved = checker.resolve(cwd.get_ref());
-            if !resolved.is_dir() {
-                checker.error(
-                    format!("the working directory `{}` does not exist", resolved.display()),
-                    cwd.span(),
-                );
-            }
-            resolved
-        }
-        None => checker.base_dir.clone(),
-    };
-
-    let mut env = Vec::new();
-    for (name, value) in wire.env.iter().flatten() {
-        let valid = name.get_ref().chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-            && name.get_ref().chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-        if !valid {
-            checker.error(format!("`{}` is not a valid environment variable name", name.get_ref()), name.span());
-            continue;
-        }
-        if let Some(template) = parse_template(value, facts, checker) {
-            env.push((name.get_ref().clone(), template));
-        }
-    }
-
-    let inherit_env = match wire.inherit_env.as_ref().map(|value| (value.get_ref(), value.span())) {
-        None | Some((toml::Value::Boolean(true), _)) => InheritEnv::All,
-        Some((toml::Value::Boolean(false), _)) => InheritEnv::Nothing,
-        Some((toml::Value::Array(names), span)) => {
-            let names: Option<Vec<String>> = names.iter().map(|name| name.as_str().map(str::to_owned)).collect();
-            names.map_or_else(
-                || {
-                    checker.error("`inherit-env` lists variable names as strings", span);
-                    InheritEnv::All
-                },
-                InheritEnv::Only,
-            )
-        }
-        Some((_, span)) => {
-            checker.error("`inherit-env` is `true`, `false` or a list of variable names", span);
-            InheritEnv::All
-        }
-    };
-
-    let stdin = match wire.stdin.as_ref() {
-        None => StdinMode::Null,
-        Some(mode) => match mode.get_ref().as_str() {
-            "none" => StdinMode::Null,
-            "json" => StdinMode::Json,
-            other => {
-                checker
-                    .error(format!("unknown stdin mode `{other}`"), mode.span())
-                    .suggest(suggest(other, ["none", "json"]))
-                    .hint("`none` (the default) or `json` (all arguments as one JSON document)");
-                StdinMode::Null
-            }
-        },
-    };
-
-    let timeout = wire.timeout.as_ref().map_or(DEFAULT_TIMEOUT, |value| {
-        parse_duration(value.get_ref()).unwrap_or_else(|problem| {
-            checker.error(format!("invalid `timeout`: {problem}"), value.span());
-            DEFAULT_TIMEOUT
-        })
-    });
-    let max_output = wire.max_output.as_ref().map_or(DEFAULT_MAX_OUTPUT, |value| {
-        parse_size(value.get_ref()).unwrap_or_else(|problem| {
-            checker.error(format!("invalid `max-output`: {problem}"), value.span());
-            DEFAULT_MAX_OUTPUT
-        })
-    });
-    let success_codes = match &wire.success_codes {
-        None => vec![0],
-        Some(codes) => {
-            let parsed: Option<Vec<i32>> = codes
-                .get_ref()
-                .iter()
-                .map(|code| i32::try_from(*code).ok().filter(|code| (0..=255).contains(code)))
-                .collect();
-            match parsed {
-                Some(codes) if !codes.is_empty() => codes,
-                _ => {
-                    checker.error("`success-codes` lists exit codes from 0 to 255", codes.span());
-                    vec![0]
-                }
-            }
-        }
-    };
-
+    let program = program(wire, span, tool_name, facts, checker);
+    let cwd = working_directory(wire, checker);
+    let env = environment(wire, facts, checker);
+    let inherit_env = inherit_env(wire, checker);
+    let stdin = stdin_mode(wire, checker);
+    let (timeout, max_output, success_codes) = limits(wire, checker);
     if checker.diagnostics.len() > errors_before {
         return None;
     }
@@ -215,56 +90,283 @@ pub(super) fn build_command(
     ))
 }
 
-/// Reads `output = "text" | "json"`.
-pub(super) fn output_mode(output: Option<&Spanned<String>>, has_schema: bool, checker: &mut Checker) -> OutputMode {
-    match output {
-        None if has_schema => OutputMode::Json,
-        None => OutputMode::Text,
-        Some(mode) => match mode.get_ref().as_str() {
-            "json" => OutputMode::Json,
-            "text" if has_schema => {
-                checker
-                    .error("a tool with an output schema must use `output = \"json\"`", mode.span())
-                    .hint("structured output is checked against the schema; text output cannot be");
-                OutputMode::Text
+fn program(
+    wire: &CommandWire,
+    span: Range<usize>,
+    tool_name: &str,
+    facts: &ArgumentFacts,
+    checker: &mut Checker,
+) -> Option<Program> {
+    let program = match (&wire.argv, &wire.script) {
+        (Some(argv), None) => {
+            if let Some(args) = &wire.args {
+                checker.error(
+                    "`args` goes with `script`; with `argv`, put the arguments in `argv`",
+                    args.span(),
+                );
             }
-            "text" => OutputMode::Text,
+            let elements = parse_elements(argv.get_ref(), facts, checker);
+            check_program(argv, &elements, checker);
+            Some(Program::Argv(elements))
+        }
+        (None, Some(script)) => {
+            let args = wire
+                .args
+                .as_ref()
+                .map(|args| parse_elements(args.get_ref(), facts, checker))
+                .unwrap_or_default();
+            Some(Program::Script {
+                shell: wire
+                    .shell
+                    .as_ref()
+                    .map_or_else(|| "sh".to_owned(), |shell| shell.get_ref().clone()),
+                script: script.get_ref().clone(),
+                args,
+                tool_name: tool_name.to_owned(),
+            })
+        }
+        (Some(_), Some(script)) => {
+            checker
+                .error(
+                    "a command has either `argv` or `script`, not both",
+                    script.span(),
+                )
+                .hint("`argv` runs a program directly; `script` opts in to a shell");
+            None
+        }
+        (None, None) => {
+            checker
+                .error(
+                    "`[tools.command]` needs `argv` (or `script`, to opt in to a shell)",
+                    span.start..span.start + 1,
+                )
+                .hint("for example: argv = [\"grep\", \"-i\", \"--\", \"{query}\", \"data.txt\"]");
+            None
+        }
+    };
+    if let (Some(shell), None) = (&wire.shell, &wire.script) {
+        checker.error("`shell` only applies to `script`", shell.span());
+    }
+
+    program
+}
+
+fn working_directory(wire: &CommandWire, checker: &mut Checker) -> PathBuf {
+    match &wire.cwd {
+        Some(cwd) => {
+            let resolved = checker.resolve(cwd.get_ref());
+            if !resolved.is_dir() {
+                checker.error(
+                    format!(
+                        "the working directory `{}` does not exist",
+                        resolved.display()
+                    ),
+                    cwd.span(),
+                );
+            }
+            resolved
+        }
+        None => checker.base_dir.clone(),
+    }
+}
+
+fn environment(
+    wire: &CommandWire,
+    facts: &ArgumentFacts,
+    checker: &mut Checker,
+) -> Vec<(String, Template)> {
+    let mut env = Vec::new();
+    for (name, value) in wire.env.iter().flatten() {
+        let valid = name
+            .get_ref()
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && name
+                .get_ref()
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !valid {
+            checker.error(
+                format!(
+                    "`{}` is not a valid environment variable name",
+                    name.get_ref()
+                ),
+                name.span(),
+            );
+            continue;
+        }
+        if let Some(template) = parse_template(value, facts, checker) {
+            env.push((name.get_ref().clone(), template));
+        }
+    }
+
+    env
+}
+
+fn inherit_env(wire: &CommandWire, checker: &mut Checker) -> InheritEnv {
+    match wire
+        .inherit_env
+        .as_ref()
+        .map(|value| (value.get_ref(), value.span()))
+    {
+        None | Some((toml::Value::Boolean(true), _)) => InheritEnv::All,
+        Some((toml::Value::Boolean(false), _)) => InheritEnv::Nothing,
+        Some((toml::Value::Array(names), span)) => {
+            let names: Option<Vec<String>> = names
+                .iter()
+                .map(|name| name.as_str().map(str::to_owned))
+                .collect();
+            names.map_or_else(
+                || {
+                    checker.error("`inherit-env` lists variable names as strings", span);
+                    InheritEnv::All
+                },
+                InheritEnv::Only,
+            )
+        }
+        Some((_, span)) => {
+            checker.error(
+                "`inherit-env` is `true`, `false` or a list of variable names",
+                span,
+            );
+            InheritEnv::All
+        }
+    }
+}
+
+fn stdin_mode(wire: &CommandWire, checker: &mut Checker) -> StdinMode {
+    match wire.stdin.as_ref() {
+        None => StdinMode::Null,
+        Some(mode) => match mode.get_ref().as_str() {
+            "none" => StdinMode::Null,
+            "json" => StdinMode::Json,
             other => {
                 checker
-                    .error(format!("unknown output mode `{other}`"), mode.span())
-                    .suggest(suggest(other, ["text", "json"]))
-                    .hint("`text` (the default) or `json` (structured content)");
-                OutputMode::Text
+                    .error(format!("unknown stdin mode `{other}`"), mode.span())
+                    .suggest(suggest(other, ["none", "json"]))
+                    .hint("`none` (the default) or `json` (all arguments as one JSON document)");
+                StdinMode::Null
             }
         },
     }
 }
 
+/// The timeout, the output limit and the success codes.
+fn limits(wire: &CommandWire, checker: &mut Checker) -> (Duration, usize, Vec<i32>) {
+    let timeout = wire.timeout.as_ref().map_or(DEFAULT_TIMEOUT, |value| {
+        parse_duration(value.get_ref()).unwrap_or_else(|problem| {
+            checker.error(format!("invalid `timeout`: {problem}"), value.span());
+            DEFAULT_TIMEOUT
+        })
+    });
+    let max_output = wire
+        .max_output
+        .as_ref()
+        .map_or(DEFAULT_MAX_OUTPUT, |value| {
+            parse_size(value.get_ref()).unwrap_or_else(|problem| {
+                checker.error(format!("invalid `max-output`: {problem}"), value.span());
+                DEFAULT_MAX_OUTPUT
+            })
+        });
+    let success_codes = match &wire.success_codes {
+        None => vec![0],
+        Some(codes) => {
+            let parsed: Option<Vec<i32>> = codes
+                .get_ref()
+                .iter()
+                .map(|code| {
+                    i32::try_from(*code)
+                        .ok()
+                        .filter(|code| (0..=255).contains(code))
+                })
+                .collect();
+            match parsed {
+                Some(codes) if !codes.is_empty() => codes,
+                _ => {
+                    checker.error(
+                        "`success-codes` lists exit codes from 0 to 255",
+                        codes.span(),
+                    );
+                    vec![0]
+                }
+            }
+        }
+    };
+
+    (timeout, max_output, success_codes)
+}
+
+/// Reads `output = "text" | "json"`.
+pub(super) fn output_mode(
+    output: Option<&Spanned<String>>,
+    has_schema: bool,
+    checker: &mut Checker,
+) -> OutputMode {
+    match output {
+        None if has_schema => OutputMode::Json,
+        None => OutputMode::Text,
+        Some(mode) => {
+            match mode.get_ref().as_str() {
+                "json" => OutputMode::Json,
+                "text" if has_schema => {
+                    checker
+                    .error("a tool with an output schema must use `output = \"json\"`", mode.span())
+                    .hint("structured output is checked against the schema; text output cannot be");
+                    OutputMode::Text
+                }
+                "text" => OutputMode::Text,
+                other => {
+                    checker
+                        .error(format!("unknown output mode `{other}`"), mode.span())
+                        .suggest(suggest(other, ["text", "json"]))
+                        .hint("`text` (the default) or `json` (structured content)");
+                    OutputMode::Text
+                }
+            }
+        }
+    }
+}
+
 /// The program must be fixed by the manifest, and a relative path must exist.
-fn check_program(argv: &Spanned<Vec<Spanned<toml::Value>>>, elements: &[ArgvElement], checker: &mut Checker) {
+fn check_program(
+    argv: &Spanned<Vec<Spanned<toml::Value>>>,
+    elements: &[ArgvElement],
+    checker: &mut Checker,
+) {
     let Some(first) = argv.get_ref().first() else {
-        checker.error("`argv` is empty; its first element names the program", argv.span());
+        checker.error(
+            "`argv` is empty; its first element names the program",
+            argv.span(),
+        );
         return;
     };
     match elements.first() {
         Some(ArgvElement::Single(template)) if template.placeholders().next().is_none() => {
-            if let toml::Value::String(program) = first.get_ref() {
-                if program.contains('/') && !Path::new(program).is_absolute() {
-                    let resolved = checker.resolve(program);
-                    if !resolved.is_file() {
-                        checker
-                            .error(format!("the program `{program}` does not exist"), first.span())
-                            .hint(format!(
-                                "relative paths resolve against the manifest's folder, here `{}`",
-                                resolved.display()
-                            ));
-                    }
+            if let toml::Value::String(program) = first.get_ref()
+                && program.contains('/')
+                && !Path::new(program).is_absolute()
+            {
+                let resolved = checker.resolve(program);
+                if !resolved.is_file() {
+                    checker
+                        .error(
+                            format!("the program `{program}` does not exist"),
+                            first.span(),
+                        )
+                        .hint(format!(
+                            "relative paths resolve against the manifest's folder, here `{}`",
+                            resolved.display()
+                        ));
                 }
             }
         }
         Some(_) => {
             checker
-                .error("the program (the first element of `argv`) must be a plain string", first.span())
+                .error(
+                    "the program (the first element of `argv`) must be a plain string",
+                    first.span(),
+                )
                 .hint("arguments can never choose the program; put placeholders in later elements");
         }
         None => {}
@@ -272,15 +374,23 @@ fn check_program(argv: &Spanned<Vec<Spanned<toml::Value>>>, elements: &[ArgvElem
 }
 
 /// Parses argv (or script `args`) elements: strings, groups (arrays) and flags (tables).
-fn parse_elements(values: &[Spanned<toml::Value>], facts: &ArgumentFacts, checker: &mut Checker) -> Vec<ArgvElement> {
+fn parse_elements(
+    values: &[Spanned<toml::Value>],
+    facts: &ArgumentFacts,
+    checker: &mut Checker,
+) -> Vec<ArgvElement> {
     let mut elements = Vec::new();
     for value in values {
         let span = value.span();
         match value.get_ref() {
             toml::Value::String(text) => {
-                let Some(template) = template_at(text, span.clone(), facts, checker) else { continue };
+                let Some(template) = template_at(text, span.clone(), facts, checker) else {
+                    continue;
+                };
                 for name in template.placeholders() {
-                    if facts.names.iter().any(|known| known == name) && !facts.always_present.contains(name) {
+                    if facts.names.iter().any(|known| known == name)
+                        && !facts.always_present.contains(name)
+                    {
                         checker
                             .error(format!("argument `{name}` is optional, so it cannot fill a plain element"), span.clone())
                             .hint(format!(
@@ -288,7 +398,12 @@ fn parse_elements(values: &[Spanned<toml::Value>], facts: &ArgumentFacts, checke
                             ));
                     }
                 }
-                check_single_list(&template.placeholders().collect::<Vec<_>>(), span, facts, checker);
+                check_single_list(
+                    &template.placeholders().collect::<Vec<_>>(),
+                    span,
+                    facts,
+                    checker,
+                );
                 elements.push(ArgvElement::Single(template));
             }
             toml::Value::Array(items) => {
@@ -296,7 +411,8 @@ fn parse_elements(values: &[Spanned<toml::Value>], facts: &ArgumentFacts, checke
                 for item in items {
                     match item {
                         toml::Value::String(text) => {
-                            if let Some(template) = template_at(text, span.clone(), facts, checker) {
+                            if let Some(template) = template_at(text, span.clone(), facts, checker)
+                            {
                                 templates.push(template);
                             }
                         }
@@ -305,7 +421,10 @@ fn parse_elements(values: &[Spanned<toml::Value>], facts: &ArgumentFacts, checke
                         }
                     }
                 }
-                if templates.iter().all(|template| template.placeholders().next().is_none()) {
+                if templates
+                    .iter()
+                    .all(|template| template.placeholders().next().is_none())
+                {
                     checker
                         .error("this group uses no argument, so it would always be included", span.clone())
                         .hint("a group is left out when an argument it uses is absent; use plain elements instead");
@@ -321,7 +440,10 @@ fn parse_elements(values: &[Spanned<toml::Value>], facts: &ArgumentFacts, checke
             }
             _ => {
                 checker
-                    .error("an argv element is a string, a group (an array) or a flag (a table)", span)
+                    .error(
+                        "an argv element is a string, a group (an array) or a flag (a table)",
+                        span,
+                    )
                     .hint("quote numbers and booleans: \"10\"");
             }
         }
@@ -329,24 +451,45 @@ fn parse_elements(values: &[Spanned<toml::Value>], facts: &ArgumentFacts, checke
     elements
 }
 
-fn parse_flag(table: &toml::Table, span: Range<usize>, facts: &ArgumentFacts, checker: &mut Checker) -> Option<ArgvElement> {
+fn parse_flag(
+    table: &toml::Table,
+    span: Range<usize>,
+    facts: &ArgumentFacts,
+    checker: &mut Checker,
+) -> Option<ArgvElement> {
     let flag = table.get("flag").and_then(toml::Value::as_str);
     let argument = table.get("if").and_then(toml::Value::as_str);
-    let unknown: Vec<&String> = table.keys().filter(|key| !matches!(key.as_str(), "flag" | "if")).collect();
+    let unknown: Vec<&String> = table
+        .keys()
+        .filter(|key| !matches!(key.as_str(), "flag" | "if"))
+        .collect();
     let (Some(flag), Some(argument), true) = (flag, argument, unknown.is_empty()) else {
         checker
-            .error("a flag element is a table with exactly `flag` and `if`", span)
+            .error(
+                "a flag element is a table with exactly `flag` and `if`",
+                span,
+            )
             .hint("for example: { flag = \"--all\", if = \"all\" }");
         return None;
     };
     if !facts.names.iter().any(|name| name == argument) {
         checker
-            .error(format!("flag refers to undeclared argument `{argument}`"), span)
+            .error(
+                format!("flag refers to undeclared argument `{argument}`"),
+                span,
+            )
             .suggest(suggest(argument, facts.names.iter().map(String::as_str)));
         return None;
     }
-    if facts.types.get(argument).is_some_and(|kind| kind != "boolean") {
-        checker.error(format!("flag condition `{argument}` must be a boolean argument"), span);
+    if facts
+        .types
+        .get(argument)
+        .is_some_and(|kind| kind != "boolean")
+    {
+        checker.error(
+            format!("flag condition `{argument}` must be a boolean argument"),
+            span,
+        );
         return None;
     }
     Some(ArgvElement::Flag {
@@ -355,25 +498,46 @@ fn parse_flag(table: &toml::Table, span: Range<usize>, facts: &ArgumentFacts, ch
     })
 }
 
-fn check_single_list(names: &[&str], span: Range<usize>, facts: &ArgumentFacts, checker: &mut Checker) {
-    let mut lists: Vec<&str> = names.iter().copied().filter(|name| facts.is_list(name)).collect();
+fn check_single_list(
+    names: &[&str],
+    span: Range<usize>,
+    facts: &ArgumentFacts,
+    checker: &mut Checker,
+) {
+    let mut lists: Vec<&str> = names
+        .iter()
+        .copied()
+        .filter(|name| facts.is_list(name))
+        .collect();
     lists.dedup();
     if lists.len() > 1 {
         checker
             .error(
-                format!("this element uses two list arguments (`{}` and `{}`); only one can repeat", lists[0], lists[1]),
+                format!(
+                    "this element uses two list arguments (`{}` and `{}`); only one can repeat",
+                    lists[0], lists[1]
+                ),
                 span,
             )
             .hint("split it into separate elements or groups");
     }
 }
 
-fn parse_template(value: &Spanned<String>, facts: &ArgumentFacts, checker: &mut Checker) -> Option<Template> {
+fn parse_template(
+    value: &Spanned<String>,
+    facts: &ArgumentFacts,
+    checker: &mut Checker,
+) -> Option<Template> {
     template_at(value.get_ref(), value.span(), facts, checker)
 }
 
 /// Parses a template and checks that every placeholder names a declared argument.
-fn template_at(text: &str, span: Range<usize>, facts: &ArgumentFacts, checker: &mut Checker) -> Option<Template> {
+fn template_at(
+    text: &str,
+    span: Range<usize>,
+    facts: &ArgumentFacts,
+    checker: &mut Checker,
+) -> Option<Template> {
     let template = match Template::parse(text) {
         Ok(template) => template,
         Err(error) => {
@@ -385,7 +549,10 @@ fn template_at(text: &str, span: Range<usize>, facts: &ArgumentFacts, checker: &
     for name in template.placeholders() {
         if !facts.names.iter().any(|known| known == name) {
             ok = false;
-            let diagnostic = checker.error(format!("template refers to undeclared argument `{name}`"), span.clone());
+            let diagnostic = checker.error(
+                format!("template refers to undeclared argument `{name}`"),
+                span.clone(),
+            );
             diagnostic.suggest(suggest(name, facts.names.iter().map(String::as_str)));
             if facts.names.is_empty() {
                 diagnostic.hint("this tool declares no arguments");

@@ -20,7 +20,10 @@ pub(super) fn load(source: &str, checker: &mut Checker) -> Option<Registry> {
     let (root, syntax_errors) = DeTable::parse_recoverable(source);
     for error in &syntax_errors {
         let span = error.span().unwrap_or(0..0);
-        checker.error(format!("invalid TOML: {}", error.message().trim_end()), span);
+        checker.error(
+            format!("invalid TOML: {}", error.message().trim_end()),
+            span,
+        );
     }
     if !syntax_errors.is_empty() {
         return None;
@@ -60,7 +63,8 @@ pub(super) fn load(source: &str, checker: &mut Checker) -> Option<Registry> {
             }
             other => {
                 let suggestion = suggest(other, TOP_LEVEL_KEYS);
-                let diagnostic = checker.error(format!("unknown top-level key `{other}`"), key_span);
+                let diagnostic =
+                    checker.error(format!("unknown top-level key `{other}`"), key_span);
                 diagnostic.suggest(suggestion);
                 if suggestion.is_none() {
                     diagnostic.hint("the manifest has a `[server]` table and `[[tools]]` tables");
@@ -70,7 +74,10 @@ pub(super) fn load(source: &str, checker: &mut Checker) -> Option<Registry> {
     }
     if !tools_seen {
         checker
-            .error("the manifest declares no tools", root_span.start..root_span.start)
+            .error(
+                "the manifest declares no tools",
+                root_span.start..root_span.start,
+            )
             .hint("add a `[[tools]]` table; `mcp-serve init` writes a starter manifest");
     }
     build_tools(server, tools, checker)
@@ -85,7 +92,10 @@ fn tool_context(entry: &Spanned<DeValue<'_>>, index: usize) -> String {
         }),
         _ => None,
     };
-    name.map_or_else(|| format!("tool #{}", index + 1), |name| format!("tool `{name}`"))
+    name.map_or_else(
+        || format!("tool #{}", index + 1),
+        |name| format!("tool `{name}`"),
+    )
 }
 
 /// Deserializes one table into its wire shape, recording a diagnostic on failure.
@@ -98,14 +108,26 @@ fn deserialize<'de, T: Deserialize<'de>>(
     match T::deserialize(ValueDeserializer::from(value)) {
         Ok(wire) => Some(wire),
         Err(error) => {
-            report_serde_error(error.message(), error.span().unwrap_or(span.clone()), &span, context, checker);
+            report_serde_error(
+                error.message(),
+                error.span().unwrap_or(span.clone()),
+                &span,
+                context,
+                checker,
+            );
             None
         }
     }
 }
 
 /// Rewrites serde's messages in our style, with suggestions for misspelt keys and values.
-fn report_serde_error(message: &str, span: Range<usize>, table: &Range<usize>, context: &str, checker: &mut Checker) {
+fn report_serde_error(
+    message: &str,
+    span: Range<usize>,
+    table: &Range<usize>,
+    context: &str,
+    checker: &mut Checker,
+) {
     if let Some((unknown, expected)) = parse_unknown(message, "unknown field `") {
         let suggestion = suggest(&unknown, expected.iter().map(String::as_str));
         let diagnostic = checker.error(format!("unknown key `{unknown}` in {context}"), span);
@@ -125,12 +147,18 @@ fn report_serde_error(message: &str, span: Range<usize>, table: &Range<usize>, c
         .and_then(|rest| rest.strip_suffix('`'))
     {
         let start = table.start;
-        checker.error(format!("{context} is missing the required key `{field}`"), start..start + 1);
+        checker.error(
+            format!("{context} is missing the required key `{field}`"),
+            start..start + 1,
+        );
     } else if let Some((found, expected)) = message
         .strip_prefix("invalid type: ")
         .and_then(|rest| rest.trim_end().split_once(", expected "))
     {
-        checker.error(format!("expected {expected}, found {found} in {context}"), span);
+        checker.error(
+            format!("expected {expected}, found {found} in {context}"),
+            span,
+        );
     } else {
         checker.error(format!("{} in {context}", message.trim_end()), span);
     }
@@ -150,7 +178,11 @@ fn parse_unknown(message: &str, prefix: &str) -> Option<(String, Vec<String>)> {
 }
 
 fn quoted(names: &[String]) -> String {
-    names.iter().map(|name| format!("`{name}`")).collect::<Vec<_>>().join(", ")
+    names
+        .iter()
+        .map(|name| format!("`{name}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[cfg(test)]
@@ -160,11 +192,17 @@ mod tests {
     #[test]
     fn splits_serde_unknown_field_messages() {
         assert_eq!(
-            parse_unknown("unknown field `argvv`, expected one of `argv`, `script`", "unknown field `"),
+            parse_unknown(
+                "unknown field `argvv`, expected one of `argv`, `script`",
+                "unknown field `"
+            ),
             Some(("argvv".into(), vec!["argv".into(), "script".into()]))
         );
         assert_eq!(
-            parse_unknown("unknown variant `lite`, expected `light` or `dark`", "unknown variant `"),
+            parse_unknown(
+                "unknown variant `lite`, expected `light` or `dark`",
+                "unknown variant `"
+            ),
             Some(("lite".into(), vec!["light".into(), "dark".into()]))
         );
     }

@@ -11,7 +11,9 @@ pub(super) fn toml_to_json(value: &toml::Value) -> Option<Value> {
         toml::Value::Float(number) => Value::Number(Number::from_f64(*number)?),
         toml::Value::Boolean(flag) => Value::Bool(*flag),
         toml::Value::Datetime(datetime) => Value::String(datetime.to_string()),
-        toml::Value::Array(items) => Value::Array(items.iter().map(toml_to_json).collect::<Option<_>>()?),
+        toml::Value::Array(items) => {
+            Value::Array(items.iter().map(toml_to_json).collect::<Option<_>>()?)
+        }
         toml::Value::Table(table) => Value::Object(table_to_json(table)?),
     })
 }
@@ -31,8 +33,8 @@ mod tests {
 
     #[test]
     fn converts_nested_values_in_order() {
-        let value: toml::Value = toml::from_str("z = 1\na = [1.5, true, 'x']\n[t]\nk = 1979-05-27")
-            .expect("valid toml");
+        let value: toml::Value =
+            toml::from_str("z = 1\na = [1.5, true, 'x']\n[t]\nk = 1979-05-27").expect("valid toml");
         assert_eq!(
             toml_to_json(&value).map(|v| v.to_string()),
             Some(json!({"z": 1, "a": [1.5, true, "x"], "t": {"k": "1979-05-27"}}).to_string())

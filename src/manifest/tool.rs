@@ -18,7 +18,11 @@ use crate::schema::{self, CompiledSchema};
 use crate::tool::{OutputSchema, Tool};
 
 /// Checks every tool and builds the registry; `None` when any tool had a problem.
-pub(super) fn build_tools(server: ServerWire, wires: Vec<ToolWire>, checker: &mut Checker) -> Option<Registry> {
+pub(super) fn build_tools(
+    server: ServerWire,
+    wires: Vec<ToolWire>,
+    checker: &mut Checker,
+) -> Option<Registry> {
     let identity = server_identity(server, checker);
     let mut seen: HashMap<String, usize> = HashMap::new();
     let mut tools = Vec::new();
@@ -27,26 +31,39 @@ pub(super) fn build_tools(server: ServerWire, wires: Vec<ToolWire>, checker: &mu
         if let Some(first) = seen.get(&name) {
             checker
                 .error(format!("duplicate tool name `{name}`"), wire.name.span())
-                .hint(format!("tool #{} already uses this name; tool names must be unique", first + 1));
+                .hint(format!(
+                    "tool #{} already uses this name; tool names must be unique",
+                    first + 1
+                ));
         } else {
             seen.insert(name, index);
         }
-        if let Some(tool) = build_tool(wire, checker) {
+        if let Some(tool) = build_tool(&wire, checker) {
             tools.push(tool);
         }
     }
-    checker.diagnostics.is_empty().then(|| Registry::new(identity, tools))
+    checker
+        .diagnostics
+        .is_empty()
+        .then(|| Registry::new(identity, tools))
 }
 
 fn server_identity(server: ServerWire, checker: &mut Checker) -> ServerIdentity {
     let mut implementation = Map::new();
-    implementation.insert("name".into(), json!(server.name.unwrap_or_else(|| "mcp-serve".into())));
+    implementation.insert(
+        "name".into(),
+        json!(server.name.unwrap_or_else(|| "mcp-serve".into())),
+    );
     if let Some(title) = server.title {
         implementation.insert("title".into(), json!(title));
     }
     implementation.insert(
         "version".into(),
-        json!(server.version.unwrap_or_else(|| env!("CARGO_PKG_VERSION").into())),
+        json!(
+            server
+                .version
+                .unwrap_or_else(|| env!("CARGO_PKG_VERSION").into())
+        ),
     );
     if let Some(description) = server.description {
         implementation.insert("description".into(), json!(description));
@@ -56,7 +73,10 @@ fn server_identity(server: ServerWire, checker: &mut Checker) -> ServerIdentity 
     }
     if let Some(url) = server.website_url {
         if !(url.get_ref().starts_with("https://") || url.get_ref().starts_with("http://")) {
-            checker.error("`website-url` must be an http:// or https:// URL", url.span());
+            checker.error(
+                "`website-url` must be an http:// or https:// URL",
+                url.span(),
+            );
         }
         implementation.insert("websiteUrl".into(), json!(url.get_ref()));
     }
@@ -66,40 +86,47 @@ fn server_identity(server: ServerWire, checker: &mut Checker) -> ServerIdentity 
     }
 }
 
-fn build_tool(wire: ToolWire, checker: &mut Checker) -> Option<Tool> {
+fn build_tool(wire: &ToolWire, checker: &mut Checker) -> Option<Tool> {
     let errors_before = checker.diagnostics.len();
     let name = wire.name.get_ref().clone();
     check_tool_name(&wire.name, checker);
 
-    let input_schema = input_schema(&wire, checker);
+    let input_schema = input_schema(wire, checker);
     let input = match CompiledSchema::compile(&input_schema.0) {
         Ok(compiled) => Some(compiled),
         Err(error) => {
-            checker.error(format!("the input schema of `{name}` is unusable: {error}"), input_schema.1.clone());
+            checker.error(
+                format!("the input schema of `{name}` is unusable: {error}"),
+                input_schema.1.clone(),
+            );
             None
         }
     };
-    let output = output_schema(&wire, checker).and_then(|(schema, span)| match CompiledSchema::compile(&schema) {
-        Ok(compiled) => Some(OutputSchema {
-            legacy_wrapped: schema::needs_legacy_wrap(&schema),
-            schema,
-            compiled,
-        }),
-        Err(error) => {
-            checker.error(format!("the output schema of `{name}` is unusable: {error}"), span);
-            None
+    let output = output_schema(wire, checker).and_then(|(schema, span)| {
+        match CompiledSchema::compile(&schema) {
+            Ok(compiled) => Some(OutputSchema {
+                legacy_wrapped: schema::needs_legacy_wrap(&schema),
+                schema,
+                compiled,
+            }),
+            Err(error) => {
+                checker.error(
+                    format!("the output schema of `{name}` is unusable: {error}"),
+                    span,
+                );
+                None
+            }
         }
     });
 
     let facts = ArgumentFacts::from_schema(&input_schema.0);
-    let backend = match &wire.command {
-        Some(command) => build_command(command, &name, &facts, checker),
-        None => {
-            checker
-                .error(format!("tool `{name}` has no backend"), wire.name.span())
-                .hint("add a `[tools.command]` table with `argv`");
-            None
-        }
+    let backend = if let Some(command) = &wire.command {
+        build_command(command, &name, &facts, checker)
+    } else {
+        checker
+            .error(format!("tool `{name}` has no backend"), wire.name.span())
+            .hint("add a `[tools.command]` table with `argv`");
+        None
     };
     let (backend, output_key) = backend?;
     let output_mode = output_mode(output_key.as_ref(), output.is_some(), checker);
@@ -152,7 +179,10 @@ fn check_tool_name(name: &Spanned<String>, checker: &mut Checker) {
     let text = name.get_ref();
     if text.is_empty() || text.chars().count() > 128 {
         checker.error("a tool name has 1 to 128 characters", name.span());
-    } else if let Some(bad) = text.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))) {
+    } else if let Some(bad) = text
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+    {
         checker
             .error(format!("tool name `{text}` contains `{bad}`"), name.span())
             .hint("tool names use letters, digits, `_`, `-` and `.`, e.g. `product-details`");
@@ -162,25 +192,47 @@ fn check_tool_name(name: &Spanned<String>, checker: &mut Checker) {
 /// The input schema and the span to blame for it.
 fn input_schema(wire: &ToolWire, checker: &mut Checker) -> (Value, Range<usize>) {
     let span = wire.name.span();
-    match pick_schema(&wire.arguments, &wire.input_schema, &wire.input_schema_file, ["arguments", "input-schema", "input-schema-file"], checker) {
-        Some(SchemaSource::Concise(arguments)) => {
-            (Value::Object(object_schema(arguments.get_ref(), true, checker)), arguments.span())
-        }
+    match pick_schema(
+        wire.arguments.as_ref(),
+        wire.input_schema.as_ref(),
+        wire.input_schema_file.as_ref(),
+        ["arguments", "input-schema", "input-schema-file"],
+        checker,
+    ) {
+        Some(SchemaSource::Concise(arguments)) => (
+            Value::Object(object_schema(arguments.get_ref(), true, checker)),
+            arguments.span(),
+        ),
         Some(SchemaSource::Full(schema, span)) => {
             if schema.get("type").and_then(Value::as_str) != Some("object") {
                 checker
-                    .error("an input schema's root must be `type = \"object\"`", span.clone())
+                    .error(
+                        "an input schema's root must be `type = \"object\"`",
+                        span.clone(),
+                    )
                     .hint("MCP passes arguments as an object; declare each one under `properties`");
             }
             (schema, span)
         }
-        None => (json!({"type": "object", "additionalProperties": false}), span),
+        None => (
+            json!({"type": "object", "additionalProperties": false}),
+            span,
+        ),
     }
 }
 
 fn output_schema(wire: &ToolWire, checker: &mut Checker) -> Option<(Value, Range<usize>)> {
-    match pick_schema(&wire.output, &wire.output_schema, &wire.output_schema_file, ["output", "output-schema", "output-schema-file"], checker)? {
-        SchemaSource::Concise(fields) => Some((Value::Object(object_schema(fields.get_ref(), false, checker)), fields.span())),
+    match pick_schema(
+        wire.output.as_ref(),
+        wire.output_schema.as_ref(),
+        wire.output_schema_file.as_ref(),
+        ["output", "output-schema", "output-schema-file"],
+        checker,
+    )? {
+        SchemaSource::Concise(fields) => Some((
+            Value::Object(object_schema(fields.get_ref(), false, checker)),
+            fields.span(),
+        )),
         SchemaSource::Full(schema, span) => Some((schema, span)),
     }
 }
@@ -192,18 +244,31 @@ enum SchemaSource<'a> {
 
 /// Takes the one schema form used, reading inline TOML, inline JSON text or a JSON file.
 fn pick_schema<'a>(
-    concise: &'a Option<Spanned<IndexMap<Spanned<String>, ArgumentWire>>>,
-    inline: &Option<Spanned<toml::Value>>,
-    file: &Option<Spanned<String>>,
+    concise: Option<&'a Spanned<IndexMap<Spanned<String>, ArgumentWire>>>,
+    inline: Option<&Spanned<toml::Value>>,
+    file: Option<&Spanned<String>>,
     keys: [&str; 3],
     checker: &mut Checker,
 ) -> Option<SchemaSource<'a>> {
-    let used = [concise.as_ref().map(Spanned::span), inline.as_ref().map(Spanned::span), file.as_ref().map(Spanned::span)];
-    let present: Vec<(usize, Range<usize>)> =
-        used.iter().enumerate().filter_map(|(index, span)| span.clone().map(|span| (index, span))).collect();
+    let used = [
+        concise.map(Spanned::span),
+        inline.map(Spanned::span),
+        file.map(Spanned::span),
+    ];
+    let present: Vec<(usize, Range<usize>)> = used
+        .iter()
+        .enumerate()
+        .filter_map(|(index, span)| span.clone().map(|span| (index, span)))
+        .collect();
     if present.len() > 1 {
         checker
-            .error(format!("`{}` and `{}` cannot both be given", keys[present[0].0], keys[present[1].0]), present[1].1.clone())
+            .error(
+                format!(
+                    "`{}` and `{}` cannot both be given",
+                    keys[present[0].0], keys[present[1].0]
+                ),
+                present[1].1.clone(),
+            )
             .hint("declare the schema in one form only");
         return None;
     }
@@ -222,25 +287,34 @@ fn pick_schema<'a>(
             },
             toml::Value::Table(_) => toml_to_json(inline.get_ref())?,
             _ => {
-                checker.error(format!("`{}` is a table, or a string of JSON", keys[1]), span);
+                checker.error(
+                    format!("`{}` is a table, or a string of JSON", keys[1]),
+                    span,
+                );
                 return None;
             }
         };
         return Some(SchemaSource::Full(value, span));
     }
-    let file = file.as_ref()?;
+    let file = file?;
     let path = checker.resolve(file.get_ref());
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
         Err(error) => {
-            checker.error(format!("could not read `{}`: {error}", path.display()), file.span());
+            checker.error(
+                format!("could not read `{}`: {error}", path.display()),
+                file.span(),
+            );
             return None;
         }
     };
     match serde_json::from_str::<Value>(&text) {
         Ok(value) => Some(SchemaSource::Full(value, file.span())),
         Err(error) => {
-            checker.error(format!("`{}` is not valid JSON: {error}", path.display()), file.span());
+            checker.error(
+                format!("`{}` is not valid JSON: {error}", path.display()),
+                file.span(),
+            );
             None
         }
     }
@@ -271,7 +345,10 @@ fn icons_json(icons: &[IconWire], checker: &mut Checker) -> Value {
             let src = icon.src.get_ref();
             if !(src.starts_with("https://") || src.starts_with("data:")) {
                 checker
-                    .error("an icon's `src` is an https:// or data: URI", icon.src.span())
+                    .error(
+                        "an icon's `src` is an https:// or data: URI",
+                        icon.src.span(),
+                    )
                     .hint("clients refuse other schemes");
             }
             let mut out = Map::new();

@@ -5,7 +5,7 @@ use std::time::Duration;
 /// Parses a duration: a number of seconds, or a number with `ms`, `s`, `m` or `h`.
 pub(super) fn parse_duration(value: &toml::Value) -> Result<Duration, String> {
     let seconds = match value {
-        toml::Value::Integer(seconds) => *seconds as f64,
+        toml::Value::Integer(seconds) => f64::from(i32::try_from(*seconds).unwrap_or(i32::MAX)),
         toml::Value::Float(seconds) => *seconds,
         toml::Value::String(text) => {
             let text = text.trim();
@@ -13,15 +13,19 @@ pub(super) fn parse_duration(value: &toml::Value) -> Result<Duration, String> {
                 .find(|c: char| !(c.is_ascii_digit() || c == '.'))
                 .unwrap_or(text.len());
             let (number, unit) = text.split_at(split);
-            let number: f64 = number
-                .parse()
-                .map_err(|_| format!("`{text}` is not a duration; write e.g. \"30s\", \"500ms\" or \"2m\""))?;
+            let number: f64 = number.parse().map_err(|_| {
+                format!("`{text}` is not a duration; write e.g. \"30s\", \"500ms\" or \"2m\"")
+            })?;
             let scale = match unit.trim() {
                 "ms" => 0.001,
                 "s" | "" => 1.0,
                 "m" => 60.0,
                 "h" => 3600.0,
-                other => return Err(format!("unknown duration unit `{other}`; use ms, s, m or h")),
+                other => {
+                    return Err(format!(
+                        "unknown duration unit `{other}`; use ms, s, m or h"
+                    ));
+                }
             };
             number * scale
         }
@@ -36,10 +40,14 @@ pub(super) fn parse_duration(value: &toml::Value) -> Result<Duration, String> {
 /// Parses a size: a number of bytes, or a number with `B`, `KB`, `KiB`, `MB`, `MiB`, `GB`, `GiB`.
 pub(super) fn parse_size(value: &toml::Value) -> Result<usize, String> {
     let bytes = match value {
-        toml::Value::Integer(bytes) => u64::try_from(*bytes).map_err(|_| "a size cannot be negative".to_owned())?,
+        toml::Value::Integer(bytes) => {
+            u64::try_from(*bytes).map_err(|_| "a size cannot be negative".to_owned())?
+        }
         toml::Value::String(text) => {
             let text = text.trim();
-            let split = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
+            let split = text
+                .find(|c: char| !c.is_ascii_digit())
+                .unwrap_or(text.len());
             let (number, unit) = text.split_at(split);
             let number: u64 = number
                 .parse()
@@ -52,7 +60,11 @@ pub(super) fn parse_size(value: &toml::Value) -> Result<usize, String> {
                 "MiB" => 1 << 20,
                 "GB" => 1_000_000_000,
                 "GiB" => 1 << 30,
-                other => return Err(format!("unknown size unit `{other}`; use B, KB, KiB, MB, MiB, GB or GiB")),
+                other => {
+                    return Err(format!(
+                        "unknown size unit `{other}`; use B, KB, KiB, MB, MiB, GB or GiB"
+                    ));
+                }
             };
             number.saturating_mul(scale)
         }
@@ -73,10 +85,19 @@ mod tests {
     #[test]
     fn durations() {
         assert_eq!(parse_duration(&"30s".into()), Ok(Duration::from_secs(30)));
-        assert_eq!(parse_duration(&"250ms".into()), Ok(Duration::from_millis(250)));
+        assert_eq!(
+            parse_duration(&"250ms".into()),
+            Ok(Duration::from_millis(250))
+        );
         assert_eq!(parse_duration(&"2m".into()), Ok(Duration::from_secs(120)));
-        assert_eq!(parse_duration(&toml::Value::Integer(5)), Ok(Duration::from_secs(5)));
-        assert_eq!(parse_duration(&toml::Value::Float(0.5)), Ok(Duration::from_millis(500)));
+        assert_eq!(
+            parse_duration(&toml::Value::Integer(5)),
+            Ok(Duration::from_secs(5))
+        );
+        assert_eq!(
+            parse_duration(&toml::Value::Float(0.5)),
+            Ok(Duration::from_millis(500))
+        );
         assert!(parse_duration(&"5 fortnights".into()).is_err());
         assert!(parse_duration(&toml::Value::Integer(0)).is_err());
     }

@@ -14,7 +14,9 @@ pub(super) fn tool(definition: &Map<String, Value>) -> Result<Tool, serde_json::
     serde_json::from_value(Value::Object(definition.clone()))
 }
 
-pub(super) fn implementation(definition: &Map<String, Value>) -> Result<Implementation, serde_json::Error> {
+pub(super) fn implementation(
+    definition: &Map<String, Value>,
+) -> Result<Implementation, serde_json::Error> {
     serde_json::from_value(Value::Object(definition.clone()))
 }
 

@@ -3,13 +3,13 @@
 
 use std::sync::Arc;
 
+use rmcp::ErrorData;
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, ListToolsResult, PaginatedRequestParams,
     ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{RequestContext, RoleServer};
-use rmcp::ErrorData;
 use serde_json::Value;
 
 use super::convert;
@@ -49,7 +49,11 @@ impl Handler {
                 .map(|definition| convert::tool(definition).map_err(DefinitionError::from))
                 .collect()
         };
-        let listings = [listing(Era::Early)?, listing(Era::Legacy)?, listing(Era::Modern)?];
+        let listings = [
+            listing(Era::Early)?,
+            listing(Era::Legacy)?,
+            listing(Era::Modern)?,
+        ];
         let implementation = convert::implementation(&registry.server.implementation)?;
         let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(implementation);
@@ -92,7 +96,9 @@ impl ServerHandler for Handler {
         let era = era(&context);
         let mut result = ListToolsResult::with_all_items(self.state.listings[era.index()].clone());
         if era == Era::Modern {
-            result = result.with_ttl_ms(LIST_TTL_MS).with_cache_scope(CacheScope::Public);
+            result = result
+                .with_ttl_ms(LIST_TTL_MS)
+                .with_cache_scope(CacheScope::Public);
             result.meta = Some(convert::server_info_meta(&self.state.server_info));
         }
         Ok(result)
@@ -123,7 +129,11 @@ impl ServerHandler for Handler {
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        let index = self.state.registry.tools().position(|tool| tool.name == name)?;
+        let index = self
+            .state
+            .registry
+            .tools()
+            .position(|tool| tool.name == name)?;
         self.state.listings[Era::Modern.index()].get(index).cloned()
     }
 }

@@ -15,6 +15,7 @@ use rmcp::transport::io::stdio_pipes;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt as _, AsyncRead, AsyncWrite, AsyncWriteExt as _, BufReader};
 use tokio::sync::Mutex;
+use tokio_util::sync::CancellationToken;
 
 use super::Handler;
 
@@ -39,10 +40,19 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let transport = LineTransport::new(reader, writer);
+    let end_of_input = transport.end_of_input.clone();
     match rmcp::serve_server(handler, transport).await {
         Ok(running) => {
-            let reason = running.waiting().await.map_err(|error| StdioError(error.to_string()))?;
-            tracing::debug!(?reason, "stdio session ended");
+            // rmcp would let in-flight calls run for a while after stdin closes; the client
+            // has gone, so stop now. Dropping the service drops the calls, which kills
+            // their process groups.
+            tokio::select! {
+                reason = running.waiting() => {
+                    let reason = reason.map_err(|error| StdioError(error.to_string()))?;
+                    tracing::debug!(?reason, "stdio session ended");
+                }
+                () = end_of_input.cancelled() => tracing::debug!("stdin closed"),
+            }
             Ok(())
         }
         // The client went away before completing a handshake: nothing to serve.
@@ -59,6 +69,8 @@ struct LineTransport<R, W> {
     discarding: bool,
     writer: Arc<Mutex<W>>,
     seen_request: bool,
+    /// Cancelled when stdin reaches its end.
+    end_of_input: CancellationToken,
 }
 
 impl<R, W> LineTransport<R, W>
@@ -73,12 +85,13 @@ where
             discarding: false,
             writer: Arc::new(Mutex::new(writer)),
             seen_request: false,
+            end_of_input: CancellationToken::new(),
         }
     }
 
     /// Writes a reply we compose ourselves (not through rmcp), on its own task so that a
     /// cancelled `receive` can never leave half a line on stdout.
-    fn reply_error(&self, id: Option<Value>, code: i64, message: String) {
+    fn reply_error(&self, id: Option<Value>, code: i64, message: &str) {
         let line = json!({
             "jsonrpc": "2.0",
             "id": id.unwrap_or(Value::Null),
@@ -130,30 +143,44 @@ where
         }
         match serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(line) {
             Ok(RxJsonRpcMessage::<RoleServer>::Request(request)) => {
-                if let ClientRequest::CustomRequest(custom) = &request.request {
-                    if custom.method == "tools/call" {
+                if let ClientRequest::CustomRequest(custom) = &request.request
+                    && custom.method == "tools/call"
+                {
+                    {
                         let id = serde_json::to_value(&request.id).ok();
-                        self.reply_error(id, -32602, "invalid params for `tools/call`: `name` must be a string and `arguments` an object".into());
+                        self.reply_error(id, -32602, "invalid params for `tools/call`: `name` must be a string and `arguments` an object");
                         return None;
                     }
                 }
                 self.seen_request = true;
                 Some(RxJsonRpcMessage::<RoleServer>::Request(request))
             }
-            Ok(RxJsonRpcMessage::<RoleServer>::Notification(notification)) if !self.seen_request => {
-                tracing::debug!(?notification, "ignoring a notification sent before any request");
+            Ok(RxJsonRpcMessage::<RoleServer>::Notification(notification))
+                if !self.seen_request =>
+            {
+                tracing::debug!(
+                    ?notification,
+                    "ignoring a notification sent before any request"
+                );
                 None
             }
             Ok(message) => Some(message),
             Err(error) => {
                 match serde_json::from_slice::<Value>(line) {
                     Err(parse_error) => {
-                        self.reply_error(None, -32700, format!("Parse error: {parse_error}"));
+                        self.reply_error(None, -32700, &format!("Parse error: {parse_error}"));
                     }
                     Ok(Value::Array(_)) => {
-                        self.reply_error(None, -32600, "Invalid request: batches are not supported".into());
+                        self.reply_error(
+                            None,
+                            -32600,
+                            "Invalid request: batches are not supported",
+                        );
                     }
-                    Ok(value) => match value.get("id").filter(|id| id.is_string() || id.is_number()) {
+                    Ok(value) => match value
+                        .get("id")
+                        .filter(|id| id.is_string() || id.is_number())
+                    {
                         // A malformed notification must not be answered.
                         None if value.get("method").is_some() => {
                             tracing::debug!(%error, "ignoring a malformed notification");
@@ -166,7 +193,7 @@ where
                                 }
                                 _ => (-32600, format!("Invalid request: {error}")),
                             };
-                            self.reply_error(id.cloned(), code, message);
+                            self.reply_error(id.cloned(), code, &message);
                         }
                     },
                 }
@@ -211,12 +238,20 @@ where
             match self.read_line().await {
                 Ok(LineRead::Line) => {}
                 Ok(LineRead::TooLong) => {
-                    self.reply_error(None, -32600, format!("Invalid request: a message is limited to {MAX_LINE_BYTES} bytes"));
+                    self.reply_error(
+                        None,
+                        -32600,
+                        &format!("Invalid request: a message is limited to {MAX_LINE_BYTES} bytes"),
+                    );
                     continue;
                 }
-                Ok(LineRead::Eof) => return None,
+                Ok(LineRead::Eof) => {
+                    self.end_of_input.cancel();
+                    return None;
+                }
                 Err(error) => {
                     tracing::error!(%error, "reading stdin failed");
+                    self.end_of_input.cancel();
                     return None;
                 }
             }

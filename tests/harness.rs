@@ -1,0 +1,284 @@
+//! Spawns `mcp-serve` on a manifest and speaks newline-delimited JSON-RPC to it.
+
+use std::io::{BufRead as _, BufReader, Write as _};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+pub(crate) const BINARY: &str = env!("CARGO_BIN_EXE_mcp-serve");
+pub(crate) const TIMEOUT: Duration = Duration::from_secs(20);
+
+/// The repository root, where `tools.example.toml` lives.
+pub(crate) fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A manifest written into a fresh temporary directory.
+pub(crate) struct Workspace {
+    pub(crate) dir: tempfile::TempDir,
+}
+
+impl Workspace {
+    pub(crate) fn new(manifest: &str) -> Self {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        std::fs::write(dir.path().join("tools.toml"), manifest).expect("write manifest");
+        Self { dir }
+    }
+
+    pub(crate) fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    pub(crate) fn manifest(&self) -> PathBuf {
+        self.path("tools.toml")
+    }
+
+    pub(crate) fn serve(&self) -> Server {
+        Server::start(&self.manifest())
+    }
+
+    /// Serves and completes a 2025-11-25 handshake.
+    pub(crate) fn serve_legacy(&self) -> Server {
+        Server::initialized(&self.manifest(), "2025-11-25")
+    }
+}
+
+/// A running server.
+pub(crate) struct Server {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    next_id: i64,
+}
+
+impl Server {
+    pub(crate) fn start(manifest: &Path) -> Self {
+        let mut child = Command::new(BINARY)
+            .arg("--config")
+            .arg(manifest)
+            .current_dir("/")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn mcp-serve");
+        let stdout = child.stdout.take().expect("stdout");
+        let (sender, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if sender.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        Self {
+            child,
+            stdin,
+            lines,
+            next_id: 1,
+        }
+    }
+
+    /// A server that has completed the legacy handshake at `version`.
+    pub(crate) fn initialized(manifest: &Path, version: &str) -> Self {
+        let mut server = Self::start(manifest);
+        let response = server.request("initialize", initialize_params(version));
+        assert_eq!(
+            response["result"]["protocolVersion"],
+            json!(version),
+            "{response}"
+        );
+        server.notify("notifications/initialized", None);
+        server
+    }
+
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    pub(crate) fn send_raw(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(line.as_bytes()).expect("write");
+        stdin.write_all(b"\n").expect("write");
+        stdin.flush().expect("flush");
+    }
+
+    pub(crate) fn send(&mut self, message: &Value) {
+        self.send_raw(&message.to_string());
+    }
+
+    pub(crate) fn notify(&mut self, method: &str, params: Option<Value>) {
+        let mut message = json!({"jsonrpc": "2.0", "method": method});
+        if let Some(params) = params {
+            message["params"] = params;
+        }
+        self.send(&message);
+    }
+
+    /// Sends a request without waiting; returns its id.
+    pub(crate) fn start_request(&mut self, method: &str, params: Value) -> i64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        id
+    }
+
+    /// Sends a request and waits for its response.
+    pub(crate) fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.start_request(method, params);
+        self.response(id)
+    }
+
+    /// Waits for the response to `id`, skipping notifications and other responses.
+    pub(crate) fn response(&mut self, id: i64) -> Value {
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            let message = self
+                .next_message(deadline)
+                .unwrap_or_else(|| panic!("no response to request {id}"));
+            if message.get("id") == Some(&json!(id)) {
+                return message;
+            }
+        }
+    }
+
+    /// The next line on stdout, parsed; every line must be a JSON-RPC message.
+    pub(crate) fn next_message(&mut self, deadline: Instant) -> Option<Value> {
+        let wait = deadline.saturating_duration_since(Instant::now());
+        match self.lines.recv_timeout(wait) {
+            Ok(line) => {
+                let message: Value = serde_json::from_str(&line)
+                    .unwrap_or_else(|_| panic!("stdout line is not JSON: {line:?}"));
+                assert_eq!(message["jsonrpc"], json!("2.0"), "not JSON-RPC: {line}");
+                Some(message)
+            }
+            Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => None,
+        }
+    }
+
+    /// Asserts nothing arrives on stdout for `quiet`.
+    pub(crate) fn expect_silence(&mut self, quiet: Duration) {
+        if let Some(message) = self.next_message(Instant::now() + quiet) {
+            panic!("expected no message, got {message}");
+        }
+    }
+
+    pub(crate) fn call(&mut self, tool: &str, arguments: Value) -> Value {
+        let response = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
+        response
+            .get("result")
+            .cloned()
+            .unwrap_or_else(|| panic!("no result: {response}"))
+    }
+
+    /// Closes stdin and waits for the process to exit.
+    pub(crate) fn close(mut self) -> (ExitStatus, Duration) {
+        let started = Instant::now();
+        drop(self.stdin.take());
+        let status =
+            wait_with_timeout(&mut self.child, TIMEOUT).expect("server exits after stdin closes");
+        (status, started.elapsed())
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub(crate) fn wait_with_timeout(child: &mut Child, timeout: Duration) -> Option<ExitStatus> {
+    let deadline = Instant::now() + timeout;
+    while Instant::now() < deadline {
+        if let Ok(Some(status)) = child.try_wait() {
+            return Some(status);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    None
+}
+
+pub(crate) fn initialize_params(version: &str) -> Value {
+    json!({
+        "protocolVersion": version,
+        "capabilities": {},
+        "clientInfo": {"name": "mcp-serve-tests", "version": "1.0.0"}
+    })
+}
+
+/// `_meta` for a 2026-07-28 request.
+pub(crate) fn modern_meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "mcp-serve-tests", "version": "1.0.0"}
+    })
+}
+
+/// The text of a result's first content block.
+pub(crate) fn text(result: &Value) -> &str {
+    result["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no text block: {result}"))
+}
+
+/// Runs `mcp-serve` with `args` to completion, returning (exit code, stdout, stderr).
+pub(crate) fn run(args: &[&str], cwd: &Path) -> (i32, String, String) {
+    let output = Command::new(BINARY)
+        .args(args)
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .env_remove("MCP_SERVE_CONFIG")
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run mcp-serve");
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// Whether a process is still alive (zombies count as gone).
+pub(crate) fn alive(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            stat.rsplit_once(") ")
+                .map(|(_, rest)| !rest.starts_with('Z'))
+        })
+        .unwrap_or(false)
+}
+
+/// Waits until `path` holds a pid, and returns it.
+pub(crate) fn read_pid(path: &Path) -> i32 {
+    let deadline = Instant::now() + TIMEOUT;
+    while Instant::now() < deadline {
+        if let Some(pid) = std::fs::read_to_string(path)
+            .ok()
+            .and_then(|text| text.trim().parse().ok())
+        {
+            return pid;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    panic!("no pid written to {}", path.display());
+}
+
+/// Waits until `pid` is gone.
+pub(crate) fn wait_gone(pid: i32) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < deadline {
+        if !alive(pid) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
+}

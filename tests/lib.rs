@@ -1,0 +1,14 @@
+//! Integration tests: the real binary over real pipes, with real child processes.
+#![allow(
+    clippy::needless_pass_by_value,
+    reason = "helpers take `json!` values by value so call sites read naturally"
+)]
+
+mod harness;
+
+mod command_backend;
+mod interop;
+mod lifecycle;
+mod manifest_errors;
+mod modern_era;
+mod tools;

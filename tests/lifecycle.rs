@@ -1,0 +1,231 @@
+//! The legacy lifecycle over stdio and JSON-RPC error handling.
+
+use std::time::Duration;
+
+use serde_json::json;
+
+use crate::harness::{Server, Workspace, initialize_params, repo_root, text};
+
+fn example_path() -> std::path::PathBuf {
+    repo_root().join("tools.example.toml")
+}
+
+#[test]
+fn initialize_echoes_every_legacy_version() {
+    for version in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] {
+        let mut server = Server::start(&example_path());
+        let response = server.request("initialize", initialize_params(version));
+        assert_eq!(response["result"]["protocolVersion"], json!(version));
+    }
+}
+
+#[test]
+fn initialize_counter_offers_the_latest_legacy_version_for_unknown_ones() {
+    for version in ["1900-01-01", "2026-07-28", "garbage"] {
+        let mut server = Server::start(&example_path());
+        let response = server.request("initialize", initialize_params(version));
+        assert_eq!(
+            response["result"]["protocolVersion"],
+            json!("2025-11-25"),
+            "{version}"
+        );
+    }
+}
+
+#[test]
+fn initialize_describes_the_server_from_the_manifest() {
+    let mut server = Server::start(&example_path());
+    let response = server.request("initialize", initialize_params("2025-11-25"));
+    assert_eq!(
+        response["result"],
+        json!({
+            "protocolVersion": "2025-11-25",
+            "capabilities": {"tools": {}},
+            "serverInfo": {
+                "name": "catalog",
+                "title": "Product catalog",
+                "version": "1.0.0",
+                "description": "Search and inspect a small product catalog, and look around the machine"
+            },
+            "instructions": "Use `search` to find product names, then `product-details` for prices."
+        })
+    );
+}
+
+#[test]
+fn ping_works_before_initialize_and_notifications_before_it_do_no_harm() {
+    let mut server = Server::start(&example_path());
+    server.notify("notifications/initialized", None);
+    server.notify("notifications/cancelled", Some(json!({"requestId": 99})));
+    let pong = server.request("ping", json!({}));
+    assert_eq!(pong["result"], json!({}));
+    let response = server.request("initialize", initialize_params("2025-06-18"));
+    assert_eq!(response["result"]["protocolVersion"], json!("2025-06-18"));
+    server.notify("notifications/initialized", None);
+    server.expect_silence(Duration::from_millis(200));
+    assert_eq!(
+        text(&server.call("search", json!({"query": "cup"}))),
+        "Espresso cup"
+    );
+}
+
+#[test]
+fn invalid_json_gets_a_parse_error_and_the_session_continues() {
+    let mut server = Server::initialized(&example_path(), "2025-11-25");
+    server.send_raw("{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": ");
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let error = server.next_message(deadline).expect("a reply");
+    assert_eq!(error["id"], json!(null));
+    assert_eq!(error["error"]["code"], json!(-32700));
+    server.send_raw("[{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}]");
+    let error = server.next_message(deadline).expect("a reply");
+    assert_eq!(error["error"]["code"], json!(-32600));
+    server.send_raw("{\"jsonrpc\":\"2.0\",\"id\":8}");
+    let error = server.next_message(deadline).expect("a reply");
+    assert_eq!(
+        (error["id"].clone(), error["error"]["code"].clone()),
+        (json!(8), json!(-32600))
+    );
+    assert_eq!(
+        text(&server.call("search", json!({"query": "rack"}))),
+        "Mug rack"
+    );
+}
+
+#[test]
+fn malformed_tools_call_params_are_invalid_params() {
+    let mut server = Server::initialized(&example_path(), "2025-11-25");
+    for params in [
+        json!({"name": "search", "arguments": "oops"}),
+        json!({"arguments": {}}),
+        json!({"name": 3}),
+    ] {
+        let response = server.request("tools/call", params.clone());
+        assert_eq!(
+            response["error"]["code"],
+            json!(-32602),
+            "{params}: {response}"
+        );
+    }
+    // Absent arguments are an empty object.
+    let response = server.request("tools/call", json!({"name": "clear-catalog"}));
+    assert_eq!(response["result"]["isError"], json!(false), "{response}");
+}
+
+#[test]
+fn unknown_tools_and_methods_are_protocol_errors() {
+    let mut server = Server::initialized(&example_path(), "2025-11-25");
+    let response = server.request(
+        "tools/call",
+        json!({"name": "serch", "arguments": {"query": "x"}}),
+    );
+    assert_eq!(
+        response["error"],
+        json!({"code": -32602, "message": "unknown tool `serch`; did you mean `search`?"})
+    );
+    let response = server.request("tools/call", json!({"name": "weather"}));
+    assert_eq!(
+        response["error"],
+        json!({"code": -32602, "message": "unknown tool `weather`"})
+    );
+    for method in ["prompts/list", "resources/list", "no/such/method"] {
+        let response = server.request(method, json!({}));
+        assert_eq!(
+            response["error"]["code"],
+            json!(-32601),
+            "{method}: {response}"
+        );
+    }
+    let response = server.request("tools/list", json!({"cursor": "abc"}));
+    assert_eq!(response["error"]["code"], json!(-32602));
+}
+
+#[test]
+fn closing_stdin_exits_promptly() {
+    let server = Server::initialized(&example_path(), "2025-11-25");
+    let (status, took) = server.close();
+    assert!(status.success(), "{status:?}");
+    assert!(took < Duration::from_secs(3), "took {took:?}");
+}
+
+#[test]
+fn structured_output_is_shaped_per_era() {
+    let workspace = Workspace::new(
+        r#"
+[[tools]]
+name = "names"
+output-schema = { type = "array", items = { type = "string" } }
+[tools.command]
+argv = ["printf", '["a","b"]']
+
+[[tools]]
+name = "point"
+[tools.output.x]
+type = "integer"
+[tools.command]
+argv = ["printf", '{{"x":1}}']
+"#,
+    );
+    // 2025-11-25: the array schema and value are wrapped as {"result": …}, and agree.
+    let mut server = Server::initialized(&workspace.manifest(), "2025-11-25");
+    let listed = server.request("tools/list", json!({}));
+    assert_eq!(
+        listed["result"]["tools"][0]["outputSchema"],
+        json!({"type": "object", "properties": {"result": {"type": "array", "items": {"type": "string"}}}, "required": ["result"]})
+    );
+    let result = server.call("names", json!({}));
+    assert_eq!(result["structuredContent"], json!({"result": ["a", "b"]}));
+    assert_eq!(text(&result), "[\"a\",\"b\"]");
+    assert_eq!(
+        server.call("point", json!({}))["structuredContent"],
+        json!({"x": 1})
+    );
+
+    // 2025-03-26 predates structured output: text only, no output schemas.
+    let mut server = Server::initialized(&workspace.manifest(), "2025-03-26");
+    let listed = server.request("tools/list", json!({}));
+    assert!(
+        listed["result"]["tools"][0].get("outputSchema").is_none(),
+        "{listed}"
+    );
+    let result = server.call("names", json!({}));
+    assert_eq!(
+        result,
+        json!({"content": [{"type": "text", "text": "[\"a\",\"b\"]"}], "isError": false})
+    );
+}
+
+#[test]
+fn structured_output_that_breaks_the_schema_is_a_tool_error() {
+    let workspace = Workspace::new(
+        r#"
+[[tools]]
+name = "price"
+[tools.output.price]
+type = "number"
+[tools.command]
+argv = ["printf", '{{"price":"cheap"}}']
+
+[[tools]]
+name = "not-json"
+output-schema = { type = "string" }
+[tools.command]
+argv = ["printf", 'hello']
+"#,
+    );
+    let mut server = Server::initialized(&workspace.manifest(), "2025-11-25");
+    let result = server.call("price", json!({}));
+    assert_eq!(
+        result,
+        json!({
+            "content": [{"type": "text", "text": "the tool's output does not match its output schema:\nprice: \"cheap\" is not of type \"number\""}],
+            "isError": true
+        })
+    );
+    let result = server.call("not-json", json!({}));
+    assert_eq!(result["isError"], json!(true));
+    assert!(
+        text(&result).starts_with("the tool's output is not valid JSON:"),
+        "{result}"
+    );
+}

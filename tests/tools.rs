@@ -1,0 +1,231 @@
+//! The example manifest's tools, as a legacy (2025-11-25) client sees them.
+
+use serde_json::json;
+
+use crate::harness::{Server, repo_root, text};
+
+fn example() -> Server {
+    Server::initialized(&repo_root().join("tools.example.toml"), "2025-11-25")
+}
+
+#[test]
+fn tools_list_advertises_every_tool_in_manifest_order_with_its_schema() {
+    let mut server = example();
+    let response = server.request("tools/list", json!({}));
+    let tools = response["result"]["tools"].as_array().expect("tools");
+    let names: Vec<&str> = tools
+        .iter()
+        .filter_map(|tool| tool["name"].as_str())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "search",
+            "product-details",
+            "clear-catalog",
+            "disk-free",
+            "find-in-files",
+            "list-files"
+        ]
+    );
+    assert_eq!(
+        tools[0],
+        json!({
+            "name": "search",
+            "title": "Search products",
+            "description": "Search the product catalog",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "query": {"type": "string", "description": "Substring to match against product names"},
+                    "limit": {"type": "integer", "description": "Most names to return", "minimum": 1, "maximum": 50, "default": 10}
+                },
+                "required": ["query"],
+                "additionalProperties": false
+            },
+            "annotations": {"readOnlyHint": true, "openWorldHint": false}
+        })
+    );
+    // Key order is the manifest's (serde_json preserve_order), not alphabetical.
+    let raw = response["result"]["tools"][0]["inputSchema"].to_string();
+    assert!(
+        raw.starts_with(r#"{"type":"object","properties":{"query""#),
+        "{raw}"
+    );
+    assert_eq!(
+        tools[2]["inputSchema"],
+        json!({"type": "object", "additionalProperties": false})
+    );
+    assert_eq!(
+        tools[2]["annotations"],
+        json!({"readOnlyHint": false, "destructiveHint": true, "idempotentHint": true, "openWorldHint": false})
+    );
+    assert!(
+        response["result"].get("resultType").is_none(),
+        "legacy replies carry no resultType"
+    );
+    assert!(response["result"].get("ttlMs").is_none());
+}
+
+#[test]
+fn search_matches_case_insensitive_substrings() {
+    let mut server = example();
+    let result = server.call("search", json!({"query": "mug"}));
+    assert_eq!(
+        result,
+        json!({"content": [{"type": "text", "text": "Travel mug\nMug rack"}], "isError": false})
+    );
+    let result = server.call("search", json!({"query": "MUG", "limit": 1}));
+    assert_eq!(text(&result), "Travel mug");
+    let result = server.call("search", json!({"query": "teapot"}));
+    assert_eq!(text(&result), "");
+    assert_eq!(result["isError"], json!(false));
+}
+
+#[test]
+fn search_rejects_a_limit_over_the_maximum_with_a_correctable_error() {
+    let mut server = example();
+    let result = server.call("search", json!({"query": "mug", "limit": 999}));
+    assert_eq!(
+        result,
+        json!({
+            "content": [{"type": "text", "text": "invalid arguments for tool `search`:\nlimit: 999 is greater than the maximum of 50"}],
+            "isError": true
+        })
+    );
+}
+
+#[test]
+fn every_argument_violation_is_named() {
+    let mut server = example();
+    let result = server.call("search", json!({"limit": "ten", "color": "red"}));
+    assert_eq!(
+        text(&result),
+        "invalid arguments for tool `search`:\n\
+         arguments: unexpected property `color`\n\
+         limit: \"ten\" is not of type \"integer\"\n\
+         query: required, but missing"
+    );
+}
+
+#[test]
+fn product_details_returns_structured_content_and_its_json_text() {
+    let mut server = example();
+    let result = server.call("product-details", json!({"name": "Mug rack"}));
+    assert_eq!(
+        result,
+        json!({
+            "content": [{"type": "text", "text": "{\"name\":\"Mug rack\",\"price\":36}"}],
+            "structuredContent": {"name": "Mug rack", "price": 36},
+            "isError": false
+        })
+    );
+    let response = server.request("tools/list", json!({}));
+    assert_eq!(
+        response["result"]["tools"][1]["outputSchema"],
+        json!({
+            "type": "object",
+            "properties": {"name": {"type": "string"}, "price": {"type": "number", "description": "Price in euros"}},
+            "required": ["name", "price"]
+        })
+    );
+}
+
+#[test]
+fn an_unknown_product_is_a_tool_error_with_the_scripts_message() {
+    let mut server = example();
+    let result = server.call("product-details", json!({"name": "Teapot"}));
+    assert_eq!(result["isError"], json!(true));
+    assert_eq!(
+        text(&result),
+        "`./examples/catalog.sh` exited with status 1\n\nno product is named \"Teapot\""
+    );
+    assert!(result.get("structuredContent").is_none());
+}
+
+#[test]
+fn clear_catalog_empties_this_servers_copy_and_keeps_the_shipped_file() {
+    let shipped =
+        std::fs::read_to_string(repo_root().join("examples/catalog.tsv")).expect("catalog");
+    let mut server = example();
+    let result = server.call("clear-catalog", json!({}));
+    assert_eq!(text(&result), "Cleared 3 products from the catalog.");
+    assert_eq!(text(&server.call("search", json!({"query": "mug"}))), "");
+    let state =
+        std::env::temp_dir().join(format!("mcp-serve-example-catalog-{}.tsv", server.pid()));
+    drop(server);
+    let _ = std::fs::remove_file(state);
+    assert_eq!(
+        std::fs::read_to_string(repo_root().join("examples/catalog.tsv")).expect("catalog"),
+        shipped
+    );
+    // A new server starts from the full catalog.
+    let mut server = example();
+    assert_eq!(
+        text(&server.call("search", json!({"query": "mug"}))),
+        "Travel mug\nMug rack"
+    );
+}
+
+#[test]
+fn find_in_files_expands_the_list_and_keeps_hostile_patterns_whole() {
+    let mut server = example();
+    let result = server.call(
+        "find-in-files",
+        json!({"pattern": "MUG", "files": ["examples/catalog.tsv", "./examples/catalog.tsv"], "ignore-case": true}),
+    );
+    assert_eq!(
+        text(&result),
+        "examples/catalog.tsv:2:Travel mug\t24\nexamples/catalog.tsv:3:Mug rack\t36\n\
+         ./examples/catalog.tsv:2:Travel mug\t24\n./examples/catalog.tsv:3:Mug rack\t36"
+    );
+    let result = server.call(
+        "find-in-files",
+        json!({"pattern": "MUG", "files": ["examples/catalog.tsv"]}),
+    );
+    assert_eq!(text(&result), "", "without ignore-case there is no -i");
+    // grep's exit code 1 ("no match") is declared a success.
+    let result = server.call(
+        "find-in-files",
+        json!({"pattern": "--version; rm -rf /", "files": ["examples/catalog.tsv"]}),
+    );
+    assert_eq!(
+        result,
+        json!({"content": [{"type": "text", "text": ""}], "isError": false})
+    );
+    // A missing file makes grep exit 2: a tool error carrying grep's own message.
+    let result = server.call("find-in-files", json!({"pattern": "x", "files": ["-nope"]}));
+    assert_eq!(result["isError"], json!(true));
+    assert_eq!(
+        text(&result),
+        "`grep` exited with status 2\n\ngrep: -nope: No such file or directory"
+    );
+}
+
+#[test]
+fn list_files_uses_flags_and_optional_groups() {
+    let mut server = example();
+    let plain = server.call("list-files", json!({"path": "examples"}));
+    assert_eq!(text(&plain), "catalog.sh\ncatalog.tsv");
+    let result = server.call("list-files", json!({"path": "examples", "sort": "size"}));
+    assert_eq!(text(&result), "catalog.sh\ncatalog.tsv");
+    let result = server.call("list-files", json!({"path": "examples", "sort": "colour"}));
+    assert_eq!(result["isError"], json!(true));
+    assert!(
+        text(&result).contains("sort: \"colour\" is not one of"),
+        "{}",
+        text(&result)
+    );
+    let result = server.call("list-files", json!({"all": true}));
+    assert!(
+        text(&result).lines().any(|line| line == ".gitignore"),
+        "{}",
+        text(&result)
+    );
+    let result = server.call("list-files", json!({"all": false}));
+    assert!(
+        !text(&result).lines().any(|line| line == ".gitignore"),
+        "{}",
+        text(&result)
+    );
+}
