@@ -103,8 +103,9 @@ fn manifest_path(config: Option<&Path>) -> Result<PathBuf, String> {
 
 fn init_logging(verbose: u8) {
     let default = match verbose {
-        0 => "mcp_serve=info,rmcp=warn",
-        1 => "mcp_serve=debug,rmcp=info",
+        // rmcp logs every error response at `warn`; those are answers, not our failures.
+        0 => "mcp_serve=info,rmcp=error",
+        1 => "mcp_serve=debug,rmcp=warn",
         _ => "mcp_serve=trace,rmcp=debug",
     };
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));

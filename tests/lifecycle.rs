@@ -128,7 +128,12 @@ fn unknown_tools_and_methods_are_protocol_errors() {
         response["error"],
         json!({"code": -32602, "message": "unknown tool `weather`"})
     );
-    for method in ["prompts/list", "resources/list", "no/such/method"] {
+    for method in [
+        "prompts/list",
+        "resources/list",
+        "completion/complete",
+        "logging/setLevel",
+    ] {
         let response = server.request(method, json!({}));
         assert_eq!(
             response["error"]["code"],
@@ -136,6 +141,11 @@ fn unknown_tools_and_methods_are_protocol_errors() {
             "{method}: {response}"
         );
     }
+    let response = server.request("no/such/method", json!({}));
+    assert_eq!(
+        response["error"],
+        json!({"code": -32601, "message": "Method not found: no/such/method"})
+    );
     let response = server.request("tools/list", json!({"cursor": "abc"}));
     assert_eq!(response["error"]["code"], json!(-32602));
 }
