@@ -38,3 +38,4 @@ pub mod schema;
 pub mod suggest;
 pub mod template;
 pub mod tool;
+pub mod units;

@@ -11,7 +11,6 @@ mod command;
 mod document;
 mod json;
 mod tool;
-mod units;
 mod wire;
 
 use std::fmt::Write as _;

@@ -4,10 +4,12 @@
 //! 2024-11-05 to 2025-11-25 and the per-request `_meta` of 2026-07-28) and version
 //! negotiation. This module adapts the [`Registry`](crate::registry::Registry) to rmcp's
 //! server handler (`handler`), converts our results to rmcp's types (`convert`) and owns the
-//! stdio transport (`stdio`), which works around rmcp's silence on invalid JSON.
+//! stdio transport (`stdio`), which works around rmcp's silence on invalid JSON, and the
+//! Streamable HTTP transport (`http`) with its security layers.
 
 mod convert;
 mod handler;
+pub mod http;
 mod stdio;
 
 pub use handler::Handler;

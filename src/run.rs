@@ -10,35 +10,37 @@ use std::time::Duration;
 use anyhow::Context as _;
 use tracing_subscriber::EnvFilter;
 
-use crate::cli::Cli;
+use crate::cli::{Cli, HttpArgs};
 use crate::manifest::{self, ManifestError};
+use crate::mcp::http::{self, BearerToken, HttpOptions, SessionLimits};
 use crate::mcp::{Handler, serve_stdio};
+use crate::registry::Registry;
 
 /// Exit code for a usage or manifest error (clap uses 2 for usage errors too).
 const EXIT_USAGE: u8 = 2;
 
+/// A problem with how we were started: printed as is, exit code 2.
+struct UsageError(String);
+
 /// Runs the program and returns its exit code.
 pub fn run(cli: &Cli) -> ExitCode {
     init_logging(cli.verbose);
-    let path = match manifest_path(cli.config.as_deref()) {
-        Ok(path) => path,
-        Err(message) => {
+    let prepared = manifest_path(cli.config.as_deref()).and_then(|path| {
+        let registry = manifest::load(&path).map_err(|error| match error {
+            ManifestError::Invalid { .. } => UsageError(error.to_string()),
+            ManifestError::Read { .. } => UsageError(format!("error: {error}")),
+        })?;
+        let options = cli.http.http.map(|_| http_options(&cli.http)).transpose()?;
+        Ok((registry, options))
+    });
+    let (registry, options) = match prepared {
+        Ok(prepared) => prepared,
+        Err(UsageError(message)) => {
             eprintln!("{message}");
             return ExitCode::from(EXIT_USAGE);
         }
     };
-    let registry = match manifest::load(&path) {
-        Ok(registry) => registry,
-        Err(error @ ManifestError::Invalid { .. }) => {
-            eprintln!("{error}");
-            return ExitCode::from(EXIT_USAGE);
-        }
-        Err(error) => {
-            eprintln!("error: {error}");
-            return ExitCode::from(EXIT_USAGE);
-        }
-    };
-    match serve(registry) {
+    match serve(registry, cli, options) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("error: {error:#}");
@@ -47,26 +49,130 @@ pub fn run(cli: &Cli) -> ExitCode {
     }
 }
 
-fn serve(registry: crate::registry::Registry) -> anyhow::Result<()> {
+fn serve(registry: Registry, cli: &Cli, options: Option<HttpOptions>) -> anyhow::Result<()> {
     let tools = registry.tools().count();
-    let handler = Handler::new(Arc::new(registry)).context("could not prepare the tool list")?;
+    let max_calls = usize::try_from(cli.max_calls).unwrap_or(usize::MAX);
+    let handler =
+        Handler::new(Arc::new(registry), max_calls).context("could not prepare the tool list")?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("could not start the async runtime")?;
-    tracing::info!(tools, "serving over stdio");
     let outcome = runtime.block_on(async {
-        tokio::select! {
-            served = serve_stdio(handler) => served.map_err(anyhow::Error::from),
-            signal = shutdown_signal() => {
-                tracing::info!(signal, "shutting down");
-                Ok(())
+        match (options, cli.http.http) {
+            (Some(options), Some(address)) => {
+                let listener = tokio::net::TcpListener::bind(address)
+                    .await
+                    .with_context(|| format!("could not listen on {address}"))?;
+                let bound = listener.local_addr().context("no local address")?;
+                // Always printed, whatever the log level: scripts and tests read it.
+                eprintln!("{}", http::announce(bound, &options.path));
+                tracing::info!(tools, "serving Streamable HTTP");
+                let shutdown = async {
+                    let signal = shutdown_signal().await;
+                    tracing::info!(signal, "shutting down");
+                };
+                http::serve_listener(handler, listener, options, shutdown)
+                    .await
+                    .context("the HTTP server failed")
+            }
+            _ => {
+                tracing::info!(tools, "serving over stdio");
+                tokio::select! {
+                    served = serve_stdio(handler) => served.map_err(anyhow::Error::from),
+                    signal = shutdown_signal() => {
+                        tracing::info!(signal, "shutting down");
+                        Ok(())
+                    }
+                }
             }
         }
     });
     // Dropping the runtime drops every in-flight call, which kills its process group.
     runtime.shutdown_timeout(Duration::from_secs(1));
     outcome
+}
+
+/// Checks the HTTP flags against each other and reads the token.
+fn http_options(args: &HttpArgs) -> Result<HttpOptions, UsageError> {
+    let address = args
+        .http
+        .ok_or_else(|| UsageError("error: --http needs an address".into()))?;
+    if !args.path.starts_with('/') || args.path.len() < 2 {
+        return Err(UsageError(format!(
+            "error: the endpoint path `{}` must start with `/` and name something, e.g. `/mcp`",
+            args.path
+        )));
+    }
+    let token = read_token(args)?;
+    let loopback = address.ip().is_loopback();
+    if !loopback && token.is_none() && !args.allow_unauthenticated {
+        return Err(UsageError(format!(
+            "error: refusing to serve `{address}` without authentication: anyone who can reach it could run the tools\n\n\
+             hint: require a token with `--auth-token-env NAME` or `--auth-token-file PATH`, or pass \
+             `--allow-unauthenticated` if something in front of mcp-serve authenticates"
+        )));
+    }
+    let allowed_hosts = if !args.allowed_hosts.is_empty() {
+        args.allowed_hosts.clone()
+    } else if loopback {
+        http::loopback_hosts()
+    } else if address.ip().is_unspecified() {
+        tracing::warn!(
+            "bound to all interfaces with no --allowed-host: the Host header is not checked"
+        );
+        Vec::new()
+    } else {
+        let mut hosts = http::loopback_hosts();
+        hosts.push(address.ip().to_string());
+        hosts
+    };
+    let allowed_origins = if !args.allowed_origins.is_empty() {
+        args.allowed_origins.clone()
+    } else if loopback {
+        http::loopback_origins()
+    } else {
+        Vec::new()
+    };
+    Ok(HttpOptions {
+        path: args.path.clone(),
+        sessions: args.sessions.then_some(SessionLimits {
+            max_sessions: args.max_sessions,
+            idle: args.session_idle,
+        }),
+        json_response: args.json_response,
+        allowed_hosts,
+        allowed_origins,
+        token,
+        max_body_bytes: args.max_body,
+        header_read_timeout: args.header_timeout,
+        shutdown_grace: args.shutdown_grace,
+    })
+}
+
+/// The bearer token, from an environment variable or a file, never from argv (where `ps`
+/// would show it).
+fn read_token(args: &HttpArgs) -> Result<Option<BearerToken>, UsageError> {
+    let (token, source) = match (&args.auth_token_env, &args.auth_token_file) {
+        (Some(name), _) => (
+            std::env::var(name).map_err(|_| {
+                UsageError(format!("error: --auth-token-env names `{name}`, but that environment variable is not set"))
+            })?,
+            format!("environment variable `{name}`"),
+        ),
+        (None, Some(path)) => (
+            std::fs::read_to_string(path)
+                .map_err(|error| UsageError(format!("error: could not read the token file `{}`: {error}", path.display())))?
+                .trim()
+                .to_owned(),
+            format!("file `{}`", path.display()),
+        ),
+        (None, None) => return Ok(None),
+    };
+    if token.is_empty() {
+        return Err(UsageError(format!("error: the token in {source} is empty")));
+    }
+    Ok(Some(BearerToken::new(&token)))
 }
 
 async fn shutdown_signal() -> &'static str {
@@ -84,7 +190,7 @@ async fn shutdown_signal() -> &'static str {
 }
 
 /// `--config`, else `./tools.toml`, else a message with a hint.
-fn manifest_path(config: Option<&Path>) -> Result<PathBuf, String> {
+fn manifest_path(config: Option<&Path>) -> Result<PathBuf, UsageError> {
     if let Some(path) = config {
         return Ok(path.to_owned());
     }
@@ -92,12 +198,12 @@ fn manifest_path(config: Option<&Path>) -> Result<PathBuf, String> {
     if default.is_file() {
         Ok(default)
     } else {
-        Err(
+        Err(UsageError(
             "error: no manifest given and there is no `tools.toml` in the current directory\n\n\
              hint: pass one with `mcp-serve --config path/to/tools.toml`; hosts often start \
              servers in `/`, so give an absolute path in their configuration"
                 .into(),
-        )
+        ))
     }
 }
 

@@ -10,12 +10,12 @@ use serde_json::Value;
 use toml::Spanned;
 
 use super::Checker;
-use super::units::{parse_duration, parse_size};
 use super::wire::CommandWire;
 use crate::backend::command::{CommandBackend, InheritEnv, Program, StdinMode};
 use crate::results::OutputMode;
 use crate::suggest::suggest;
 use crate::template::{ArgvElement, Template};
+use crate::units::{parse_duration, parse_size};
 
 pub(super) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 pub(super) const DEFAULT_MAX_OUTPUT: usize = 1 << 20;

@@ -11,10 +11,12 @@ use rmcp::model::{
 };
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::Value;
+use tokio::sync::Semaphore;
 
 use super::convert;
 use crate::era::Era;
 use crate::registry::Registry;
+use crate::results::ToolResult;
 
 /// How long 2026-era clients may cache `tools/list`: the manifest does not change while
 /// we run, but a restart may bring a new one.
@@ -29,6 +31,9 @@ pub struct Handler {
 #[derive(Debug)]
 struct State {
     registry: Arc<Registry>,
+    /// One permit per call in flight; beyond the limit calls fail fast.
+    calls: Arc<Semaphore>,
+    max_calls: usize,
     /// `tools/list` per era, already in rmcp's types.
     listings: [Vec<Tool>; 3],
     info: ServerConfig,
@@ -41,7 +46,8 @@ struct State {
 pub struct DefinitionError(#[from] serde_json::Error);
 
 impl Handler {
-    pub fn new(registry: Arc<Registry>) -> Result<Self, DefinitionError> {
+    /// A handler over `registry` running at most `max_calls` tool calls at once.
+    pub fn new(registry: Arc<Registry>, max_calls: usize) -> Result<Self, DefinitionError> {
         let listing = |era: Era| -> Result<Vec<Tool>, DefinitionError> {
             registry
                 .listing(era)
@@ -62,11 +68,20 @@ impl Handler {
         Ok(Self {
             state: Arc::new(State {
                 registry,
+                calls: Arc::new(Semaphore::new(max_calls)),
+                max_calls,
                 listings,
                 info,
                 server_info,
             }),
         })
+    }
+}
+
+impl Handler {
+    /// Tool calls running now.
+    pub fn calls_in_flight(&self) -> usize {
+        self.state.max_calls - self.state.calls.available_permits()
     }
 }
 
@@ -115,6 +130,15 @@ impl ServerHandler for Handler {
             .get(&request.name)
             .map_err(|unknown| ErrorData::invalid_params(unknown.to_string(), None))?;
         let era = era(&context);
+        let Ok(_permit) = self.state.calls.clone().try_acquire_owned() else {
+            tracing::warn!(tool = %tool.name, limit = self.state.max_calls, "refusing a call: too many in flight");
+            let busy = ToolResult::error(format!(
+                "the server is busy: {} tool calls are already running; try again shortly",
+                self.state.max_calls
+            ));
+            let server_info = (era == Era::Modern).then_some(&self.state.server_info);
+            return Ok(convert::call_result(busy, server_info).into());
+        };
         // Dropping the call future kills the backend's process group.
         let result = tokio::select! {
             result = tool.call(request.arguments) => result,

@@ -1,9 +1,20 @@
-//! Durations (`"30s"`, `"500ms"`, `90`) and sizes (`"1MiB"`, `65536`) in the manifest.
+//! Durations (`"30s"`, `"500ms"`, `90`) and sizes (`"1MiB"`, `65536`), as the manifest and
+//! the command line write them.
 
 use std::time::Duration;
 
+/// Parses a duration written on the command line, e.g. `30s` or `2m`.
+pub fn parse_duration_text(text: &str) -> Result<Duration, String> {
+    parse_duration(&toml::Value::String(text.to_owned()))
+}
+
+/// Parses a size written on the command line, e.g. `4MiB`.
+pub fn parse_size_text(text: &str) -> Result<usize, String> {
+    parse_size(&toml::Value::String(text.to_owned()))
+}
+
 /// Parses a duration: a number of seconds, or a number with `ms`, `s`, `m` or `h`.
-pub(super) fn parse_duration(value: &toml::Value) -> Result<Duration, String> {
+pub fn parse_duration(value: &toml::Value) -> Result<Duration, String> {
     let seconds = match value {
         toml::Value::Integer(seconds) => f64::from(i32::try_from(*seconds).unwrap_or(i32::MAX)),
         toml::Value::Float(seconds) => *seconds,
@@ -38,7 +49,7 @@ pub(super) fn parse_duration(value: &toml::Value) -> Result<Duration, String> {
 }
 
 /// Parses a size: a number of bytes, or a number with `B`, `KB`, `KiB`, `MB`, `MiB`, `GB`, `GiB`.
-pub(super) fn parse_size(value: &toml::Value) -> Result<usize, String> {
+pub fn parse_size(value: &toml::Value) -> Result<usize, String> {
     let bytes = match value {
         toml::Value::Integer(bytes) => {
             u64::try_from(*bytes).map_err(|_| "a size cannot be negative".to_owned())?

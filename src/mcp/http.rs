@@ -1,0 +1,180 @@
+//! Streamable HTTP: rmcp's service mounted in axum, behind our security layers, served by a
+//! hyper accept loop with timeouts, `TCP_NODELAY` and graceful shutdown.
+//!
+//! Stateless by default (no session ids; GET and DELETE answer 405), so any replica can
+//! serve any request; `--sessions` gives legacy clients sessions with a cap and idle expiry.
+//! The 2026-07-28 era is always stateless (rmcp routes it so).
+
+mod auth;
+mod listener;
+mod sessions;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use axum::Router;
+use axum::http::StatusCode;
+use axum::routing::get;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio_util::sync::CancellationToken;
+
+pub use auth::BearerToken;
+pub use listener::serve_listener;
+
+use super::Handler;
+
+/// Everything the HTTP transport can be told.
+#[derive(Debug, Clone)]
+pub struct HttpOptions {
+    /// Where the MCP endpoint is mounted, e.g. `/mcp`.
+    pub path: String,
+    /// Legacy sessions, when enabled.
+    pub sessions: Option<SessionLimits>,
+    /// Answer with `application/json` when no notification precedes the result.
+    pub json_response: bool,
+    /// Accepted `Host` values (host or host:port).
+    pub allowed_hosts: Vec<String>,
+    /// Accepted `Origin` values (`scheme://host:port`, `:*` for any port); a present
+    /// Origin that is not listed gets 403.
+    pub allowed_origins: Vec<String>,
+    /// Required bearer token, if any.
+    pub token: Option<BearerToken>,
+    pub max_body_bytes: usize,
+    /// How long a connection may take to send a request's headers, and how long an idle
+    /// keep-alive connection stays open.
+    pub header_read_timeout: Duration,
+    /// How long in-flight calls get to finish after SIGTERM before their processes are killed.
+    pub shutdown_grace: Duration,
+}
+
+/// Bounds on legacy sessions.
+#[derive(Debug, Clone, Copy)]
+pub struct SessionLimits {
+    pub max_sessions: usize,
+    pub idle: Duration,
+}
+
+/// Shared between the router and the accept loop.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Lifecycle {
+    draining: Arc<AtomicBool>,
+    /// Cancelling this ends every rmcp session and in-flight request.
+    pub(crate) cancel: CancellationToken,
+}
+
+impl Lifecycle {
+    pub(crate) fn start_draining(&self) {
+        self.draining.store(true, Ordering::Release);
+    }
+}
+
+/// The loopback `Host` names allowed by default, and the `Origin`s that go with them.
+pub fn loopback_hosts() -> Vec<String> {
+    ["localhost", "127.0.0.1", "::1", "[::1]"]
+        .map(String::from)
+        .to_vec()
+}
+
+pub fn loopback_origins() -> Vec<String> {
+    ["http", "https"]
+        .iter()
+        .flat_map(|scheme| {
+            ["localhost", "127.0.0.1", "[::1]"].map(|host| format!("{scheme}://{host}:*"))
+        })
+        .collect()
+}
+
+/// The whole application: health endpoints and the MCP endpoint behind its layers.
+pub(crate) fn router(handler: Handler, options: &HttpOptions, lifecycle: &Lifecycle) -> Router {
+    let mut config = StreamableHttpServerConfig::default()
+        .with_legacy_session_mode(options.sessions.is_some())
+        .with_json_response(options.json_response)
+        .with_allowed_hosts(options.allowed_hosts.clone())
+        .with_max_request_body_bytes(options.max_body_bytes)
+        .with_cancellation_token(lifecycle.cancel.child_token());
+    config = if options.allowed_origins.is_empty() {
+        config.enforce_origin_validation()
+    } else {
+        config.with_allowed_origins(options.allowed_origins.clone())
+    };
+    let factory = move || Ok(handler.clone());
+    let mcp = match options.sessions {
+        None => Router::new().fallback_service(StreamableHttpService::new(
+            factory,
+            Arc::new(NeverSessionManager::default()),
+            config,
+        )),
+        Some(limits) => {
+            let mut manager = LocalSessionManager::default();
+            manager.session_config.keep_alive = Some(limits.idle);
+            let manager = Arc::new(manager);
+            Router::new()
+                .fallback_service(StreamableHttpService::new(factory, manager.clone(), config))
+                .layer(axum::middleware::from_fn_with_state(
+                    sessions::Cap {
+                        manager,
+                        max: limits.max_sessions,
+                    },
+                    sessions::enforce_cap,
+                ))
+        }
+    };
+    let mcp = match &options.token {
+        Some(token) => mcp.layer(axum::middleware::from_fn_with_state(
+            token.clone(),
+            auth::require_bearer,
+        )),
+        None => mcp,
+    };
+    let mcp = mcp.layer(axum::middleware::from_fn_with_state(
+        lifecycle.draining.clone(),
+        refuse_while_draining,
+    ));
+    let draining = lifecycle.draining.clone();
+    Router::new()
+        .route("/healthz", get(|| async { "ok\n" }))
+        .route(
+            "/readyz",
+            get(move || {
+                let draining = draining.load(Ordering::Acquire);
+                async move {
+                    if draining {
+                        (StatusCode::SERVICE_UNAVAILABLE, "draining\n")
+                    } else {
+                        (StatusCode::OK, "ready\n")
+                    }
+                }
+            }),
+        )
+        .nest_service(&options.path, mcp)
+}
+
+/// While draining, new MCP requests get 503 so a load balancer retries them elsewhere.
+async fn refuse_while_draining(
+    axum::extract::State(draining): axum::extract::State<Arc<AtomicBool>>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::response::IntoResponse as _;
+    if draining.load(Ordering::Acquire) {
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            [
+                (axum::http::header::RETRY_AFTER, "1"),
+                (axum::http::header::CONNECTION, "close"),
+            ],
+            "shutting down\n",
+        )
+            .into_response();
+    }
+    next.run(request).await
+}
+
+/// How a bound address is announced on stderr; tests and scripts read this line.
+pub fn announce(address: SocketAddr, path: &str) -> String {
+    format!("mcp-serve: listening on http://{address}{path}")
+}

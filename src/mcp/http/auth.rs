@@ -1,0 +1,75 @@
+//! Bearer-token authentication for the MCP endpoint.
+
+use std::sync::Arc;
+
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use subtle::ConstantTimeEq as _;
+
+/// The token clients must present; never logged, never forwarded to a backend.
+#[derive(Clone)]
+pub struct BearerToken(Arc<[u8]>);
+
+impl BearerToken {
+    pub fn new(token: &str) -> Self {
+        Self(Arc::from(token.as_bytes()))
+    }
+
+    /// Compares in constant time (for tokens of equal length).
+    fn matches(&self, presented: &[u8]) -> bool {
+        bool::from(self.0.as_ref().ct_eq(presented))
+    }
+}
+
+impl std::fmt::Debug for BearerToken {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str("BearerToken(<redacted>)")
+    }
+}
+
+/// Rejects requests without `Authorization: Bearer <token>` with 401. The header is
+/// removed before the request goes on, so nothing downstream can see or forward it.
+pub(super) async fn require_bearer(
+    State(token): State<BearerToken>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    let presented = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|value| value.as_bytes().strip_prefix(b"Bearer "))
+        .is_some_and(|presented| token.matches(presented));
+    if !presented {
+        let body = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"missing or invalid bearer token"}}"#;
+        let mut response = (StatusCode::UNAUTHORIZED, body).into_response();
+        let headers = response.headers_mut();
+        headers.insert(
+            header::WWW_AUTHENTICATE,
+            HeaderValue::from_static(r#"Bearer realm="mcp-serve""#),
+        );
+        headers.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+        return response;
+    }
+    request.headers_mut().remove(header::AUTHORIZATION);
+    next.run(request).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::BearerToken;
+
+    #[test]
+    fn only_the_exact_token_matches_and_debug_hides_it() {
+        let token = BearerToken::new("s3cret");
+        assert!(token.matches(b"s3cret"));
+        assert!(!token.matches(b"s3cre"));
+        assert!(!token.matches(b"s3cret "));
+        assert!(!token.matches(b""));
+        assert_eq!(format!("{token:?}"), "BearerToken(<redacted>)");
+    }
+}
