@@ -65,7 +65,7 @@ pub struct HttpArgs {
     #[arg(long = "allowed-host", value_name = "HOST", requires = "http")]
     pub allowed_hosts: Vec<String>,
 
-    /// Accept this Origin, e.g. https://app.example.com:443 or http://localhost:* (repeatable);
+    /// Accept this Origin, e.g. `https://app.example.com:443` or `http://localhost:*` (repeatable);
     /// default when bound to loopback: localhost origins; requests without Origin always pass
     #[arg(long = "allowed-origin", value_name = "ORIGIN", requires = "http")]
     pub allowed_origins: Vec<String>,

@@ -2,6 +2,7 @@
 //! edge where typed errors become messages and exit codes.
 
 use std::io::IsTerminal as _;
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -59,31 +60,15 @@ fn serve(registry: Registry, cli: &Cli, options: Option<HttpOptions>) -> anyhow:
         .build()
         .context("could not start the async runtime")?;
     let outcome = runtime.block_on(async {
-        match (options, cli.http.http) {
-            (Some(options), Some(address)) => {
-                let listener = tokio::net::TcpListener::bind(address)
-                    .await
-                    .with_context(|| format!("could not listen on {address}"))?;
-                let bound = listener.local_addr().context("no local address")?;
-                // Always printed, whatever the log level: scripts and tests read it.
-                eprintln!("{}", http::announce(bound, &options.path));
-                tracing::info!(tools, "serving Streamable HTTP");
-                let shutdown = async {
-                    let signal = shutdown_signal().await;
+        if let (Some(options), Some(address)) = (options, cli.http.http) {
+            serve_http(handler, address, options, tools).await
+        } else {
+            tracing::info!(tools, "serving over stdio");
+            tokio::select! {
+                served = serve_stdio(handler) => served.map_err(anyhow::Error::from),
+                signal = shutdown_signal() => {
                     tracing::info!(signal, "shutting down");
-                };
-                http::serve_listener(handler, listener, options, shutdown)
-                    .await
-                    .context("the HTTP server failed")
-            }
-            _ => {
-                tracing::info!(tools, "serving over stdio");
-                tokio::select! {
-                    served = serve_stdio(handler) => served.map_err(anyhow::Error::from),
-                    signal = shutdown_signal() => {
-                        tracing::info!(signal, "shutting down");
-                        Ok(())
-                    }
+                    Ok(())
                 }
             }
         }
@@ -91,6 +76,28 @@ fn serve(registry: Registry, cli: &Cli, options: Option<HttpOptions>) -> anyhow:
     // Dropping the runtime drops every in-flight call, which kills its process group.
     runtime.shutdown_timeout(Duration::from_secs(1));
     outcome
+}
+
+async fn serve_http(
+    handler: Handler,
+    address: SocketAddr,
+    options: HttpOptions,
+    tools: usize,
+) -> anyhow::Result<()> {
+    let listener = tokio::net::TcpListener::bind(address)
+        .await
+        .with_context(|| format!("could not listen on {address}"))?;
+    let bound = listener.local_addr().context("no local address")?;
+    // Always printed, whatever the log level: scripts and tests read it.
+    eprintln!("{}", http::announce(bound, &options.path));
+    tracing::info!(tools, "serving Streamable HTTP");
+    let shutdown = async {
+        let signal = shutdown_signal().await;
+        tracing::info!(signal, "shutting down");
+    };
+    http::serve_listener(handler, listener, options, shutdown)
+        .await
+        .context("the HTTP server failed")
 }
 
 /// Checks the HTTP flags against each other and reads the token.
