@@ -160,6 +160,10 @@ fn http_options(args: &HttpArgs) -> Result<HttpOptions, UsageError> {
 /// The bearer token, from an environment variable or a file, never from argv (where `ps`
 /// would show it).
 fn read_token(args: &HttpArgs) -> Result<Option<BearerToken>, UsageError> {
+    if let Some(name) = &args.auth_token_env {
+        // The variable stays in our environment; keep it out of every command's.
+        crate::backend::command::withhold_env(vec![name.clone()]);
+    }
     let (token, source) = match (&args.auth_token_env, &args.auth_token_file) {
         (Some(name), _) => (
             std::env::var(name).map_err(|_| {

@@ -5,8 +5,10 @@
 )]
 
 mod harness;
+mod http_harness;
 
 mod command_backend;
+mod http;
 mod interop;
 mod lifecycle;
 mod manifest_errors;

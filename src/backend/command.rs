@@ -5,6 +5,7 @@
 use std::os::unix::process::ExitStatusExt as _;
 use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use nix::sys::signal::{Signal, killpg};
@@ -19,6 +20,15 @@ use crate::template::{ArgvElement, RenderError, Template, render_argv};
 const TERMINATE_GRACE: Duration = Duration::from_secs(1);
 /// How much of stderr (its end) is kept for error messages.
 const STDERR_TAIL_BYTES: usize = 4096;
+
+/// Environment variables that hold our own secrets (the HTTP bearer token): never passed to
+/// a command, whatever `inherit-env` says. Set once at start-up.
+static WITHHELD_ENV: OnceLock<Vec<String>> = OnceLock::new();
+
+/// Keeps `names` out of every command's environment. Only the first call has an effect.
+pub fn withhold_env(names: Vec<String>) {
+    let _ = WITHHELD_ENV.set(names);
+}
 
 /// A command tool's backend, fully checked at load.
 #[derive(Debug, Clone)]
@@ -241,6 +251,9 @@ impl CommandBackend {
                     }
                 }
             }
+        }
+        for name in WITHHELD_ENV.get().into_iter().flatten() {
+            command.env_remove(name);
         }
         for (name, template) in &self.env {
             if let Some(value) = template.render_optional(arguments)? {

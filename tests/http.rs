@@ -1,0 +1,440 @@
+//! Streamable HTTP against the real binary on 127.0.0.1: both eras, answers as JSON and
+//! SSE, the security defaults, cancellation and graceful shutdown.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::harness::{Workspace, initialize_params, read_pid, repo_root, run, text, wait_gone};
+use crate::http_harness::{HttpServer, message};
+
+fn example(extra: &[&str]) -> HttpServer {
+    HttpServer::start(&repo_root().join("tools.example.toml"), extra)
+}
+
+fn initialize() -> Value {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": initialize_params("2025-11-25")})
+}
+
+#[test]
+fn the_legacy_era_works_statelessly_over_sse() {
+    let server = example(&[]);
+    let response = server.post(&initialize(), &[]);
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.headers()["content-type"], "text/event-stream");
+    assert_eq!(response.headers()["x-accel-buffering"], "no");
+    assert!(
+        response.headers().get("mcp-session-id").is_none(),
+        "stateless mode issues no session"
+    );
+    let reply = message(response, 1);
+    assert_eq!(reply["result"]["protocolVersion"], json!("2025-11-25"));
+    assert_eq!(reply["result"]["serverInfo"]["name"], json!("catalog"));
+
+    let notified = server.post(
+        &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        &[],
+    );
+    assert_eq!(notified.status(), 202);
+    assert_eq!(notified.text().expect("body"), "");
+
+    let result = server.legacy(
+        2,
+        "tools/call",
+        json!({"name": "search", "arguments": {"query": "mug"}}),
+    );
+    assert_eq!(
+        result["result"],
+        json!({"content": [{"type": "text", "text": "Travel mug\nMug rack"}], "isError": false})
+    );
+    let result = server.legacy(
+        3,
+        "tools/call",
+        json!({"name": "search", "arguments": {"query": "mug", "limit": 999}}),
+    );
+    assert_eq!(result["result"]["isError"], json!(true));
+    assert_eq!(
+        text(&result["result"]),
+        "invalid arguments for tool `search`:\nlimit: 999 is greater than the maximum of 50"
+    );
+    let result = server.legacy(4, "tools/call", json!({"name": "serch"}));
+    assert_eq!(result["error"]["code"], json!(-32602));
+    let listed = server.legacy(5, "tools/list", json!({}));
+    assert_eq!(listed["result"]["tools"].as_array().map(Vec::len), Some(6));
+    assert!(listed["result"].get("resultType").is_none());
+}
+
+#[test]
+fn json_responses_are_plain_json() {
+    let server = example(&["--json-response"]);
+    let response = server.post(&initialize(), &[]);
+    assert_eq!(response.headers()["content-type"], "application/json");
+    assert_eq!(
+        message(response, 1)["result"]["protocolVersion"],
+        json!("2025-11-25")
+    );
+    let result = server.legacy(
+        2,
+        "tools/call",
+        json!({"name": "product-details", "arguments": {"name": "Mug rack"}}),
+    );
+    assert_eq!(
+        result["result"]["structuredContent"],
+        json!({"name": "Mug rack", "price": 36})
+    );
+}
+
+#[test]
+fn the_2026_era_is_served_with_header_checks() {
+    let server = example(&[]);
+    let (status, reply) = server.modern(
+        1,
+        "tools/call",
+        json!({"name": "search", "arguments": {"query": "cup"}}),
+    );
+    assert_eq!(status, 200);
+    assert_eq!(reply["result"]["resultType"], json!("complete"));
+    assert_eq!(text(&reply["result"]), "Espresso cup");
+    let (status, reply) = server.modern(2, "tools/list", json!({}));
+    assert_eq!(status, 200);
+    assert_eq!(reply["result"]["cacheScope"], json!("public"));
+
+    // Mcp-Name must match the body.
+    let mut params = json!({"name": "search", "arguments": {"query": "cup"}});
+    params["_meta"] = crate::harness::modern_meta();
+    let body = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": params});
+    let response = server.post(
+        &body,
+        &[
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", "clear-catalog"),
+        ],
+    );
+    assert_eq!(response.status(), 400);
+    assert_eq!(message(response, 3)["error"]["code"], json!(-32020));
+
+    // Unknown methods are 404 on the modern path.
+    let (status, reply) = server.modern(4, "prompts/list", json!({}));
+    assert_eq!(
+        (status, reply["error"]["code"].clone()),
+        (404, json!(-32601))
+    );
+
+    // An unsupported version is 400 with -32022.
+    let mut params = json!({});
+    params["_meta"] = crate::harness::modern_meta();
+    params["_meta"]["io.modelcontextprotocol/protocolVersion"] = json!("2099-01-01");
+    let response = server.post(
+        &json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list", "params": params}),
+        &[
+            ("MCP-Protocol-Version", "2099-01-01"),
+            ("Mcp-Method", "tools/list"),
+        ],
+    );
+    assert_eq!(response.status(), 400);
+}
+
+#[test]
+fn get_and_delete_are_not_allowed_without_sessions() {
+    let server = example(&[]);
+    for method in [reqwest::Method::GET, reqwest::Method::DELETE] {
+        let response = server
+            .client
+            .request(method.clone(), &server.url)
+            .header("Accept", "text/event-stream")
+            .send()
+            .expect("request");
+        assert_eq!(response.status(), 405, "{method}");
+    }
+}
+
+#[test]
+fn origin_and_host_are_checked() {
+    let server = example(&[]);
+    let response = server.post(&initialize(), &[("Origin", "http://evil.example")]);
+    assert_eq!(response.status(), 403);
+    let response = server.post(&initialize(), &[("Origin", "http://localhost:5173")]);
+    assert_eq!(response.status(), 200);
+    let response = server.post(&initialize(), &[("Host", "evil.example")]);
+    assert_eq!(response.status(), 403);
+}
+
+#[test]
+fn a_bearer_token_is_required_when_configured_and_never_leaks() {
+    let workspace = Workspace::new(
+        r#"
+[[tools]]
+name = "env"
+[tools.command]
+argv = ["env"]
+"#,
+    );
+    let token = "tok-7f3a9c-secret";
+    let server = HttpServer::start_with_env(
+        &workspace.manifest(),
+        &["--auth-token-env", "TEST_TOKEN", "-vv"],
+        &[("TEST_TOKEN", token)],
+    );
+    let response = server.post(&initialize(), &[]);
+    assert_eq!(response.status(), 401);
+    assert_eq!(
+        response.headers()["www-authenticate"],
+        r#"Bearer realm="mcp-serve""#
+    );
+    let response = server.post(&initialize(), &[("Authorization", "Bearer wrong")]);
+    assert_eq!(response.status(), 401);
+    let bearer = format!("Bearer {token}");
+    let response = server.post(&initialize(), &[("Authorization", &bearer)]);
+    assert_eq!(response.status(), 200);
+    let response = server.post(
+        &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "env", "arguments": {}}}),
+        &[("Authorization", &bearer), ("MCP-Protocol-Version", "2025-11-25")],
+    );
+    let result = message(response, 2);
+    assert!(
+        !text(&result["result"]).contains(token),
+        "the token reached the command"
+    );
+    let health = server
+        .client
+        .get(format!("{}/healthz", server.base))
+        .send()
+        .expect("healthz");
+    assert_eq!(health.status(), 200, "health checks need no token");
+    assert!(!server.log().contains(token), "the token was logged");
+}
+
+#[test]
+fn tokens_come_from_files_too_and_never_from_argv() {
+    let workspace = Workspace::new("[[tools]]\nname = \"x\"\n[tools.command]\nargv = [\"true\"]\n");
+    std::fs::write(workspace.path("token"), "from-a-file\n").expect("token file");
+    let token_file = workspace.path("token");
+    let server = HttpServer::start(
+        &workspace.manifest(),
+        &["--auth-token-file", token_file.to_str().expect("path")],
+    );
+    let response = server.post(&initialize(), &[("Authorization", "Bearer from-a-file")]);
+    assert_eq!(response.status(), 200);
+    let (code, _, stderr) = run(
+        &[
+            "--http",
+            "127.0.0.1:0",
+            "--auth-token-env",
+            "MCP_SERVE_TEST_UNSET",
+        ],
+        workspace.dir.path(),
+    );
+    assert_eq!(code, 2);
+    assert_eq!(
+        stderr,
+        "error: --auth-token-env names `MCP_SERVE_TEST_UNSET`, but that environment variable is not set\n"
+    );
+}
+
+#[test]
+fn a_public_address_without_auth_is_refused() {
+    let workspace = Workspace::new("[[tools]]\nname = \"x\"\n[tools.command]\nargv = [\"true\"]\n");
+    let (code, stdout, stderr) = run(&["--http", "0.0.0.0:0"], workspace.dir.path());
+    assert_eq!((code, stdout.as_str()), (2, ""));
+    assert_eq!(
+        stderr,
+        "error: refusing to serve `0.0.0.0:0` without authentication: anyone who can reach it could run the tools\n\n\
+         hint: require a token with `--auth-token-env NAME` or `--auth-token-file PATH`, or pass \
+         `--allow-unauthenticated` if something in front of mcp-serve authenticates\n"
+    );
+}
+
+#[test]
+fn oversized_bodies_are_refused() {
+    let server = example(&["--max-body", "1KiB"]);
+    let big = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "search", "arguments": {"query": "x".repeat(4096)}}});
+    let response = server.post(&big, &[("MCP-Protocol-Version", "2025-11-25")]);
+    assert_eq!(response.status(), 413);
+}
+
+fn slow_workspace() -> Workspace {
+    Workspace::new(
+        r#"
+[[tools]]
+name = "slow"
+[tools.command]
+script = 'echo $$ > main.pid; sleep 60 & echo $! > child.pid; wait'
+
+[[tools]]
+name = "brief"
+[tools.command]
+script = 'echo $$ > brief.pid; sleep 1; echo finished'
+"#,
+    )
+}
+
+#[test]
+fn closing_a_2026_response_stream_kills_the_command() {
+    let workspace = slow_workspace();
+    let server = HttpServer::start(&workspace.manifest(), &[]);
+    let url = server.url.clone();
+    let body = {
+        let mut params = json!({"name": "slow", "arguments": {}});
+        params["_meta"] = crate::harness::modern_meta();
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}).to_string()
+    };
+    let client = reqwest::blocking::Client::builder()
+        .timeout(Duration::from_secs(3))
+        .build()
+        .expect("client");
+    let caller = std::thread::spawn(move || {
+        // The response never completes; the client gives up after 3 s and closes the stream.
+        let _ = client
+            .post(url)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .header("MCP-Protocol-Version", "2026-07-28")
+            .header("Mcp-Method", "tools/call")
+            .header("Mcp-Name", "slow")
+            .body(body)
+            .send()
+            .and_then(reqwest::blocking::Response::text);
+    });
+    let main = read_pid(&workspace.path("main.pid"));
+    let child = read_pid(&workspace.path("child.pid"));
+    caller.join().expect("caller");
+    assert!(wait_gone(main), "the command survived the closed stream");
+    assert!(
+        wait_gone(child),
+        "the command's child survived the closed stream"
+    );
+}
+
+#[test]
+fn sigterm_lets_in_flight_calls_finish_then_exits_cleanly() {
+    let workspace = slow_workspace();
+    let mut server = HttpServer::start(&workspace.manifest(), &[]);
+    let url = server.url.clone();
+    let caller = std::thread::spawn(move || {
+        let body = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "brief", "arguments": {}}});
+        let response = reqwest::blocking::Client::new()
+            .post(url)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .header("MCP-Protocol-Version", "2025-11-25")
+            .body(body.to_string())
+            .send()
+            .expect("POST");
+        message(response, 9)
+    });
+    read_pid(&workspace.path("brief.pid"));
+    let status = server.terminate();
+    assert!(status.success(), "{status:?}");
+    let reply = caller.join().expect("caller");
+    assert_eq!(text(&reply["result"]), "finished");
+}
+
+#[test]
+fn sigterm_stops_calls_that_outlast_the_grace_period() {
+    let workspace = slow_workspace();
+    let mut server = HttpServer::start(&workspace.manifest(), &["--shutdown-grace", "300ms"]);
+    let url = server.url.clone();
+    std::thread::spawn(move || {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "slow", "arguments": {}}});
+        let _ = reqwest::blocking::Client::new()
+            .post(url)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .header("MCP-Protocol-Version", "2025-11-25")
+            .body(body.to_string())
+            .send()
+            .and_then(reqwest::blocking::Response::text);
+    });
+    let main = read_pid(&workspace.path("main.pid"));
+    let child = read_pid(&workspace.path("child.pid"));
+    let started = Instant::now();
+    let status = server.terminate();
+    assert!(status.success(), "{status:?}");
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(
+        wait_gone(main) && wait_gone(child),
+        "a command outlived the server"
+    );
+}
+
+#[test]
+fn calls_beyond_the_limit_fail_fast() {
+    let workspace = slow_workspace();
+    let server = HttpServer::start(&workspace.manifest(), &["--max-calls", "1"]);
+    let url = server.url.clone();
+    std::thread::spawn(move || {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "slow", "arguments": {}}});
+        let _ = reqwest::blocking::Client::new()
+            .post(url)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .header("MCP-Protocol-Version", "2025-11-25")
+            .body(body.to_string())
+            .send()
+            .and_then(reqwest::blocking::Response::text);
+    });
+    read_pid(&workspace.path("child.pid"));
+    let reply = server.legacy(2, "tools/call", json!({"name": "brief", "arguments": {}}));
+    assert_eq!(reply["result"]["isError"], json!(true));
+    assert_eq!(
+        text(&reply["result"]),
+        "the server is busy: 1 tool calls are already running; try again shortly"
+    );
+}
+
+#[test]
+fn sessions_are_offered_capped_and_cancellable() {
+    let workspace = slow_workspace();
+    let server = HttpServer::start(
+        &workspace.manifest(),
+        &["--sessions", "--max-sessions", "1"],
+    );
+    let response = server.post(&initialize(), &[]);
+    assert_eq!(response.status(), 200);
+    let session = response.headers()["mcp-session-id"]
+        .to_str()
+        .expect("session id")
+        .to_owned();
+    message(response, 1);
+    let response = server.post(&initialize(), &[]);
+    assert_eq!(response.status(), 503, "a second session exceeds the cap");
+    let headers = [
+        ("Mcp-Session-Id", session.as_str()),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ];
+    let accepted = server.post(
+        &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        &headers,
+    );
+    assert_eq!(accepted.status(), 202);
+
+    // A call on the session, cancelled with notifications/cancelled on another POST.
+    let url = server.url.clone();
+    let session_for_call = session.clone();
+    std::thread::spawn(move || {
+        let body = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "slow", "arguments": {}}});
+        let _ = reqwest::blocking::Client::new()
+            .post(url)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .header("MCP-Protocol-Version", "2025-11-25")
+            .header("Mcp-Session-Id", session_for_call)
+            .body(body.to_string())
+            .send()
+            .and_then(reqwest::blocking::Response::text);
+    });
+    let main = read_pid(&workspace.path("main.pid"));
+    let child = read_pid(&workspace.path("child.pid"));
+    let cancel =
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}});
+    assert_eq!(server.post(&cancel, &headers).status(), 202);
+    assert!(
+        wait_gone(main) && wait_gone(child),
+        "cancellation did not kill the command"
+    );
+}
