@@ -1,26 +1,32 @@
 //! The official TypeScript client (`@modelcontextprotocol/client`) drives mcp-serve over
-//! stdio, in both protocol eras. Its packages are installed by `scripts/test` (npm ci in
-//! `tests/interop`).
+//! stdio and Streamable HTTP, in both protocol eras. Its packages are installed by
+//! `scripts/test` (`npm ci` in `tests/interop`).
 
 use std::process::Command;
 
 use serde_json::{Value, json};
 
 use crate::harness::{BINARY, repo_root};
+use crate::http_harness::HttpServer;
 
-fn drive(mode: &str) -> Value {
+/// The interop folder, checked for its installed packages.
+pub(crate) fn interop_dir() -> std::path::PathBuf {
     let interop = repo_root().join("tests/interop");
     assert!(
         interop
             .join("node_modules/@modelcontextprotocol/client")
             .is_dir(),
-        "the TypeScript client is not installed; run `npm ci --prefix tests/interop` (scripts/test does)"
+        "the TypeScript packages are not installed; run `npm ci --prefix tests/interop` (scripts/test does)"
     );
+    interop
+}
+
+fn drive(mode: &str, transport: &[&str]) -> Value {
+    let interop = interop_dir();
     let output = Command::new("node")
-        .arg(interop.join("stdio_client.mjs"))
-        .arg(BINARY)
-        .arg(repo_root().join("tools.example.toml"))
+        .arg(interop.join("client.mjs"))
         .arg(mode)
+        .args(transport)
         .current_dir("/")
         .output()
         .expect("run node");
@@ -32,6 +38,16 @@ fn drive(mode: &str) -> Value {
     let report: Value = serde_json::from_slice(&output.stdout).expect("a JSON report");
     assert!(report.get("failure").is_none(), "{}", report["failure"]);
     report
+}
+
+fn over_stdio(mode: &str) -> Value {
+    let manifest = repo_root().join("tools.example.toml");
+    drive(mode, &["stdio", BINARY, manifest.to_str().expect("path")])
+}
+
+fn over_http(mode: &str) -> Value {
+    let server = HttpServer::start(&repo_root().join("tools.example.toml"), &[]);
+    drive(mode, &["http", &server.url])
 }
 
 fn assert_tool_behaviour(report: &Value) {
@@ -64,22 +80,38 @@ fn assert_tool_behaviour(report: &Value) {
     assert_eq!(report["unknownTool"]["code"], json!(-32602));
 }
 
-#[test]
-fn the_typescript_client_works_in_the_legacy_era() {
-    let report = drive("legacy");
+fn assert_legacy(report: &Value) {
     assert_eq!(report["protocolVersion"], json!("2025-11-25"));
     assert_eq!(report["era"], json!("legacy"));
-    assert_tool_behaviour(&report);
+    assert_tool_behaviour(report);
 }
 
-#[test]
-fn the_typescript_client_negotiates_the_2026_era() {
-    let report = drive("auto");
+fn assert_modern(report: &Value) {
     assert_eq!(report["protocolVersion"], json!("2026-07-28"));
     assert_eq!(report["era"], json!("modern"));
     assert_eq!(
         report["instructions"],
         json!("Use `search` to find product names, then `product-details` for prices.")
     );
-    assert_tool_behaviour(&report);
+    assert_tool_behaviour(report);
+}
+
+#[test]
+fn the_typescript_client_works_over_stdio_in_the_legacy_era() {
+    assert_legacy(&over_stdio("legacy"));
+}
+
+#[test]
+fn the_typescript_client_negotiates_the_2026_era_over_stdio() {
+    assert_modern(&over_stdio("auto"));
+}
+
+#[test]
+fn the_typescript_client_works_over_http_in_the_legacy_era() {
+    assert_legacy(&over_http("legacy"));
+}
+
+#[test]
+fn the_typescript_client_negotiates_the_2026_era_over_http() {
+    assert_modern(&over_http("auto"));
 }

@@ -8,6 +8,7 @@ mod harness;
 mod http_harness;
 
 mod command_backend;
+mod conformance;
 mod http;
 mod interop;
 mod lifecycle;

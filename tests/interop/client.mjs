@@ -1,22 +1,23 @@
-// Drives mcp-serve over stdio with the official TypeScript client and prints what it saw as
-// one JSON document, for tests/integration to assert on.
+// Drives mcp-serve with the official TypeScript client and prints what it saw as one JSON
+// document, for the integration tests to assert on.
 //
-//   node stdio_client.mjs BINARY MANIFEST MODE      MODE: legacy | auto | pin:VERSION
-import { Client } from "@modelcontextprotocol/client";
+//   node client.mjs MODE stdio BINARY MANIFEST
+//   node client.mjs MODE http URL
+//
+// MODE is the client's version negotiation: legacy (initialize) | auto (2026 if offered).
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 
-const [binary, manifest, modeArgument] = process.argv.slice(2);
-const mode = modeArgument.startsWith("pin:") ? { pin: modeArgument.slice(4) } : modeArgument;
+const [mode, kind, ...rest] = process.argv.slice(2);
 
 const client = new Client(
   { name: "mcp-serve-interop", version: "1.0.0" },
   { versionNegotiation: { mode } },
 );
-const transport = new StdioClientTransport({
-  command: binary,
-  args: ["--config", manifest],
-  stderr: "ignore",
-});
+const transport =
+  kind === "http"
+    ? new StreamableHTTPClientTransport(new URL(rest[0]))
+    : new StdioClientTransport({ command: rest[0], args: ["--config", rest[1]], stderr: "ignore" });
 
 const report = {};
 try {

