@@ -324,10 +324,29 @@ fn sigterm_lets_in_flight_calls_finish_then_exits_cleanly() {
         message(response, 9)
     });
     read_pid(&workspace.path("brief.pid"));
-    let status = server.terminate();
-    assert!(status.success(), "{status:?}");
+    let ready = format!("{}/readyz", server.base);
+    assert_eq!(
+        server.client.get(&ready).send().expect("readyz").status(),
+        200
+    );
+    server.signal_terminate();
+    // While the call finishes, the server reports itself unready and turns new work away.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let mut status = 200;
+    while status == 200 && Instant::now() < deadline {
+        status = server
+            .client
+            .get(&ready)
+            .send()
+            .map_or(0, |response| response.status().as_u16());
+    }
+    assert_eq!(status, 503, "readiness while draining");
+    let refused = server.post(&initialize(), &[]);
+    assert_eq!(refused.status(), 503);
     let reply = caller.join().expect("caller");
     assert_eq!(text(&reply["result"]), "finished");
+    let exit = server.wait_exit();
+    assert!(exit.success(), "{exit:?}");
 }
 
 #[test]

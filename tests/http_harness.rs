@@ -122,9 +122,17 @@ impl HttpServer {
 
     /// Sends SIGTERM and waits for the exit.
     pub(crate) fn terminate(&mut self) -> ExitStatus {
+        self.signal_terminate();
+        self.wait_exit()
+    }
+
+    pub(crate) fn signal_terminate(&self) {
         let pid = nix::unistd::Pid::from_raw(self.pid());
         nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("SIGTERM");
-        wait_with_timeout(&mut self.child, TIMEOUT).expect("exit after SIGTERM")
+    }
+
+    pub(crate) fn wait_exit(&mut self) -> ExitStatus {
+        wait_with_timeout(&mut self.child, TIMEOUT).expect("the server exits")
     }
 
     pub(crate) fn log(&self) -> String {
