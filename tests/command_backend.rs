@@ -4,7 +4,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::harness::{Workspace, alive, read_pid, text, wait_gone};
+use crate::harness::{Workspace, alive, read_pid, slow_tools, text, wait_gone};
 
 const DUMP_ARGV: &str = "import json, sys; print(json.dumps(sys.argv[1:]))";
 
@@ -291,25 +291,9 @@ script = 'sleep 60 & echo $! > child.pid; echo done'
     assert!(wait_gone(read_pid(&workspace.path("child.pid"))));
 }
 
-fn slow_manifest() -> Workspace {
-    Workspace::new(
-        r#"
-[[tools]]
-name = "slow"
-[tools.command]
-script = 'echo $$ > main.pid; sleep 60 & echo $! > child.pid; wait'
-
-[[tools]]
-name = "fast"
-[tools.command]
-argv = ["echo", "quick"]
-"#,
-    )
-}
-
 #[test]
 fn cancellation_kills_the_process_group_and_sends_no_response() {
-    let workspace = slow_manifest();
+    let workspace = slow_tools();
     let mut server = workspace.serve_legacy();
     let id = server.start_request("tools/call", json!({"name": "slow", "arguments": {}}));
     let main = read_pid(&workspace.path("main.pid"));
@@ -332,7 +316,7 @@ fn cancellation_kills_the_process_group_and_sends_no_response() {
 
 #[test]
 fn a_slow_call_never_blocks_another() {
-    let workspace = slow_manifest();
+    let workspace = slow_tools();
     let mut server = workspace.serve_legacy();
     let slow = server.start_request("tools/call", json!({"name": "slow", "arguments": {}}));
     read_pid(&workspace.path("child.pid"));
@@ -344,7 +328,7 @@ fn a_slow_call_never_blocks_another() {
 
 #[test]
 fn closing_stdin_kills_in_flight_commands_and_exits() {
-    let workspace = slow_manifest();
+    let workspace = slow_tools();
     let mut server = workspace.serve_legacy();
     server.start_request("tools/call", json!({"name": "slow", "arguments": {}}));
     let main = read_pid(&workspace.path("main.pid"));

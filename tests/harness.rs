@@ -46,6 +46,29 @@ impl Workspace {
     }
 }
 
+/// Tools that show process handling: `slow` writes its pid and its child's, then waits a
+/// minute; `brief` takes a second; `fast` answers at once.
+pub(crate) fn slow_tools() -> Workspace {
+    Workspace::new(
+        r#"
+[[tools]]
+name = "slow"
+[tools.command]
+script = 'echo $$ > main.pid; sleep 60 & echo $! > child.pid; wait'
+
+[[tools]]
+name = "brief"
+[tools.command]
+script = 'echo $$ > brief.pid; sleep 1; echo finished'
+
+[[tools]]
+name = "fast"
+[tools.command]
+argv = ["echo", "quick"]
+"#,
+    )
+}
+
 /// A running server.
 pub(crate) struct Server {
     child: Child,

@@ -5,8 +5,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::harness::{Workspace, initialize_params, read_pid, repo_root, run, text, wait_gone};
-use crate::http_harness::{HttpServer, message};
+use crate::harness::{
+    Workspace, initialize_params, read_pid, repo_root, run, slow_tools, text, wait_gone,
+};
+use crate::http_harness::{HttpServer, call_in_background, message};
 
 fn example(extra: &[&str]) -> HttpServer {
     HttpServer::start(&repo_root().join("tools.example.toml"), extra)
@@ -253,25 +255,9 @@ fn oversized_bodies_are_refused() {
     assert_eq!(response.status(), 413);
 }
 
-fn slow_workspace() -> Workspace {
-    Workspace::new(
-        r#"
-[[tools]]
-name = "slow"
-[tools.command]
-script = 'echo $$ > main.pid; sleep 60 & echo $! > child.pid; wait'
-
-[[tools]]
-name = "brief"
-[tools.command]
-script = 'echo $$ > brief.pid; sleep 1; echo finished'
-"#,
-    )
-}
-
 #[test]
 fn closing_a_2026_response_stream_kills_the_command() {
-    let workspace = slow_workspace();
+    let workspace = slow_tools();
     let server = HttpServer::start(&workspace.manifest(), &[]);
     let url = server.url.clone();
     let body = {
@@ -308,21 +294,13 @@ fn closing_a_2026_response_stream_kills_the_command() {
 
 #[test]
 fn sigterm_lets_in_flight_calls_finish_then_exits_cleanly() {
-    let workspace = slow_workspace();
+    let workspace = slow_tools();
     let mut server = HttpServer::start(&workspace.manifest(), &[]);
-    let url = server.url.clone();
-    let caller = std::thread::spawn(move || {
-        let body = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "brief", "arguments": {}}});
-        let response = reqwest::blocking::Client::new()
-            .post(url)
-            .header("Content-Type", "application/json")
-            .header("Accept", "application/json, text/event-stream")
-            .header("MCP-Protocol-Version", "2025-11-25")
-            .body(body.to_string())
-            .send()
-            .expect("POST");
-        message(response, 9)
-    });
+    let caller = call_in_background(
+        &server.url,
+        "brief",
+        &[("MCP-Protocol-Version", "2025-11-25")],
+    );
     read_pid(&workspace.path("brief.pid"));
     let ready = format!("{}/readyz", server.base);
     assert_eq!(
@@ -343,7 +321,7 @@ fn sigterm_lets_in_flight_calls_finish_then_exits_cleanly() {
     assert_eq!(status, 503, "readiness while draining");
     let refused = server.post(&initialize(), &[]);
     assert_eq!(refused.status(), 503);
-    let reply = caller.join().expect("caller");
+    let reply = caller.join().expect("caller").expect("a reply");
     assert_eq!(text(&reply["result"]), "finished");
     let exit = server.wait_exit();
     assert!(exit.success(), "{exit:?}");
@@ -351,20 +329,13 @@ fn sigterm_lets_in_flight_calls_finish_then_exits_cleanly() {
 
 #[test]
 fn sigterm_stops_calls_that_outlast_the_grace_period() {
-    let workspace = slow_workspace();
+    let workspace = slow_tools();
     let mut server = HttpServer::start(&workspace.manifest(), &["--shutdown-grace", "300ms"]);
-    let url = server.url.clone();
-    std::thread::spawn(move || {
-        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "slow", "arguments": {}}});
-        let _ = reqwest::blocking::Client::new()
-            .post(url)
-            .header("Content-Type", "application/json")
-            .header("Accept", "application/json, text/event-stream")
-            .header("MCP-Protocol-Version", "2025-11-25")
-            .body(body.to_string())
-            .send()
-            .and_then(reqwest::blocking::Response::text);
-    });
+    call_in_background(
+        &server.url,
+        "slow",
+        &[("MCP-Protocol-Version", "2025-11-25")],
+    );
     let main = read_pid(&workspace.path("main.pid"));
     let child = read_pid(&workspace.path("child.pid"));
     let started = Instant::now();
@@ -383,20 +354,13 @@ fn sigterm_stops_calls_that_outlast_the_grace_period() {
 
 #[test]
 fn calls_beyond_the_limit_fail_fast() {
-    let workspace = slow_workspace();
+    let workspace = slow_tools();
     let server = HttpServer::start(&workspace.manifest(), &["--max-calls", "1"]);
-    let url = server.url.clone();
-    std::thread::spawn(move || {
-        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "slow", "arguments": {}}});
-        let _ = reqwest::blocking::Client::new()
-            .post(url)
-            .header("Content-Type", "application/json")
-            .header("Accept", "application/json, text/event-stream")
-            .header("MCP-Protocol-Version", "2025-11-25")
-            .body(body.to_string())
-            .send()
-            .and_then(reqwest::blocking::Response::text);
-    });
+    call_in_background(
+        &server.url,
+        "slow",
+        &[("MCP-Protocol-Version", "2025-11-25")],
+    );
     read_pid(&workspace.path("child.pid"));
     let reply = server.legacy(2, "tools/call", json!({"name": "brief", "arguments": {}}));
     assert_eq!(reply["result"]["isError"], json!(true));
@@ -408,7 +372,7 @@ fn calls_beyond_the_limit_fail_fast() {
 
 #[test]
 fn sessions_are_offered_capped_and_cancellable() {
-    let workspace = slow_workspace();
+    let workspace = slow_tools();
     let server = HttpServer::start(
         &workspace.manifest(),
         &["--sessions", "--max-sessions", "1"],
@@ -433,20 +397,14 @@ fn sessions_are_offered_capped_and_cancellable() {
     assert_eq!(accepted.status(), 202);
 
     // A call on the session, cancelled with notifications/cancelled on another POST.
-    let url = server.url.clone();
-    let session_for_call = session.clone();
-    std::thread::spawn(move || {
-        let body = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "slow", "arguments": {}}});
-        let _ = reqwest::blocking::Client::new()
-            .post(url)
-            .header("Content-Type", "application/json")
-            .header("Accept", "application/json, text/event-stream")
-            .header("MCP-Protocol-Version", "2025-11-25")
-            .header("Mcp-Session-Id", session_for_call)
-            .body(body.to_string())
-            .send()
-            .and_then(reqwest::blocking::Response::text);
-    });
+    call_in_background(
+        &server.url,
+        "slow",
+        &[
+            ("MCP-Protocol-Version", "2025-11-25"),
+            ("Mcp-Session-Id", &session),
+        ],
+    );
     let main = read_pid(&workspace.path("main.pid"));
     let child = read_pid(&workspace.path("child.pid"));
     let cancel =

@@ -150,6 +150,31 @@ impl Drop for HttpServer {
     }
 }
 
+/// POSTs a `tools/call` on another thread, so the test can act while it runs; the thread
+/// returns the reply, or `None` when the connection ended without one.
+pub(crate) fn call_in_background(
+    url: &str,
+    tool: &str,
+    headers: &[(&str, &str)],
+) -> std::thread::JoinHandle<Option<Value>> {
+    let body = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": tool, "arguments": {}}});
+    let mut request = Client::new()
+        .post(url)
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .body(body.to_string());
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    std::thread::spawn(move || {
+        let response = request.send().ok()?;
+        let text = response.text().ok()?;
+        sse_messages(&text)
+            .into_iter()
+            .find(|message| message["id"] == json!(7))
+    })
+}
+
 /// The JSON-RPC message with `id` in a JSON or SSE response body.
 pub(crate) fn message(response: Response, id: i64) -> Value {
     let sse = response
