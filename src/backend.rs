@@ -1,17 +1,25 @@
 //! Backends: what actually runs when a tool is called.
 
+pub mod capture;
 pub mod command;
+pub mod files;
+pub mod static_result;
 
 use serde_json::{Map, Value};
 
-use crate::results::{OutputMode, ToolResult};
+use crate::results::store::ResourceStore;
+use crate::results::{OutputSpec, ToolResult};
 use crate::schema::CompiledSchema;
+use capture::CaptureOptions;
 use command::CommandBackend;
+use static_result::StaticResult;
 
 /// A tool's backend.
 #[derive(Debug, Clone)]
 pub enum Backend {
     Command(CommandBackend),
+    /// A result declared in the manifest, for prototypes and mocks.
+    Static(StaticResult),
 }
 
 impl Backend {
@@ -20,22 +28,37 @@ impl Backend {
     pub async fn call(
         &self,
         arguments: &Map<String, Value>,
-        mode: OutputMode,
+        spec: &OutputSpec,
         output_schema: Option<&CompiledSchema>,
+        store: &ResourceStore,
     ) -> ToolResult {
         match self {
-            Self::Command(command) => match command.run(arguments).await {
-                Ok(output) => ToolResult::from_output(&output.stdout, mode, output_schema),
-                Err(error) => {
-                    tracing::info!(%error, "command failed");
-                    let mut text = error.to_string();
-                    if let Some(detail) = error.detail() {
-                        text.push_str("\n\n");
-                        text.push_str(detail);
+            Self::Command(command) => {
+                let capture = CaptureOptions {
+                    limit: command.max_output,
+                    truncate: spec.mode.truncates(),
+                    spool: spec.keep_full_output.then(|| store.spool_path()).flatten(),
+                };
+                match command.run(arguments, capture, spec.files.is_some()).await {
+                    Ok(output) => ToolResult::from_command(
+                        output.stdout,
+                        output.files,
+                        spec,
+                        output_schema,
+                        store,
+                    ),
+                    Err(error) => {
+                        tracing::info!(%error, "command failed");
+                        let mut text = error.to_string();
+                        if let Some(detail) = error.detail() {
+                            text.push_str("\n\n");
+                            text.push_str(detail);
+                        }
+                        ToolResult::error(text)
                     }
-                    ToolResult::error(text)
                 }
-            },
+            }
+            Self::Static(result) => result.render(arguments, output_schema),
         }
     }
 }

@@ -10,6 +10,8 @@ mod arguments;
 mod command;
 mod document;
 mod json;
+mod output;
+mod static_result;
 mod tool;
 mod wire;
 

@@ -7,6 +7,8 @@ use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
 use crate::era::Era;
+use crate::results::FilesMode;
+use crate::results::store::{ResourceStore, StoreLimits};
 use crate::suggest::suggest;
 use crate::tool::Tool;
 
@@ -23,7 +25,9 @@ pub struct ServerIdentity {
 pub struct Registry {
     pub server: ServerIdentity,
     tools: IndexMap<String, Arc<Tool>>,
-    listings: [Vec<Map<String, Value>>; 3],
+    listings: [Vec<Map<String, Value>>; 4],
+    /// Outputs kept for `resources/read`.
+    store: ResourceStore,
 }
 
 /// `tools/call` named a tool that does not exist.
@@ -46,7 +50,19 @@ impl Registry {
             server,
             tools,
             listings,
+            store: ResourceStore::new(StoreLimits::default()),
         }
+    }
+
+    pub fn store(&self) -> &ResourceStore {
+        &self.store
+    }
+
+    /// Whether any tool keeps outputs as resources, so the server offers `resources/*`.
+    pub fn serves_resources(&self) -> bool {
+        self.tools.values().any(|tool| {
+            tool.output_spec.keep_full_output || tool.output_spec.files == Some(FilesMode::Link)
+        })
     }
 
     pub fn get(&self, name: &str) -> Result<&Arc<Tool>, UnknownTool> {

@@ -1,24 +1,102 @@
-//! The output pipeline: what a backend produced becomes an MCP tool result, checked against
-//! the output schema, then shaped for the era of the client that asked.
+//! The output pipeline: what a backend produced becomes an MCP tool result (text, structured
+//! content checked against the output schema, images, audio, resources), then is shaped for
+//! the era of the client that asked.
 
-use serde_json::{Map, Value, json};
+pub mod content;
+pub mod mime;
+pub mod store;
+
+use std::fmt::Write as _;
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
 
 use crate::era::Era;
 use crate::schema::CompiledSchema;
+pub use content::Content;
+use store::ResourceStore;
 
-/// How a backend's output maps to a result.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How a command's stdout maps to a result.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum OutputMode {
-    /// The output is one text block.
+    /// One text block; over the size limit, the middle is cut out.
     Text,
-    /// The output is a JSON document: `structuredContent` plus the JSON as a text block.
+    /// A JSON document: `structuredContent` plus the JSON as a text block.
     Json,
+    /// A JSON document `{ "content": [...], "structuredContent"?: …, "isError"?: bool }` that
+    /// gives the result in full.
+    Content,
+    /// Binary stdout as one block of this kind; the MIME type is declared or sniffed.
+    Binary {
+        kind: BinaryKind,
+        mime_type: Option<String>,
+    },
 }
 
-/// One content block.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Content {
-    Text(String),
+impl OutputMode {
+    /// Only text can be cut short meaningfully; other modes need the whole output.
+    pub fn truncates(&self) -> bool {
+        matches!(self, Self::Text)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BinaryKind {
+    Image,
+    Audio,
+    Resource,
+}
+
+/// How files a command writes into its output directory become blocks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FilesMode {
+    /// Each file is embedded: images and audio as such, everything else as a resource.
+    Embed,
+    /// Each file is kept in the resource store and linked.
+    Link,
+}
+
+/// Everything the pipeline needs to know about one tool.
+#[derive(Debug, Clone)]
+pub struct OutputSpec {
+    pub tool: String,
+    pub mode: OutputMode,
+    pub files: Option<FilesMode>,
+    /// Keep the whole stdout as a resource when it is cut short.
+    pub keep_full_output: bool,
+}
+
+/// Stdout as captured: all of it, or its head and tail when it was too long.
+#[derive(Debug, Default)]
+pub struct Captured {
+    pub head: Vec<u8>,
+    /// Empty unless the output was cut short.
+    pub tail: Vec<u8>,
+    /// Bytes the command wrote.
+    pub total: u64,
+    /// The whole output, when it was cut short and kept.
+    pub kept: Option<std::path::PathBuf>,
+}
+
+impl Captured {
+    pub fn complete(bytes: Vec<u8>) -> Self {
+        Self {
+            total: bytes.len() as u64,
+            head: bytes,
+            ..Self::default()
+        }
+    }
+
+    pub fn is_truncated(&self) -> bool {
+        self.total > (self.head.len() + self.tail.len()) as u64
+    }
+}
+
+/// A file from the command's output directory.
+#[derive(Debug)]
+pub struct OutputFile {
+    pub name: String,
+    pub bytes: Vec<u8>,
 }
 
 /// An era-neutral tool result.
@@ -29,10 +107,21 @@ pub struct ToolResult {
     pub is_error: bool,
 }
 
+/// The `content` output mode's document.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct ContentDocument {
+    content: Vec<Content>,
+    #[serde(default)]
+    structured_content: Option<Value>,
+    #[serde(default)]
+    is_error: bool,
+}
+
 impl ToolResult {
     pub fn text(text: impl Into<String>) -> Self {
         Self {
-            content: vec![Content::Text(text.into())],
+            content: vec![Content::text(text)],
             structured: None,
             is_error: false,
         }
@@ -41,42 +130,171 @@ impl ToolResult {
     /// A tool execution error the model can read and act on.
     pub fn error(text: impl Into<String>) -> Self {
         Self {
-            content: vec![Content::Text(text.into())],
-            structured: None,
             is_error: true,
+            ..Self::text(text)
         }
     }
 
-    /// Builds the result from a backend's successful output.
-    pub fn from_output(
-        stdout: &[u8],
-        mode: OutputMode,
+    /// Builds the result from a command's successful output and files.
+    pub fn from_command(
+        stdout: Captured,
+        files: Vec<OutputFile>,
+        spec: &OutputSpec,
         output_schema: Option<&CompiledSchema>,
+        store: &ResourceStore,
     ) -> Self {
-        match mode {
-            OutputMode::Text => {
-                Self::text(trim_trailing_newlines(&String::from_utf8_lossy(stdout)))
-            }
-            OutputMode::Json => match serde_json::from_slice::<Value>(stdout) {
+        let mut result = match &spec.mode {
+            OutputMode::Text => Self::from_text(stdout, spec, store),
+            OutputMode::Json => match serde_json::from_slice::<Value>(&stdout.head) {
                 Ok(value) => Self::structured(value, output_schema),
                 Err(error) => Self::error(format!("the tool's output is not valid JSON: {error}")),
             },
+            OutputMode::Content => Self::from_document(&stdout.head, output_schema),
+            OutputMode::Binary { kind, mime_type } => {
+                let mime_type = mime_type
+                    .as_deref()
+                    .or_else(|| mime::sniff(&stdout.head))
+                    .unwrap_or("application/octet-stream")
+                    .to_owned();
+                Self::from_binary(stdout.head, *kind, &mime_type, &spec.tool)
+            }
+        };
+        if result.is_error {
+            return result;
         }
+        if let Some(files_mode) = spec.files {
+            // Empty stdout says nothing when files carry the answer.
+            if files.iter().len() > 0
+                && matches!(result.content.as_slice(), [Content::Text { text, .. }] if text.is_empty())
+            {
+                result.content.clear();
+            }
+            for file in files {
+                result
+                    .content
+                    .push(file_block(file, files_mode, &spec.tool, store));
+            }
+        }
+        result
+    }
+
+    fn from_text(stdout: Captured, spec: &OutputSpec, store: &ResourceStore) -> Self {
+        if !stdout.is_truncated() {
+            return Self::text(trim_trailing_newlines(&String::from_utf8_lossy(
+                &stdout.head,
+            )));
+        }
+        let shown = (stdout.head.len() + stdout.tail.len()) as u64;
+        let left_out = stdout.total - shown;
+        let head = String::from_utf8_lossy(&stdout.head);
+        let tail = String::from_utf8_lossy(&stdout.tail);
+        let mut text = format!(
+            "{}\n\n[… {left_out} bytes left out: the output was {} bytes, more than this tool's limit …]\n\n{}",
+            head.trim_end_matches('\u{FFFD}'),
+            stdout.total,
+            trim_trailing_newlines(tail.trim_start_matches('\u{FFFD}'))
+        );
+        let mut result = Self::text(String::new());
+        if let Some(path) = stdout.kept.filter(|_| spec.keep_full_output) {
+            match store.keep_file(&path, &format!("{}-output.txt", spec.tool), "text/plain") {
+                Some(link) => {
+                    let _ = write!(
+                        text,
+                        "
+
+[the whole output is the resource {}]",
+                        link.uri
+                    );
+                    result.content.push(Content::ResourceLink(link));
+                }
+                None => text.push_str("\n\n[the whole output was too large to keep]"),
+            }
+        }
+        result.content[0] = Content::text(text);
+        result
+    }
+
+    fn from_binary(bytes: Vec<u8>, kind: BinaryKind, mime_type: &str, tool: &str) -> Self {
+        let block = match kind {
+            BinaryKind::Image if mime_type.starts_with("image/") => {
+                Content::media(&bytes, mime_type)
+            }
+            BinaryKind::Audio if mime_type.starts_with("audio/") => {
+                Content::media(&bytes, mime_type)
+            }
+            BinaryKind::Resource => {
+                Content::embedded(format!("mcp-serve://output/{tool}"), bytes, mime_type)
+            }
+            _ => {
+                return Self::error(format!(
+                    "the tool's output is `{mime_type}`, not {}",
+                    if kind == BinaryKind::Image {
+                        "an image"
+                    } else {
+                        "audio"
+                    }
+                ));
+            }
+        };
+        Self {
+            content: vec![block],
+            structured: None,
+            is_error: false,
+        }
+    }
+
+    /// The `content` mode: the command gives the whole result as JSON; it is checked
+    /// before it can leave.
+    fn from_document(stdout: &[u8], output_schema: Option<&CompiledSchema>) -> Self {
+        let document: ContentDocument = match serde_json::from_slice(stdout) {
+            Ok(document) => document,
+            Err(error) => {
+                return Self::error(format!(
+                    "the tool's output is not a valid content document: {error}"
+                ));
+            }
+        };
+        for (index, block) in document.content.iter().enumerate() {
+            if let Err(problem) = block.check() {
+                return Self::error(format!(
+                    "the tool's output is not a valid content document: content[{index}]: {problem}"
+                ));
+            }
+        }
+        let mut result = Self {
+            content: document.content,
+            structured: None,
+            is_error: document.is_error,
+        };
+        if let Some(value) = document.structured_content {
+            if !result.is_error
+                && let Some(problem) = output_problem(&value, output_schema)
+            {
+                return Self::error(problem);
+            }
+            let has_text = result
+                .content
+                .iter()
+                .any(|block| matches!(block, Content::Text { .. }));
+            if !value.is_object() && !has_text {
+                result.content.push(Content::text(value.to_string()));
+            }
+            result.structured = Some(value);
+        } else if output_schema.is_some() && !result.is_error {
+            return Self::error(
+                "the tool declares an output schema but its output has no `structuredContent`",
+            );
+        }
+        result
     }
 
     /// A structured result, checked against the output schema before it can leave.
     pub fn structured(value: Value, output_schema: Option<&CompiledSchema>) -> Self {
-        if let Some(schema) = output_schema {
-            let violations = schema.violations(&value, "output");
-            if !violations.is_empty() {
-                return Self::error(format!(
-                    "the tool's output does not match its output schema:\n{}",
-                    violations.join("\n")
-                ));
-            }
+        if let Some(problem) = output_problem(&value, output_schema) {
+            return Self::error(problem);
         }
         Self {
-            content: vec![Content::Text(value.to_string())],
+            content: vec![Content::text(value.to_string())],
             structured: Some(value),
             is_error: false,
         }
@@ -99,28 +317,64 @@ impl ToolResult {
                     });
                 }
             }
-            Era::Early => self.structured = None,
+            Era::Early | Era::Initial => {
+                if let Some(value) = self.structured.take() {
+                    // The JSON must reach the client somehow: as text, if no block carries it.
+                    if !self
+                        .content
+                        .iter()
+                        .any(|block| matches!(block, Content::Text { .. }))
+                    {
+                        self.content.push(Content::text(value.to_string()));
+                    }
+                }
+            }
+        }
+        if era != Era::Modern {
+            self.content = self
+                .content
+                .into_iter()
+                .map(|block| block.for_era(era))
+                .collect();
         }
         self
     }
+}
 
-    /// The result as the MCP wire JSON of a `CallToolResult` (without era extras).
-    pub fn to_json(&self) -> Value {
-        let content: Vec<Value> = self
-            .content
-            .iter()
-            .map(|block| match block {
-                Content::Text(text) => json!({"type": "text", "text": text}),
-            })
-            .collect();
-        let mut result = json!({ "content": content });
-        if let Some(structured) = &self.structured {
-            result["structuredContent"] = structured.clone();
+fn output_problem(value: &Value, output_schema: Option<&CompiledSchema>) -> Option<String> {
+    let violations = output_schema?.violations(value, "output");
+    (!violations.is_empty()).then(|| {
+        format!(
+            "the tool's output does not match its output schema:\n{}",
+            violations.join("\n")
+        )
+    })
+}
+
+fn file_block(file: OutputFile, mode: FilesMode, tool: &str, store: &ResourceStore) -> Content {
+    let mime_type = mime::guess(&file.name, &file.bytes);
+    match mode {
+        FilesMode::Embed if mime_type.starts_with("image/") && mime_type != "image/svg+xml" => {
+            Content::media(&file.bytes, mime_type)
         }
-        if self.is_error {
-            result["isError"] = Value::Bool(true);
+        FilesMode::Embed if mime_type.starts_with("audio/") => {
+            Content::media(&file.bytes, mime_type)
         }
-        result
+        FilesMode::Embed => Content::embedded(
+            format!(
+                "mcp-serve://output/{tool}/{}",
+                percent_encoding::utf8_percent_encode(
+                    &file.name,
+                    percent_encoding::NON_ALPHANUMERIC
+                )
+            ),
+            file.bytes,
+            mime_type,
+        ),
+        FilesMode::Link => match store.keep_bytes(&file.bytes, &file.name, mime_type) {
+            Some(link) => Content::ResourceLink(link),
+            None => Content::text(format!("[`{}` was too large to keep]", file.name)),
+        },
     }
 }
 
@@ -129,80 +383,4 @@ fn trim_trailing_newlines(text: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    use super::{Content, OutputMode, ToolResult};
-    use crate::era::Era;
-    use crate::schema::CompiledSchema;
-
-    #[test]
-    fn text_output_loses_only_trailing_newlines() {
-        let result = ToolResult::from_output(b"Travel mug\nMug rack\n\n", OutputMode::Text, None);
-        assert_eq!(
-            result.content,
-            vec![Content::Text("Travel mug\nMug rack".into())]
-        );
-        assert!(!result.is_error);
-    }
-
-    #[test]
-    fn json_output_is_structured_with_a_text_copy() {
-        let result =
-            ToolResult::from_output(br#"{"name":"Mug rack","price":36}"#, OutputMode::Json, None);
-        assert_eq!(
-            result.structured,
-            Some(json!({"name": "Mug rack", "price": 36}))
-        );
-        assert_eq!(
-            result.content,
-            vec![Content::Text(r#"{"name":"Mug rack","price":36}"#.into())]
-        );
-    }
-
-    #[test]
-    fn invalid_json_and_schema_violations_are_tool_errors() {
-        let invalid = ToolResult::from_output(b"not json", OutputMode::Json, None);
-        assert!(invalid.is_error);
-        let schema = CompiledSchema::compile(&json!({
-            "type": "object",
-            "properties": {"price": {"type": "number"}},
-            "required": ["price"]
-        }))
-        .expect("compiles");
-        let result =
-            ToolResult::from_output(br#"{"price":"cheap"}"#, OutputMode::Json, Some(&schema));
-        assert!(result.is_error);
-        assert_eq!(
-            result.content,
-            vec![Content::Text(
-                "the tool's output does not match its output schema:\nprice: \"cheap\" is not of type \"number\"".into()
-            )]
-        );
-        assert_eq!(result.structured, None);
-    }
-
-    #[test]
-    fn eras_shape_structured_output() {
-        let array = ToolResult::structured(json!(["a", "b"]), None);
-        assert_eq!(
-            array.clone().for_era(Era::Modern, true).structured,
-            Some(json!(["a", "b"]))
-        );
-        assert_eq!(
-            array.clone().for_era(Era::Legacy, true).structured,
-            Some(json!({"result": ["a", "b"]}))
-        );
-        assert_eq!(array.clone().for_era(Era::Early, true).structured, None);
-        assert_eq!(array.for_era(Era::Early, true).content.len(), 1);
-        let object = ToolResult::structured(json!({"a": 1}), None);
-        assert_eq!(
-            object.clone().for_era(Era::Legacy, false).structured,
-            Some(json!({"a": 1}))
-        );
-        assert_eq!(
-            object.for_era(Era::Legacy, true).structured,
-            Some(json!({"result": {"a": 1}}))
-        );
-    }
-}
+mod tests;

@@ -129,6 +129,19 @@ impl Template {
         Ok(out)
     }
 
+    /// Renders text for a person to read: an absent argument reads as nothing.
+    pub fn render_lenient(&self, arguments: &Map<String, Value>) -> String {
+        self.segments
+            .iter()
+            .map(|segment| match segment {
+                Segment::Literal(text) => text.clone(),
+                Segment::Placeholder(name) => {
+                    present(arguments, name).map(value_text).unwrap_or_default()
+                }
+            })
+            .collect()
+    }
+
     /// Renders a template used outside argv (an environment value): `None` when an argument
     /// it uses is absent, so the variable is left unset.
     pub fn render_optional(

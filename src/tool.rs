@@ -5,7 +5,8 @@ use serde_json::{Map, Value};
 
 use crate::backend::Backend;
 use crate::era::Era;
-use crate::results::{OutputMode, ToolResult};
+use crate::results::store::ResourceStore;
+use crate::results::{OutputSpec, ToolResult};
 use crate::schema::{self, CompiledSchema};
 
 /// A tool, checked and compiled at load time.
@@ -17,7 +18,8 @@ pub struct Tool {
     pub input_schema: Value,
     pub input: CompiledSchema,
     pub output: Option<OutputSchema>,
-    pub output_mode: OutputMode,
+    /// How the backend's output becomes a result.
+    pub output_spec: OutputSpec,
     pub backend: Backend,
 }
 
@@ -35,7 +37,7 @@ impl Tool {
     pub fn definition_for(&self, era: Era) -> Map<String, Value> {
         let mut definition = self.definition.clone();
         match (era, &self.output) {
-            (Era::Early, _) => {
+            (Era::Initial | Era::Early, _) => {
                 definition.shift_remove("outputSchema");
             }
             (Era::Legacy, Some(output)) if output.legacy_wrapped => {
@@ -52,7 +54,11 @@ impl Tool {
     /// Calls the tool: fills defaults, validates the arguments (a violation is a tool error
     /// the model can correct, and the backend does not run), runs the backend and checks its
     /// output. The result is era-neutral; shape it with [`ToolResult::for_era`].
-    pub async fn call(&self, arguments: Option<Map<String, Value>>) -> ToolResult {
+    pub async fn call(
+        &self,
+        arguments: Option<Map<String, Value>>,
+        store: &ResourceStore,
+    ) -> ToolResult {
         let mut arguments = Value::Object(arguments.unwrap_or_default());
         schema::fill_defaults(&self.input_schema, &mut arguments);
         let violations = self.input.violations(&arguments, "arguments");
@@ -66,12 +72,9 @@ impl Tool {
         let Value::Object(arguments) = arguments else {
             return ToolResult::error("arguments must be an object");
         };
+        let schema = self.output.as_ref().map(|output| &output.compiled);
         self.backend
-            .call(
-                &arguments,
-                self.output_mode,
-                self.output.as_ref().map(|output| &output.compiled),
-            )
+            .call(&arguments, &self.output_spec, schema, store)
             .await
     }
 

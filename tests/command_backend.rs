@@ -204,10 +204,11 @@ name = "missing"
 argv = ["mcp-serve-no-such-program"]
 
 [[tools]]
-name = "flood"
+name = "flood-json"
 [tools.command]
 argv = ["head", "-c", "100000", "/dev/zero"]
 max-output = "1KiB"
+output = "json"
 
 [[tools]]
 name = "grep-like"
@@ -232,7 +233,7 @@ success-codes = [0, 1]
             .starts_with("could not start `mcp-serve-no-such-program`: No such file or directory"),
         "{result}"
     );
-    let result = server.call("flood", json!({}));
+    let result = server.call("flood-json", json!({}));
     assert_eq!(
         text(&result),
         "`head` wrote more than 1024 bytes of output, the tool's limit; it was stopped"

@@ -11,10 +11,16 @@ use std::time::Duration;
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use serde_json::{Map, Value};
-use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWriteExt as _};
+use tokio::io::AsyncWriteExt as _;
 use tokio::process::{Child, Command};
 
+use super::capture::{Capture, CaptureOptions, capture_stdout, capture_tail, tail_text};
+use super::files::collect_files;
+use crate::results::{Captured, OutputFile};
 use crate::template::{ArgvElement, RenderError, Template, render_argv};
+
+/// The variable naming the per-call directory a command may write output files into.
+pub const OUTPUT_DIR_VARIABLE: &str = "MCP_SERVE_OUTPUT_DIR";
 
 /// How long a process group gets between SIGTERM and SIGKILL after a timeout.
 const TERMINATE_GRACE: Duration = Duration::from_secs(1);
@@ -77,8 +83,9 @@ pub enum StdinMode {
 /// A command that ran and exited with a success code.
 #[derive(Debug)]
 pub struct CommandOutput {
-    pub stdout: Vec<u8>,
-    pub stderr_tail: String,
+    pub stdout: Captured,
+    /// What it wrote into its output directory, when it had one.
+    pub files: Vec<OutputFile>,
 }
 
 /// Why a command call failed; `Display` is the one-line reason.
@@ -114,6 +121,8 @@ pub enum CommandError {
         "`{program}` wrote more than {limit} bytes of output, the tool's limit; it was stopped"
     )]
     TooMuchOutput { program: String, limit: usize },
+    #[error("`{program}` left unusable output files: {problem}")]
+    Files { program: String, problem: String },
     #[error("lost contact with `{program}`: {source}")]
     Io {
         program: String,
@@ -154,9 +163,29 @@ fn humanize(duration: Duration) -> String {
 }
 
 impl CommandBackend {
-    /// Runs the command for one call. Dropping the returned future kills the process group.
-    pub async fn run(&self, arguments: &Map<String, Value>) -> Result<CommandOutput, CommandError> {
+    /// Runs the command for one call, capturing stdout as `capture` says and, with
+    /// `output_dir`, giving it a directory for files (`MCP_SERVE_OUTPUT_DIR`). Dropping the
+    /// returned future kills the process group.
+    pub async fn run(
+        &self,
+        arguments: &Map<String, Value>,
+        capture: CaptureOptions,
+        output_dir: bool,
+    ) -> Result<CommandOutput, CommandError> {
         let (mut command, program) = self.command(arguments)?;
+        let directory = if output_dir {
+            let directory = tempfile::Builder::new()
+                .prefix("mcp-serve-call-")
+                .tempdir()
+                .map_err(|source| CommandError::Io {
+                    program: program.clone(),
+                    source,
+                })?;
+            command.env(OUTPUT_DIR_VARIABLE, directory.path());
+            Some(directory)
+        } else {
+            None
+        };
         let mut child = command.spawn().map_err(|source| CommandError::Spawn {
             program: program.clone(),
             source,
@@ -165,7 +194,8 @@ impl CommandBackend {
         let group = child.id().map(GroupGuard::new);
         let stdin_document = matches!(self.stdin, StdinMode::Json)
             .then(|| Value::Object(arguments.clone()).to_string());
-        let finished = Box::pin(self.supervise(&mut child, group.as_ref(), stdin_document)).await;
+        let finished =
+            Box::pin(self.supervise(&mut child, group.as_ref(), stdin_document, capture)).await;
         if let Some(group) = &group {
             group.disarm();
         }
@@ -188,8 +218,8 @@ impl CommandBackend {
             source,
         })?;
         let stdout = match stdout {
-            Ok(Some(stdout)) => stdout,
-            Ok(None) => {
+            Ok(Capture::Done { captured, .. }) => captured,
+            Ok(Capture::Overflow) => {
                 return Err(CommandError::TooMuchOutput {
                     program,
                     limit: self.max_output,
@@ -197,7 +227,13 @@ impl CommandBackend {
             }
             Err(source) => return Err(CommandError::Io { program, source }),
         };
-        self.classify(program, status, stdout, stderr_tail)
+        let stdout = self.classify(program.clone(), status, stdout, stderr_tail)?;
+        let files = match &directory {
+            Some(directory) => collect_files(directory.path(), self.max_output)
+                .map_err(|problem| CommandError::Files { program, problem })?,
+            None => Vec::new(),
+        };
+        Ok(CommandOutput { stdout, files })
     }
 
     /// The process to start, fully configured, and the program's name for messages.
@@ -270,11 +306,11 @@ impl CommandBackend {
         child: &mut Child,
         group: Option<&GroupGuard>,
         stdin_document: Option<String>,
+        capture: CaptureOptions,
     ) -> Finished {
         let stdin = child.stdin.take();
         let stdout = child.stdout.take();
         let stderr = child.stderr.take();
-        let limit = self.max_output;
         let feed = async move {
             if let (Some(mut stdin), Some(document)) = (stdin, stdin_document) {
                 // A command that does not read its stdin closes the pipe; that is fine.
@@ -283,17 +319,31 @@ impl CommandBackend {
         };
         let read_stdout = async move {
             let Some(stdout) = stdout else {
-                return Ok(Some(Vec::new()));
+                return Ok(Capture::Done {
+                    captured: Captured::default(),
+                    stopped_early: false,
+                });
             };
-            let result = read_bounded(stdout, limit).await;
-            if let (Ok(None), Some(group)) = (&result, group) {
+            let result = capture_stdout(stdout, capture).await;
+            // Past the limit (or the drain limit), the command has nothing more to give.
+            if let (
+                Ok(
+                    Capture::Overflow
+                    | Capture::Done {
+                        stopped_early: true,
+                        ..
+                    },
+                ),
+                Some(group),
+            ) = (&result, group)
+            {
                 group.signal(Signal::SIGKILL);
             }
             result
         };
         let read_stderr = async move {
             match stderr {
-                Some(stderr) => read_tail(stderr, STDERR_TAIL_BYTES).await,
+                Some(stderr) => capture_tail(stderr, STDERR_TAIL_BYTES).await,
                 None => String::new(),
             }
         };
@@ -337,19 +387,23 @@ impl CommandBackend {
         &self,
         program: String,
         status: ExitStatus,
-        stdout: Vec<u8>,
+        stdout: Captured,
         stderr_tail: String,
-    ) -> Result<CommandOutput, CommandError> {
+    ) -> Result<Captured, CommandError> {
         match (status.code(), status.signal()) {
-            (Some(code), _) if self.success_codes.contains(&code) => Ok(CommandOutput {
-                stdout,
-                stderr_tail,
-            }),
+            (Some(code), _) if self.success_codes.contains(&code) => Ok(stdout),
             (Some(code), _) => Err(CommandError::Exit {
                 program,
                 code,
                 stderr_tail,
-                stdout_tail: tail_text(&stdout, STDERR_TAIL_BYTES),
+                stdout_tail: tail_text(
+                    if stdout.tail.is_empty() {
+                        &stdout.head
+                    } else {
+                        &stdout.tail
+                    },
+                    STDERR_TAIL_BYTES,
+                ),
             }),
             (None, signal) => Err(CommandError::Signal {
                 program,
@@ -365,54 +419,13 @@ impl CommandBackend {
 /// How supervision ended.
 enum Finished {
     Exited {
-        stdout: std::io::Result<Option<Vec<u8>>>,
+        stdout: std::io::Result<Capture>,
         stderr_tail: String,
         status: std::io::Result<ExitStatus>,
     },
     TimedOut {
         stderr_tail: String,
     },
-}
-
-/// Reads everything, or `None` as soon as there is more than `limit` bytes.
-async fn read_bounded(
-    mut reader: impl AsyncRead + Unpin,
-    limit: usize,
-) -> std::io::Result<Option<Vec<u8>>> {
-    let mut buffer = Vec::new();
-    let mut chunk = vec![0_u8; 16 * 1024];
-    loop {
-        let read = reader.read(&mut chunk).await?;
-        if read == 0 {
-            return Ok(Some(buffer));
-        }
-        if buffer.len() + read > limit {
-            return Ok(None);
-        }
-        buffer.extend_from_slice(&chunk[..read]);
-    }
-}
-
-/// Reads to the end, keeping only the last `keep` bytes.
-async fn read_tail(mut reader: impl AsyncRead + Unpin, keep: usize) -> String {
-    let mut buffer = Vec::new();
-    let mut chunk = vec![0_u8; 8 * 1024];
-    while let Ok(read) = reader.read(&mut chunk).await {
-        if read == 0 {
-            break;
-        }
-        buffer.extend_from_slice(&chunk[..read]);
-        if buffer.len() > keep * 2 {
-            buffer.drain(..buffer.len() - keep);
-        }
-    }
-    tail_text(&buffer, keep)
-}
-
-fn tail_text(bytes: &[u8], keep: usize) -> String {
-    let start = bytes.len().saturating_sub(keep);
-    let text = String::from_utf8_lossy(&bytes[start..]);
-    text.trim_start_matches('\u{FFFD}').to_owned()
 }
 
 /// Kills the child's whole process group when dropped, unless disarmed after a clean reap.

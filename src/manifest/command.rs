@@ -12,7 +12,6 @@ use toml::Spanned;
 use super::Checker;
 use super::wire::CommandWire;
 use crate::backend::command::{CommandBackend, InheritEnv, Program, StdinMode};
-use crate::results::OutputMode;
 use crate::suggest::suggest;
 use crate::template::{ArgvElement, Template};
 use crate::units::{parse_duration, parse_size};
@@ -61,7 +60,7 @@ pub(super) fn build_command(
     tool_name: &str,
     facts: &ArgumentFacts,
     checker: &mut Checker,
-) -> Option<(CommandBackend, Option<Spanned<String>>)> {
+) -> Option<CommandBackend> {
     let span = wire.span();
     let wire = wire.get_ref();
     let errors_before = checker.diagnostics.len();
@@ -75,19 +74,16 @@ pub(super) fn build_command(
     if checker.diagnostics.len() > errors_before {
         return None;
     }
-    Some((
-        CommandBackend {
-            program: program?,
-            cwd,
-            env,
-            inherit_env,
-            stdin,
-            timeout,
-            max_output,
-            success_codes,
-        },
-        wire.output.clone(),
-    ))
+    Some(CommandBackend {
+        program: program?,
+        cwd,
+        env,
+        inherit_env,
+        stdin,
+        timeout,
+        max_output,
+        success_codes,
+    })
 }
 
 fn program(
@@ -297,37 +293,6 @@ fn limits(wire: &CommandWire, checker: &mut Checker) -> (Duration, usize, Vec<i3
     (timeout, max_output, success_codes)
 }
 
-/// Reads `output = "text" | "json"`.
-pub(super) fn output_mode(
-    output: Option<&Spanned<String>>,
-    has_schema: bool,
-    checker: &mut Checker,
-) -> OutputMode {
-    match output {
-        None if has_schema => OutputMode::Json,
-        None => OutputMode::Text,
-        Some(mode) => {
-            match mode.get_ref().as_str() {
-                "json" => OutputMode::Json,
-                "text" if has_schema => {
-                    checker
-                    .error("a tool with an output schema must use `output = \"json\"`", mode.span())
-                    .hint("structured output is checked against the schema; text output cannot be");
-                    OutputMode::Text
-                }
-                "text" => OutputMode::Text,
-                other => {
-                    checker
-                        .error(format!("unknown output mode `{other}`"), mode.span())
-                        .suggest(suggest(other, ["text", "json"]))
-                        .hint("`text` (the default) or `json` (structured content)");
-                    OutputMode::Text
-                }
-            }
-        }
-    }
-}
-
 /// The program must be fixed by the manifest, and a relative path must exist.
 fn check_program(
     argv: &Spanned<Vec<Spanned<toml::Value>>>,
@@ -532,7 +497,7 @@ fn parse_template(
 }
 
 /// Parses a template and checks that every placeholder names a declared argument.
-fn template_at(
+pub(super) fn template_at(
     text: &str,
     span: Range<usize>,
     facts: &ArgumentFacts,

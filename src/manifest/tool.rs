@@ -9,11 +9,14 @@ use toml::Spanned;
 
 use super::Checker;
 use super::arguments::object_schema;
-use super::command::{ArgumentFacts, build_command, output_mode};
+use super::command::{ArgumentFacts, build_command};
 use super::json::{table_to_json, toml_to_json};
+use super::output::output_spec;
+use super::static_result::build_static;
 use super::wire::{AnnotationsWire, ArgumentWire, IconWire, ServerWire, ThemeWire, ToolWire};
 use crate::backend::Backend;
 use crate::registry::{Registry, ServerIdentity};
+use crate::results::{OutputMode, OutputSpec};
 use crate::schema::{self, CompiledSchema};
 use crate::tool::{OutputSchema, Tool};
 
@@ -120,16 +123,7 @@ fn build_tool(wire: &ToolWire, checker: &mut Checker) -> Option<Tool> {
     });
 
     let facts = ArgumentFacts::from_schema(&input_schema.0);
-    let backend = if let Some(command) = &wire.command {
-        build_command(command, &name, &facts, checker)
-    } else {
-        checker
-            .error(format!("tool `{name}` has no backend"), wire.name.span())
-            .hint("add a `[tools.command]` table with `argv`");
-        None
-    };
-    let (backend, output_key) = backend?;
-    let output_mode = output_mode(output_key.as_ref(), output.is_some(), checker);
+    let (backend, output_spec) = backend(wire, &name, &facts, output.as_ref(), checker)?;
 
     let mut definition = Map::new();
     definition.insert("name".into(), json!(name));
@@ -169,9 +163,56 @@ fn build_tool(wire: &ToolWire, checker: &mut Checker) -> Option<Tool> {
         input_schema: input_schema.0,
         input: input?,
         output,
-        output_mode,
-        backend: Backend::Command(backend),
+        output_spec,
+        backend,
     })
+}
+
+/// The tool's one backend and how its output becomes a result.
+fn backend(
+    wire: &ToolWire,
+    name: &str,
+    facts: &ArgumentFacts,
+    output: Option<&OutputSchema>,
+    checker: &mut Checker,
+) -> Option<(Backend, OutputSpec)> {
+    match (&wire.command, &wire.static_result) {
+        (Some(command), None) => {
+            let spec = output_spec(name, command.get_ref(), output.is_some(), checker);
+            let backend = build_command(command, name, facts, checker)?;
+            Some((Backend::Command(backend), spec))
+        }
+        (None, Some(result)) => {
+            let result = build_static(
+                result,
+                facts,
+                output.map(|output| &output.compiled),
+                checker,
+            )?;
+            let spec = OutputSpec {
+                tool: name.to_owned(),
+                mode: OutputMode::Content,
+                files: None,
+                keep_full_output: false,
+            };
+            Some((Backend::Static(result), spec))
+        }
+        (Some(_), Some(result)) => {
+            checker
+                .error(
+                    format!("tool `{name}` has both `[tools.command]` and `[tools.static]`"),
+                    result.span(),
+                )
+                .hint("a tool has one backend");
+            None
+        }
+        (None, None) => {
+            checker
+                .error(format!("tool `{name}` has no backend"), wire.name.span())
+                .hint("add a `[tools.command]` table with `argv` (or `[tools.static]` with a declared result)");
+            None
+        }
+    }
 }
 
 /// SEP-986: 1 to 128 characters from `A-Z a-z 0-9 _ - .`.

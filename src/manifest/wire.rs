@@ -57,6 +57,8 @@ pub(super) struct ToolWire {
     pub(super) output_schema: Option<Spanned<toml::Value>>,
     pub(super) output_schema_file: Option<Spanned<String>>,
     pub(super) command: Option<Spanned<CommandWire>>,
+    #[serde(rename = "static")]
+    pub(super) static_result: Option<Spanned<StaticWire>>,
 }
 
 /// Behaviour hints shown to hosts.
@@ -119,5 +121,52 @@ pub(super) struct CommandWire {
     pub(super) timeout: Option<Spanned<toml::Value>>,
     pub(super) max_output: Option<Spanned<toml::Value>>,
     pub(super) success_codes: Option<Spanned<Vec<i64>>>,
+    /// `text`, `json`, `content`, `image`, `audio` or `resource`.
     pub(super) output: Option<Spanned<String>>,
+    /// The MIME type of binary output (`image`, `audio`, `resource`); sniffed when absent.
+    pub(super) mime_type: Option<Spanned<String>>,
+    /// `embed` or `link`: files the command writes into `$MCP_SERVE_OUTPUT_DIR` become blocks.
+    pub(super) files: Option<Spanned<String>>,
+    /// Keep the whole stdout as a resource when it is cut short.
+    pub(super) keep_output: Option<bool>,
+}
+
+/// `[tools.static]`: a result declared in the manifest.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub(super) struct StaticWire {
+    #[serde(default)]
+    pub(super) content: Vec<Spanned<BlockWire>>,
+    pub(super) structured_content: Option<Spanned<toml::Value>>,
+    #[serde(default)]
+    pub(super) is_error: bool,
+}
+
+/// One declared content block.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub(super) struct BlockWire {
+    #[serde(rename = "type")]
+    pub(super) kind: Spanned<String>,
+    pub(super) text: Option<String>,
+    /// Base64 data (image, audio) or blob (resource).
+    pub(super) data: Option<String>,
+    /// A file, relative to the manifest, read at load.
+    pub(super) file: Option<Spanned<String>>,
+    pub(super) mime_type: Option<String>,
+    pub(super) uri: Option<String>,
+    pub(super) name: Option<String>,
+    pub(super) title: Option<String>,
+    pub(super) description: Option<String>,
+    pub(super) size: Option<u64>,
+    pub(super) annotations: Option<ContentAnnotationsWire>,
+}
+
+/// Annotations on a content block.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub(super) struct ContentAnnotationsWire {
+    pub(super) audience: Option<Vec<String>>,
+    pub(super) priority: Option<f64>,
+    pub(super) last_modified: Option<String>,
 }

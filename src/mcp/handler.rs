@@ -7,7 +7,8 @@ use rmcp::ErrorData;
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::Value;
@@ -35,7 +36,7 @@ struct State {
     calls: Arc<Semaphore>,
     max_calls: usize,
     /// `tools/list` per era, already in rmcp's types.
-    listings: [Vec<Tool>; 3],
+    listings: [Vec<Tool>; 4],
     info: ServerConfig,
     server_info: Value,
 }
@@ -56,13 +57,21 @@ impl Handler {
                 .collect()
         };
         let listings = [
+            listing(Era::Initial)?,
             listing(Era::Early)?,
             listing(Era::Legacy)?,
             listing(Era::Modern)?,
         ];
         let implementation = convert::implementation(&registry.server.implementation)?;
-        let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(implementation);
+        let capabilities = if registry.serves_resources() {
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .build()
+        } else {
+            ServerCapabilities::builder().enable_tools().build()
+        };
+        let mut info = ServerConfig::new(capabilities).with_server_info(implementation);
         info.instructions.clone_from(&registry.server.instructions);
         let server_info = Value::Object(registry.server.implementation.clone());
         Ok(Self {
@@ -141,7 +150,7 @@ impl ServerHandler for Handler {
         };
         // Dropping the call future kills the backend's process group.
         let result = tokio::select! {
-            result = tool.call(request.arguments) => result,
+            result = tool.call(request.arguments, self.state.registry.store()) => result,
             () = context.ct.cancelled() => {
                 tracing::info!(tool = %tool.name, "call cancelled; backend stopped");
                 return Err(ErrorData::internal_error("the request was cancelled", None));
@@ -150,6 +159,63 @@ impl ServerHandler for Handler {
         let result = result.for_era(era, tool.legacy_wrapped());
         let server_info = (era == Era::Modern).then_some(&self.state.server_info);
         Ok(convert::call_result(result, server_info).into())
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        if !self.state.registry.serves_resources() {
+            return Err(ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                "Method not found: resources/list",
+                None,
+            ));
+        }
+        let resources = self
+            .state
+            .registry
+            .store()
+            .list()
+            .iter()
+            .filter_map(convert::resource)
+            .collect();
+        // Kept outputs come and go: clients must not cache the list.
+        Ok(ListResourcesResult::with_all_items(resources)
+            .with_ttl_ms(0)
+            .with_cache_scope(CacheScope::Private))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        if !self.state.registry.serves_resources() {
+            return Err(ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                "Method not found: resources/read",
+                None,
+            ));
+        }
+        let Some((mime_type, bytes)) = self.state.registry.store().read(&request.uri) else {
+            return Err(ErrorData::resource_not_found(
+                format!(
+                    "no resource `{}`: kept outputs expire after an hour, or when the store is full",
+                    request.uri
+                ),
+                None,
+            ));
+        };
+        Ok(ReadResourceResult::new(vec![convert::resource_contents(
+            request.uri,
+            mime_type,
+            bytes,
+        )])
+        .with_ttl_ms(0)
+        .with_cache_scope(CacheScope::Private)
+        .into())
     }
 
     async fn on_custom_request(
