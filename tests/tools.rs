@@ -22,6 +22,7 @@ fn tools_list_advertises_every_tool_in_manifest_order_with_its_schema() {
         [
             "search",
             "product-details",
+            "product-card",
             "clear-catalog",
             "disk-free",
             "find-in-files",
@@ -53,11 +54,11 @@ fn tools_list_advertises_every_tool_in_manifest_order_with_its_schema() {
         "{raw}"
     );
     assert_eq!(
-        tools[2]["inputSchema"],
+        tools[3]["inputSchema"],
         json!({"type": "object", "additionalProperties": false})
     );
     assert_eq!(
-        tools[2]["annotations"],
+        tools[3]["annotations"],
         json!({"readOnlyHint": false, "destructiveHint": true, "idempotentHint": true, "openWorldHint": false})
     );
     assert!(
@@ -206,9 +207,16 @@ fn find_in_files_expands_the_list_and_keeps_hostile_patterns_whole() {
 fn list_files_uses_flags_and_optional_groups() {
     let mut server = example();
     let plain = server.call("list-files", json!({"path": "examples"}));
-    assert_eq!(text(&plain), "catalog.sh\ncatalog.tsv");
+    assert_eq!(text(&plain), "catalog.sh\ncatalog.tsv\nproducts");
     let result = server.call("list-files", json!({"path": "examples", "sort": "size"}));
-    assert_eq!(text(&result), "catalog.sh\ncatalog.tsv");
+    let mut by_size: Vec<&str> = text(&result).lines().collect();
+    assert_eq!(
+        by_size.last(),
+        Some(&"catalog.tsv"),
+        "the smallest entry comes last"
+    );
+    by_size.sort_unstable();
+    assert_eq!(by_size, ["catalog.sh", "catalog.tsv", "products"]);
     let result = server.call("list-files", json!({"path": "examples", "sort": "colour"}));
     assert_eq!(result["isError"], json!(true));
     assert!(

@@ -79,6 +79,14 @@ pub(super) fn output_spec(
             None
         }
     });
+    if wire.keep_output == Some(true) && mode != OutputMode::Text {
+        checker
+            .error(
+                "`keep-output` applies to `text` output, the only kind that is cut short",
+                wire.output.as_ref().map_or(0..0, toml::Spanned::span),
+            )
+            .hint("other output modes fail when the output is over `max-output`");
+    }
     OutputSpec {
         tool: tool.to_owned(),
         mode,

@@ -32,6 +32,7 @@ try {
   report.tooMany = await client.callTool({ name: "search", arguments: { query: "mug", limit: 999 } });
   report.details = await client.callTool({ name: "product-details", arguments: { name: "Mug rack" } });
   report.missing = await client.callTool({ name: "product-details", arguments: { name: "Teapot" } });
+  report.card = await client.callTool({ name: "product-card", arguments: { name: "Mug rack" } });
   try {
     await client.callTool({ name: "serch", arguments: {} });
     report.unknownTool = "no error";
