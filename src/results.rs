@@ -276,7 +276,7 @@ impl ToolResult {
                 .content
                 .iter()
                 .any(|block| matches!(block, Content::Text { .. }));
-            if !value.is_object() && !has_text {
+            if !has_text {
                 result.content.push(Content::text(value.to_string()));
             }
             result.structured = Some(value);
