@@ -3,6 +3,7 @@
 pub mod capture;
 pub mod command;
 pub mod files;
+pub mod http;
 pub mod static_result;
 
 use serde_json::{Map, Value};
@@ -20,6 +21,8 @@ pub enum Backend {
     Command(CommandBackend),
     /// A result declared in the manifest, for prototypes and mocks.
     Static(StaticResult),
+    /// An HTTP request.
+    Http(Box<http::HttpBackend>),
 }
 
 impl Backend {
@@ -59,6 +62,7 @@ impl Backend {
                 }
             }
             Self::Static(result) => result.render(arguments, output_schema),
+            Self::Http(http) => http.call(arguments, output_schema).await,
         }
     }
 }

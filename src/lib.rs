@@ -35,6 +35,7 @@ pub mod registry;
 pub mod results;
 pub mod run;
 pub mod schema;
+pub mod secret;
 pub mod suggest;
 pub mod template;
 pub mod tool;

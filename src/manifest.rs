@@ -9,6 +9,7 @@
 mod arguments;
 mod command;
 mod document;
+mod http;
 mod json;
 mod output;
 mod static_result;

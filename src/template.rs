@@ -129,6 +129,41 @@ impl Template {
         Ok(out)
     }
 
+    /// Renders with each value passed through `encode` (for URL parts); `None` when an
+    /// argument it uses is absent. Literal text is kept as written.
+    pub fn render_encoded(
+        &self,
+        arguments: &Map<String, Value>,
+        encode: impl Fn(&str) -> String,
+    ) -> Option<String> {
+        let mut out = String::new();
+        for segment in &self.segments {
+            match segment {
+                Segment::Literal(text) => out.push_str(text),
+                Segment::Placeholder(name) => {
+                    out.push_str(&encode(&value_text(present(arguments, name)?)));
+                }
+            }
+        }
+        Some(out)
+    }
+
+    /// The template's text when it has no placeholders.
+    pub fn as_literal(&self) -> Option<String> {
+        match self.segments.as_slice() {
+            [Segment::Literal(text)] => Some(text.clone()),
+            _ => None,
+        }
+    }
+
+    /// The single placeholder, when the template is exactly `{name}`.
+    pub fn sole_placeholder(&self) -> Option<&str> {
+        match self.segments.as_slice() {
+            [Segment::Placeholder(name)] => Some(name),
+            _ => None,
+        }
+    }
+
     /// Renders text for a person to read: an absent argument reads as nothing.
     pub fn render_lenient(&self, arguments: &Map<String, Value>) -> String {
         self.segments

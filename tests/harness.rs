@@ -75,19 +75,39 @@ pub(crate) struct Server {
     stdin: Option<ChildStdin>,
     lines: Receiver<String>,
     next_id: i64,
+    stderr: std::sync::Arc<std::sync::Mutex<String>>,
 }
 
 impl Server {
     pub(crate) fn start(manifest: &Path) -> Self {
+        Self::start_with(manifest, &[], &[])
+    }
+
+    /// Starts with extra arguments and environment; stderr is collected.
+    pub(crate) fn start_with(manifest: &Path, extra: &[&str], env: &[(&str, &str)]) -> Self {
         let mut child = Command::new(BINARY)
             .arg("--config")
             .arg(manifest)
+            .args(extra)
+            .envs(env.iter().copied())
             .current_dir("/")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(Stdio::piped())
             .spawn()
             .expect("spawn mcp-serve");
+        let stderr = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let sink = stderr.clone();
+        let errors = child.stderr.take().expect("stderr");
+        std::thread::spawn(move || {
+            for line in BufReader::new(errors).lines() {
+                let Ok(line) = line else { break };
+                if let Ok(mut log) = sink.lock() {
+                    log.push_str(&line);
+                    log.push('\n');
+                }
+            }
+        });
         let stdout = child.stdout.take().expect("stdout");
         let (sender, lines) = channel();
         std::thread::spawn(move || {
@@ -104,7 +124,27 @@ impl Server {
             stdin,
             lines,
             next_id: 1,
+            stderr,
         }
+    }
+
+    /// Completes the legacy handshake at `version`.
+    pub(crate) fn handshake(&mut self, version: &str) {
+        let response = self.request("initialize", initialize_params(version));
+        assert_eq!(
+            response["result"]["protocolVersion"],
+            json!(version),
+            "{response}"
+        );
+        self.notify("notifications/initialized", None);
+    }
+
+    /// What the server wrote to stderr so far.
+    pub(crate) fn stderr(&self) -> String {
+        self.stderr
+            .lock()
+            .map(|log| log.clone())
+            .unwrap_or_default()
     }
 
     /// A server that has completed the legacy handshake at `version`.

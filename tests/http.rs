@@ -265,10 +265,7 @@ fn closing_a_2026_response_stream_kills_the_command() {
         params["_meta"] = crate::harness::modern_meta();
         json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}).to_string()
     };
-    let client = reqwest::blocking::Client::builder()
-        .timeout(Duration::from_secs(3))
-        .build()
-        .expect("client");
+    let client = crate::http_harness::http_client(Duration::from_secs(3));
     let caller = std::thread::spawn(move || {
         // The response never completes; the client gives up after 3 s and closes the stream.
         let _ = client

@@ -11,6 +11,12 @@ use serde_json::{Value, json};
 
 use crate::harness::{BINARY, TIMEOUT, modern_meta, wait_with_timeout};
 
+/// A blocking HTTP client (reqwest, on rustls with the ring provider as the binary uses).
+pub(crate) fn http_client(timeout: std::time::Duration) -> Client {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    Client::builder().timeout(timeout).build().expect("client")
+}
+
 /// A server on a free loopback port.
 pub(crate) struct HttpServer {
     child: Child,
@@ -63,7 +69,7 @@ impl HttpServer {
             )
         });
         let base = url.trim_end_matches("/mcp").to_owned();
-        let client = Client::builder().timeout(TIMEOUT).build().expect("client");
+        let client = http_client(TIMEOUT);
         Self {
             child,
             url,
@@ -158,7 +164,7 @@ pub(crate) fn call_in_background(
     headers: &[(&str, &str)],
 ) -> std::thread::JoinHandle<Option<Value>> {
     let body = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": tool, "arguments": {}}});
-    let mut request = Client::new()
+    let mut request = http_client(TIMEOUT)
         .post(url)
         .header("Content-Type", "application/json")
         .header("Accept", "application/json, text/event-stream")

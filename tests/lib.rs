@@ -6,10 +6,12 @@
 
 mod harness;
 mod http_harness;
+mod upstream;
 
 mod command_backend;
 mod conformance;
 mod http;
+mod http_backend;
 mod interop;
 mod lifecycle;
 mod manifest_errors;

@@ -187,7 +187,7 @@ error: tool `a` has no backend
   |
 7 | name = "a"
   |        ^^^
-  = hint: add a `[tools.command]` table with `argv` (or `[tools.static]` with a declared result)
+  = hint: add a `[tools.command]` table with `argv` (or `[tools.http]` with a `url`, or `[tools.static]` with a declared result)
 
 error: could not load `tools.toml` due to 2 previous errors
 "#,

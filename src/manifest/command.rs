@@ -49,6 +49,10 @@ impl ArgumentFacts {
         facts
     }
 
+    pub(super) fn is_always_present(&self, name: &str) -> bool {
+        self.always_present.contains(name)
+    }
+
     fn is_list(&self, name: &str) -> bool {
         self.types.get(name).is_some_and(|kind| kind == "array")
     }

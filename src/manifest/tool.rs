@@ -10,6 +10,7 @@ use toml::Spanned;
 use super::Checker;
 use super::arguments::object_schema;
 use super::command::{ArgumentFacts, build_command};
+use super::http::build_http;
 use super::json::{table_to_json, toml_to_json};
 use super::output::output_spec;
 use super::static_result::build_static;
@@ -176,6 +177,30 @@ fn backend(
     output: Option<&OutputSchema>,
     checker: &mut Checker,
 ) -> Option<(Backend, OutputSpec)> {
+    let backends = [
+        wire.command.is_some(),
+        wire.static_result.is_some(),
+        wire.http.is_some(),
+    ];
+    if backends.iter().filter(|present| **present).count() > 1 {
+        checker
+            .error(
+                format!("tool `{name}` has more than one backend"),
+                wire.name.span(),
+            )
+            .hint("a tool has one of `[tools.command]`, `[tools.http]` and `[tools.static]`");
+        return None;
+    }
+    if let Some(http) = &wire.http {
+        let backend = build_http(http, name, facts, checker)?;
+        let spec = OutputSpec {
+            tool: name.to_owned(),
+            mode: OutputMode::Content,
+            files: None,
+            keep_full_output: false,
+        };
+        return Some((Backend::Http(Box::new(backend)), spec));
+    }
     match (&wire.command, &wire.static_result) {
         (Some(command), None) => {
             let spec = output_spec(name, command.get_ref(), output.is_some(), checker);
@@ -209,7 +234,7 @@ fn backend(
         (None, None) => {
             checker
                 .error(format!("tool `{name}` has no backend"), wire.name.span())
-                .hint("add a `[tools.command]` table with `argv` (or `[tools.static]` with a declared result)");
+                .hint("add a `[tools.command]` table with `argv` (or `[tools.http]` with a `url`, or `[tools.static]` with a declared result)");
             None
         }
     }

@@ -59,6 +59,29 @@ pub(super) struct ToolWire {
     pub(super) command: Option<Spanned<CommandWire>>,
     #[serde(rename = "static")]
     pub(super) static_result: Option<Spanned<StaticWire>>,
+    pub(super) http: Option<Spanned<HttpWire>>,
+}
+
+/// `[tools.http]`: a request to make.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub(super) struct HttpWire {
+    pub(super) method: Option<Spanned<String>>,
+    pub(super) url: Spanned<String>,
+    pub(super) query: Option<IndexMap<Spanned<String>, Spanned<toml::Value>>>,
+    pub(super) headers: Option<IndexMap<Spanned<String>, Spanned<String>>>,
+    /// `"arguments"`: all arguments as a JSON object.
+    pub(super) body: Option<Spanned<String>>,
+    /// A JSON body template.
+    pub(super) json: Option<Spanned<toml::Value>>,
+    /// Form fields.
+    pub(super) form: Option<IndexMap<Spanned<String>, Spanned<String>>>,
+    pub(super) timeout: Option<Spanned<toml::Value>>,
+    pub(super) max_response: Option<Spanned<toml::Value>>,
+    pub(super) success_statuses: Option<Spanned<Vec<i64>>>,
+    pub(super) response_pointer: Option<Spanned<String>>,
+    pub(super) max_redirects: Option<u8>,
+    pub(super) allow_other_hosts: Option<bool>,
 }
 
 /// Behaviour hints shown to hosts.

@@ -1,0 +1,254 @@
+//! The HTTP backend: a request built structurally from the arguments (percent-encoded path
+//! segments, serialized query parameters, validated header values, JSON built as a value),
+//! sent with a bounded response, and mapped to a result by its content type.
+
+mod request;
+
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+pub use request::{Body, JsonTemplate, UrlTemplate};
+
+use crate::results::{Content, ToolResult, mime};
+use crate::schema::CompiledSchema;
+use crate::secret::Redactor;
+use crate::template::Template;
+
+/// How much of an error response's body is quoted.
+const EXCERPT_BYTES: usize = 2048;
+
+/// An HTTP tool's backend, fully checked at load.
+#[derive(Debug, Clone)]
+pub struct HttpBackend {
+    pub tool: String,
+    pub method: reqwest::Method,
+    pub url: UrlTemplate,
+    pub query: Vec<(String, Template)>,
+    pub headers: Vec<(reqwest::header::HeaderName, Template)>,
+    pub body: Body,
+    pub timeout: Duration,
+    pub max_response: usize,
+    /// Statuses that mean success; empty means any 2xx.
+    pub success_statuses: Vec<u16>,
+    /// A JSON pointer picking part of a JSON response.
+    pub pointer: Option<String>,
+    /// Built once per tool: keeps connections alive across calls.
+    pub client: reqwest::Client,
+    pub redactor: Redactor,
+}
+
+/// Why a call failed; `Display` is the one-line reason (already redacted by the caller).
+#[derive(Debug, thiserror::Error)]
+enum HttpError {
+    #[error("{0}")]
+    Request(String),
+    #[error("the request to {url} timed out after {}s", after.as_secs_f64())]
+    Timeout { url: String, after: Duration },
+    #[error("could not reach {url}: {reason}")]
+    Connect { url: String, reason: String },
+    #[error("the response from {url} is larger than {limit} bytes, the tool's limit")]
+    TooLarge { url: String, limit: usize },
+    #[error("HTTP {status} from {method} {url}")]
+    Status {
+        status: String,
+        method: String,
+        url: String,
+        excerpt: String,
+    },
+    #[error("the request to {url} failed: {reason}")]
+    Other { url: String, reason: String },
+}
+
+impl HttpBackend {
+    pub async fn call(
+        &self,
+        arguments: &Map<String, Value>,
+        output_schema: Option<&CompiledSchema>,
+    ) -> ToolResult {
+        match self.exchange(arguments).await {
+            Ok((content_type, bytes)) => {
+                let mut result = self.map_response(content_type.as_deref(), bytes, output_schema);
+                for block in &mut result.content {
+                    if let Content::Text { text, .. } = block {
+                        *text = self.redactor.redact(text);
+                    }
+                }
+                result
+            }
+            Err(error) => {
+                let mut text = self.redactor.redact(&error.to_string());
+                if let HttpError::Status { excerpt, .. } = &error
+                    && !excerpt.is_empty()
+                {
+                    text.push_str("\n\n");
+                    text.push_str(&self.redactor.redact(excerpt));
+                }
+                tracing::info!(tool = %self.tool, reason = %text.lines().next().unwrap_or_default(), "HTTP call failed");
+                ToolResult::error(text)
+            }
+        }
+    }
+
+    /// Sends the request and reads the response within the size limit.
+    async fn exchange(
+        &self,
+        arguments: &Map<String, Value>,
+    ) -> Result<(Option<String>, Vec<u8>), HttpError> {
+        let request = self.build(arguments).map_err(HttpError::Request)?;
+        let url = request.url().to_string();
+        let method = request.method().to_string();
+        let mut response = self
+            .client
+            .execute(request)
+            .await
+            .map_err(|error| classify(&error, &url, self.timeout))?;
+        let status = response.status();
+        let content_type = response
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|value| value.to_str().ok())
+            .map(str::to_owned);
+        if response
+            .content_length()
+            .is_some_and(|length| length > self.max_response as u64)
+            && self.succeeded(status)
+        {
+            return Err(HttpError::TooLarge {
+                url,
+                limit: self.max_response,
+            });
+        }
+        let mut body = Vec::new();
+        let keep = if self.succeeded(status) {
+            self.max_response
+        } else {
+            EXCERPT_BYTES
+        };
+        loop {
+            let chunk = match tokio::time::timeout(self.timeout, response.chunk()).await {
+                Ok(Ok(Some(chunk))) => chunk,
+                Ok(Ok(None)) => break,
+                Ok(Err(error)) => return Err(classify(&error, &url, self.timeout)),
+                Err(_elapsed) => {
+                    return Err(HttpError::Timeout {
+                        url,
+                        after: self.timeout,
+                    });
+                }
+            };
+            if body.len() + chunk.len() > keep {
+                if self.succeeded(status) {
+                    return Err(HttpError::TooLarge {
+                        url,
+                        limit: self.max_response,
+                    });
+                }
+                body.extend_from_slice(&chunk[..keep - body.len()]);
+                break;
+            }
+            body.extend_from_slice(&chunk);
+        }
+        if !self.succeeded(status) {
+            return Err(HttpError::Status {
+                status: format!(
+                    "{} {}",
+                    status.as_u16(),
+                    status.canonical_reason().unwrap_or_default()
+                )
+                .trim_end()
+                .to_owned(),
+                method,
+                url,
+                excerpt: String::from_utf8_lossy(&body).trim().to_owned(),
+            });
+        }
+        Ok((content_type, body))
+    }
+
+    fn succeeded(&self, status: reqwest::StatusCode) -> bool {
+        if self.success_statuses.is_empty() {
+            status.is_success()
+        } else {
+            self.success_statuses.contains(&status.as_u16())
+        }
+    }
+
+    /// A response body to a result, by its content type.
+    fn map_response(
+        &self,
+        content_type: Option<&str>,
+        bytes: Vec<u8>,
+        output_schema: Option<&CompiledSchema>,
+    ) -> ToolResult {
+        let essence = content_type
+            .and_then(|value| value.split(';').next())
+            .map(|value| value.trim().to_ascii_lowercase());
+        let essence = essence
+            .as_deref()
+            .or_else(|| mime::sniff(&bytes))
+            .unwrap_or("application/octet-stream");
+        let json = essence == "application/json" || essence.ends_with("+json");
+        if json || self.pointer.is_some() {
+            let mut value: Value = match serde_json::from_slice(&bytes) {
+                Ok(value) => value,
+                Err(error) => {
+                    return ToolResult::error(format!("the response is not valid JSON: {error}"));
+                }
+            };
+            if let Some(pointer) = &self.pointer {
+                match value.pointer_mut(pointer) {
+                    Some(part) => value = part.take(),
+                    None => {
+                        return ToolResult::error(format!(
+                            "the response has nothing at `{pointer}`"
+                        ));
+                    }
+                }
+            }
+            self.redactor.redact_json(&mut value);
+            return ToolResult::structured(value, output_schema);
+        }
+        if output_schema.is_some() {
+            return ToolResult::error(format!(
+                "the tool declares an output schema, but the response is `{essence}`, not JSON"
+            ));
+        }
+        let content = if essence.starts_with("image/") || essence.starts_with("audio/") {
+            Content::media(&bytes, essence)
+        } else if mime::is_textual(essence) {
+            Content::text(String::from_utf8_lossy(&bytes).into_owned())
+        } else {
+            Content::embedded(format!("mcp-serve://output/{}", self.tool), bytes, essence)
+        };
+        ToolResult {
+            content: vec![content],
+            structured: None,
+            is_error: false,
+        }
+    }
+}
+
+/// One line saying why reqwest failed, with the causes it chains.
+fn classify(error: &reqwest::Error, url: &str, timeout: Duration) -> HttpError {
+    let mut reason = String::new();
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        reason = cause.to_string();
+        source = cause.source();
+    }
+    if reason.is_empty() {
+        reason = error.to_string();
+    }
+    let url = url.to_owned();
+    if error.is_timeout() {
+        HttpError::Timeout {
+            url,
+            after: timeout,
+        }
+    } else if error.is_connect() {
+        HttpError::Connect { url, reason }
+    } else {
+        HttpError::Other { url, reason }
+    }
+}
