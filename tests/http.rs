@@ -62,7 +62,7 @@ fn the_legacy_era_works_statelessly_over_sse() {
     let result = server.legacy(4, "tools/call", json!({"name": "serch"}));
     assert_eq!(result["error"]["code"], json!(-32602));
     let listed = server.legacy(5, "tools/list", json!({}));
-    assert_eq!(listed["result"]["tools"].as_array().map(Vec::len), Some(7));
+    assert_eq!(listed["result"]["tools"].as_array().map(Vec::len), Some(8));
     assert!(listed["result"].get("resultType").is_none());
 }
 

@@ -61,6 +61,7 @@ fn assert_tool_behaviour(report: &Value) {
             "product-details",
             "product-card",
             "clear-catalog",
+            "exchange-rates",
             "disk-free",
             "find-in-files",
             "list-files"

@@ -49,7 +49,7 @@ fn tools_list_carries_cache_hints_result_type_and_server_info() {
         result["_meta"]["io.modelcontextprotocol/serverInfo"]["version"],
         json!("1.0.0")
     );
-    assert_eq!(result["tools"].as_array().map(Vec::len), Some(7));
+    assert_eq!(result["tools"].as_array().map(Vec::len), Some(8));
 }
 
 #[test]

@@ -24,6 +24,7 @@ fn tools_list_advertises_every_tool_in_manifest_order_with_its_schema() {
             "product-details",
             "product-card",
             "clear-catalog",
+            "exchange-rates",
             "disk-free",
             "find-in-files",
             "list-files"
@@ -206,17 +207,19 @@ fn find_in_files_expands_the_list_and_keeps_hostile_patterns_whole() {
 #[test]
 fn list_files_uses_flags_and_optional_groups() {
     let mut server = example();
-    let plain = server.call("list-files", json!({"path": "examples"}));
-    assert_eq!(text(&plain), "catalog.sh\ncatalog.tsv\nproducts");
-    let result = server.call("list-files", json!({"path": "examples", "sort": "size"}));
-    let mut by_size: Vec<&str> = text(&result).lines().collect();
+    let plain = server.call("list-files", json!({"path": "examples/products"}));
     assert_eq!(
-        by_size.last(),
-        Some(&"catalog.tsv"),
-        "the smallest entry comes last"
+        text(&plain),
+        "espresso-cup.png\nespresso-cup.wav\nmug-rack.png\nmug-rack.wav\ntravel-mug.png\ntravel-mug.wav"
     );
-    by_size.sort_unstable();
-    assert_eq!(by_size, ["catalog.sh", "catalog.tsv", "products"]);
+    let result = server.call(
+        "list-files",
+        json!({"path": "examples/products", "sort": "size"}),
+    );
+    assert_eq!(
+        text(&result),
+        "espresso-cup.wav\ntravel-mug.wav\nmug-rack.wav\nespresso-cup.png\nmug-rack.png\ntravel-mug.png"
+    );
     let result = server.call("list-files", json!({"path": "examples", "sort": "colour"}));
     assert_eq!(result["isError"], json!(true));
     assert!(
@@ -235,5 +238,43 @@ fn list_files_uses_flags_and_optional_groups() {
         !text(&result).lines().any(|line| line == ".gitignore"),
         "{}",
         text(&result)
+    );
+}
+
+#[test]
+fn exchange_rates_calls_the_local_rates_service() {
+    let mut service = std::process::Command::new("python3")
+        .args([
+            "-m",
+            "http.server",
+            "8765",
+            "--bind",
+            "127.0.0.1",
+            "--directory",
+            "examples/api",
+        ])
+        .current_dir(repo_root())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("python3 -m http.server");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while std::net::TcpStream::connect("127.0.0.1:8765").is_err()
+        && std::time::Instant::now() < deadline
+    {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let mut server = example();
+    let result = server.call("exchange-rates", json!({"currency": "EUR"}));
+    let _ = service.kill();
+    let _ = service.wait();
+    assert_eq!(result["isError"], json!(false), "{result}");
+    assert_eq!(result["structuredContent"]["base"], json!("EUR"));
+    assert_eq!(result["structuredContent"]["rates"]["USD"], json!(1.0612));
+    let result = server.call("exchange-rates", json!({"currency": "CHF"}));
+    assert_eq!(
+        result["isError"],
+        json!(true),
+        "not in the enum: rejected before any request"
     );
 }
