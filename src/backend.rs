@@ -2,6 +2,7 @@
 
 pub mod capture;
 pub mod command;
+pub mod events_pipe;
 pub mod files;
 pub mod http;
 pub mod static_result;
@@ -13,7 +14,17 @@ use crate::results::{OutputSpec, ToolResult};
 use crate::schema::CompiledSchema;
 use capture::CaptureOptions;
 use command::CommandBackend;
+use events_pipe::EventSender;
 use static_result::StaticResult;
+
+/// What a call can reach besides its arguments.
+#[derive(Debug)]
+pub struct CallContext<'a> {
+    /// Where kept outputs go.
+    pub store: &'a ResourceStore,
+    /// Where progress and log events go, when the client wants them.
+    pub events: Option<EventSender>,
+}
 
 /// A tool's backend.
 #[derive(Debug, Clone)]
@@ -33,8 +44,9 @@ impl Backend {
         arguments: &Map<String, Value>,
         spec: &OutputSpec,
         output_schema: Option<&CompiledSchema>,
-        store: &ResourceStore,
+        context: &CallContext<'_>,
     ) -> ToolResult {
+        let store = context.store;
         match self {
             Self::Command(command) => {
                 let capture = CaptureOptions {
@@ -42,7 +54,15 @@ impl Backend {
                     truncate: spec.mode.truncates(),
                     spool: spec.keep_full_output.then(|| store.spool_path()).flatten(),
                 };
-                match command.run(arguments, capture, spec.files.is_some()).await {
+                match command
+                    .run(
+                        arguments,
+                        capture,
+                        spec.files.is_some(),
+                        context.events.as_ref(),
+                    )
+                    .await
+                {
                     Ok(output) => ToolResult::from_command(
                         output.stdout,
                         output.files,

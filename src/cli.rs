@@ -28,8 +28,21 @@ pub struct Cli {
     #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_calls: u32,
 
+    /// For a call that asked for progress: report it is still running after this long without
+    /// progress (0 turns heartbeats off)
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_heartbeat)]
+    pub heartbeat: Duration,
+
     #[command(flatten)]
     pub http: HttpArgs,
+}
+
+fn parse_heartbeat(text: &str) -> Result<Duration, String> {
+    if text.trim() == "0" {
+        Ok(Duration::ZERO)
+    } else {
+        parse_duration_text(text)
+    }
 }
 
 /// Streamable HTTP options.

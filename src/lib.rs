@@ -29,6 +29,7 @@ pub mod backend;
 pub mod cli;
 pub mod diagnostic;
 pub mod era;
+pub mod events;
 pub mod manifest;
 pub mod mcp;
 pub mod registry;

@@ -10,6 +10,7 @@
 mod convert;
 mod handler;
 pub mod http;
+mod notify;
 mod stdio;
 
 pub use handler::Handler;

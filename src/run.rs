@@ -53,8 +53,12 @@ pub fn run(cli: &Cli) -> ExitCode {
 fn serve(registry: Registry, cli: &Cli, options: Option<HttpOptions>) -> anyhow::Result<()> {
     let tools = registry.tools().count();
     let max_calls = usize::try_from(cli.max_calls).unwrap_or(usize::MAX);
-    let handler =
-        Handler::new(Arc::new(registry), max_calls).context("could not prepare the tool list")?;
+    let handler = Handler::new(
+        Arc::new(registry),
+        max_calls,
+        (!cli.heartbeat.is_zero()).then_some(cli.heartbeat),
+    )
+    .context("could not prepare the tool list")?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -3,9 +3,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::backend::Backend;
+use crate::backend::{Backend, CallContext};
 use crate::era::Era;
-use crate::results::store::ResourceStore;
 use crate::results::{OutputSpec, ToolResult};
 use crate::schema::{self, CompiledSchema};
 
@@ -57,7 +56,7 @@ impl Tool {
     pub async fn call(
         &self,
         arguments: Option<Map<String, Value>>,
-        store: &ResourceStore,
+        context: &CallContext<'_>,
     ) -> ToolResult {
         let mut arguments = Value::Object(arguments.unwrap_or_default());
         schema::fill_defaults(&self.input_schema, &mut arguments);
@@ -74,7 +73,7 @@ impl Tool {
         };
         let schema = self.output.as_ref().map(|output| &output.compiled);
         self.backend
-            .call(&arguments, &self.output_spec, schema, store)
+            .call(&arguments, &self.output_spec, schema, context)
             .await
     }
 

@@ -54,6 +54,23 @@ fn conformance_scenarios_pass_statelessly() {
 }
 
 #[test]
+fn progress_and_logging_scenarios_pass_with_sessions_and_json_responses() {
+    let manifest = repo_root().join("tests/fixtures/conformance.toml");
+    let scenarios = [
+        "tools-call-with-progress",
+        "tools-call-with-logging",
+        "logging-set-level",
+    ];
+    let mut failures = run_scenarios_on(&manifest, &["--sessions"], &scenarios);
+    failures.extend(run_scenarios_on(
+        &manifest,
+        &["--json-response"],
+        &scenarios,
+    ));
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
 fn conformance_scenarios_pass_with_sessions() {
     let failures = run_scenarios(
         &["--sessions"],
@@ -83,6 +100,9 @@ fn the_conformance_fixture_tools_pass_their_scenarios() {
             "tools-call-mixed-content",
             "tools-call-error",
             "json-schema-2020-12",
+            "tools-call-with-progress",
+            "tools-call-with-logging",
+            "logging-set-level",
         ],
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));

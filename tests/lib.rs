@@ -10,6 +10,7 @@ mod upstream;
 
 mod command_backend;
 mod conformance;
+mod events;
 mod http;
 mod http_backend;
 mod interop;

@@ -3,7 +3,10 @@
 
 use std::path::PathBuf;
 
-use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWriteExt as _};
+use tokio::io::{AsyncBufReadExt as _, AsyncRead, AsyncReadExt as _, AsyncWriteExt as _};
+
+use super::events_pipe::EventSender;
+use crate::events::{CallEvent, LogLevel};
 
 use crate::results::Captured;
 
@@ -130,15 +133,38 @@ fn finish(
     }
 }
 
-/// Reads to the end, keeping only the last `keep` bytes, as text.
-pub async fn capture_tail(mut reader: impl AsyncRead + Unpin, keep: usize) -> String {
+/// Reads to the end, keeping only the last `keep` bytes, as text; with `forward`, each line
+/// is also sent on as a log message at the given level.
+pub async fn capture_tail(
+    reader: impl AsyncRead + Unpin,
+    keep: usize,
+    forward: Option<(EventSender, LogLevel)>,
+) -> String {
+    let mut reader = tokio::io::BufReader::new(reader);
     let mut buffer = Vec::new();
-    let mut chunk = vec![0_u8; 8 * 1024];
-    while let Ok(read) = reader.read(&mut chunk).await {
-        if read == 0 {
-            break;
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        // Lines are bounded so a newline-free flood cannot grow memory.
+        let read = (&mut reader)
+            .take(8 * 1024)
+            .read_until(b'\n', &mut line)
+            .await;
+        match read {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
         }
-        buffer.extend_from_slice(&chunk[..read]);
+        if let Some((sender, level)) = &forward {
+            let text = String::from_utf8_lossy(&line).trim_end().to_owned();
+            if !text.is_empty() {
+                let _ = sender.try_send(CallEvent::Log {
+                    level: *level,
+                    message: text,
+                    data: None,
+                });
+            }
+        }
+        buffer.extend_from_slice(&line);
         if buffer.len() > keep * 2 {
             buffer.drain(..buffer.len() - keep);
         }

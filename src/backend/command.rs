@@ -5,8 +5,10 @@
 use std::os::unix::process::ExitStatusExt as _;
 use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
+
 use std::time::Duration;
+use tokio::sync::Notify;
 
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
@@ -15,7 +17,9 @@ use tokio::io::AsyncWriteExt as _;
 use tokio::process::{Child, Command};
 
 use super::capture::{Capture, CaptureOptions, capture_stdout, capture_tail, tail_text};
+use super::events_pipe::{self, EVENTS_VARIABLE, EventSender};
 use super::files::collect_files;
+use crate::events::LogLevel;
 use crate::results::{Captured, OutputFile};
 use crate::template::{ArgvElement, RenderError, Template, render_argv};
 
@@ -47,6 +51,10 @@ pub struct CommandBackend {
     pub timeout: Duration,
     pub max_output: usize,
     pub success_codes: Vec<i32>,
+    /// The command may report progress and log lines on `$MCP_SERVE_EVENTS`.
+    pub events: bool,
+    /// Forward each stderr line as a log message at this level.
+    pub stderr_log: Option<LogLevel>,
 }
 
 /// What runs.
@@ -171,20 +179,44 @@ impl CommandBackend {
         arguments: &Map<String, Value>,
         capture: CaptureOptions,
         output_dir: bool,
+        events: Option<&EventSender>,
     ) -> Result<CommandOutput, CommandError> {
         let (mut command, program) = self.command(arguments)?;
-        let directory = if output_dir {
-            let directory = tempfile::Builder::new()
-                .prefix("mcp-serve-call-")
-                .tempdir()
-                .map_err(|source| CommandError::Io {
-                    program: program.clone(),
-                    source,
-                })?;
-            command.env(OUTPUT_DIR_VARIABLE, directory.path());
-            Some(directory)
+        let events = events.filter(|_| self.events || self.stderr_log.is_some());
+        let pipe_wanted = self.events && events.is_some();
+        let io_error = |source| CommandError::Io {
+            program: program.clone(),
+            source,
+        };
+        let directory = if output_dir || pipe_wanted {
+            Some(
+                tempfile::Builder::new()
+                    .prefix("mcp-serve-call-")
+                    .tempdir()
+                    .map_err(io_error)?,
+            )
         } else {
             None
+        };
+        let mut outputs = None;
+        let mut pipe = None;
+        if let Some(directory) = &directory {
+            if output_dir {
+                let files = directory.path().join("output");
+                std::fs::create_dir(&files).map_err(io_error)?;
+                command.env(OUTPUT_DIR_VARIABLE, &files);
+                outputs = Some(files);
+            }
+            if pipe_wanted {
+                let (path, receiver) = events_pipe::create(directory.path()).map_err(io_error)?;
+                command.env(EVENTS_VARIABLE, &path);
+                pipe = Some(receiver);
+            }
+        }
+        let forwarding = Forwarding {
+            pipe,
+            events: events.cloned(),
+            stderr_log: self.stderr_log,
         };
         let mut child = command.spawn().map_err(|source| CommandError::Spawn {
             program: program.clone(),
@@ -194,8 +226,15 @@ impl CommandBackend {
         let group = child.id().map(GroupGuard::new);
         let stdin_document = matches!(self.stdin, StdinMode::Json)
             .then(|| Value::Object(arguments.clone()).to_string());
-        let finished =
-            Box::pin(self.supervise(&mut child, group.as_ref(), stdin_document, capture)).await;
+        let finished = Box::pin(self.supervise(
+            &mut child,
+            group.as_ref(),
+            stdin_document,
+            capture,
+            forwarding,
+            &program,
+        ))
+        .await;
         if let Some(group) = &group {
             group.disarm();
         }
@@ -228,8 +267,8 @@ impl CommandBackend {
             Err(source) => return Err(CommandError::Io { program, source }),
         };
         let stdout = self.classify(program.clone(), status, stdout, stderr_tail)?;
-        let files = match &directory {
-            Some(directory) => collect_files(directory.path(), self.max_output)
+        let files = match &outputs {
+            Some(directory) => collect_files(directory, self.max_output)
                 .map_err(|problem| CommandError::Files { program, problem })?,
             None => Vec::new(),
         };
@@ -307,7 +346,26 @@ impl CommandBackend {
         group: Option<&GroupGuard>,
         stdin_document: Option<String>,
         capture: CaptureOptions,
+        forwarding: Forwarding,
+        program: &str,
     ) -> Finished {
+        let exited = Arc::new(Notify::new());
+        let Forwarding {
+            pipe,
+            events,
+            stderr_log,
+        } = forwarding;
+        let read_events = {
+            let exited = exited.clone();
+            let sender = events.clone();
+            let program = program.to_owned();
+            async move {
+                if let (Some(pipe), Some(sender)) = (pipe, sender) {
+                    events_pipe::forward(pipe, sender, exited, program).await;
+                }
+            }
+        };
+        let stderr_forward = events.zip(stderr_log);
         let stdin = child.stdin.take();
         let stdout = child.stdout.take();
         let stderr = child.stderr.take();
@@ -343,7 +401,7 @@ impl CommandBackend {
         };
         let read_stderr = async move {
             match stderr {
-                Some(stderr) => capture_tail(stderr, STDERR_TAIL_BYTES).await,
+                Some(stderr) => capture_tail(stderr, STDERR_TAIL_BYTES, stderr_forward).await,
                 None => String::new(),
             }
         };
@@ -354,9 +412,14 @@ impl CommandBackend {
             if let Some(group) = group {
                 group.signal(Signal::SIGKILL);
             }
+            exited.notify_one();
             status
         };
-        let all = async { tokio::join!(feed, read_stdout, read_stderr, wait) };
+        let all = async {
+            let (fed_stdin, stdout, stderr, status, ()) =
+                tokio::join!(feed, read_stdout, read_stderr, wait, read_events);
+            (fed_stdin, stdout, stderr, status)
+        };
         tokio::pin!(all);
         if let Ok(((), stdout, stderr_tail, status)) =
             tokio::time::timeout(self.timeout, &mut all).await
@@ -414,6 +477,13 @@ impl CommandBackend {
             }),
         }
     }
+}
+
+/// Where a call's events come from and go to.
+struct Forwarding {
+    pipe: Option<tokio::net::unix::pipe::Receiver>,
+    events: Option<EventSender>,
+    stderr_log: Option<LogLevel>,
 }
 
 /// How supervision ended.

@@ -12,6 +12,7 @@ use toml::Spanned;
 use super::Checker;
 use super::wire::CommandWire;
 use crate::backend::command::{CommandBackend, InheritEnv, Program, StdinMode};
+use crate::events::LogLevel;
 use crate::suggest::suggest;
 use crate::template::{ArgvElement, Template};
 use crate::units::{parse_duration, parse_size};
@@ -75,6 +76,17 @@ pub(super) fn build_command(
     let inherit_env = inherit_env(wire, checker);
     let stdin = stdin_mode(wire, checker);
     let (timeout, max_output, success_codes) = limits(wire, checker);
+    let stderr_log =
+        wire.stderr_log.as_ref().and_then(|level| {
+            let parsed = LogLevel::parse(level.get_ref());
+            if parsed.is_none() {
+                checker
+                .error(format!("`{}` is not a log level", level.get_ref()), level.span())
+                .suggest(suggest(level.get_ref(), LogLevel::ALL.map(LogLevel::as_str)))
+                .hint("levels are debug, info, notice, warning, error, critical, alert, emergency");
+            }
+            parsed
+        });
     if checker.diagnostics.len() > errors_before {
         return None;
     }
@@ -87,6 +99,8 @@ pub(super) fn build_command(
         timeout,
         max_output,
         success_codes,
+        events: wire.events.unwrap_or(false),
+        stderr_log,
     })
 }
 

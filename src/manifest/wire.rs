@@ -152,6 +152,10 @@ pub(super) struct CommandWire {
     pub(super) files: Option<Spanned<String>>,
     /// Keep the whole stdout as a resource when it is cut short.
     pub(super) keep_output: Option<bool>,
+    /// The command may write progress and log lines to `$MCP_SERVE_EVENTS`.
+    pub(super) events: Option<bool>,
+    /// Forward stderr lines as log messages at this level.
+    pub(super) stderr_log: Option<Spanned<String>>,
 }
 
 /// `[tools.static]`: a result declared in the manifest.

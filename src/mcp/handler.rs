@@ -1,5 +1,9 @@
 //! rmcp's `ServerHandler` over our registry: `tools/list` per era, `tools/call` through the
 //! one call path, cancellation that kills the backend.
+#![expect(
+    deprecated,
+    reason = "logging/setLevel is deprecated in 2026-07-28 (SEP-2577), but 2025 clients use it"
+)]
 
 use std::sync::Arc;
 
@@ -8,14 +12,19 @@ use rmcp::handler::server::ServerHandler;
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
     ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
-    ReadResourceResponse, ReadResourceResult, ServerCapabilities, ServerConfig, Tool,
+    ReadResourceResponse, ReadResourceResult, ServerCapabilities, ServerConfig,
+    SetLevelRequestParams, Tool,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::Value;
 use tokio::sync::Semaphore;
 
-use super::convert;
+use super::{convert, notify};
+use std::time::Duration;
+
+use crate::backend::CallContext;
 use crate::era::Era;
+use crate::events::LogLevel;
 use crate::registry::Registry;
 use crate::results::ToolResult;
 
@@ -39,6 +48,11 @@ struct State {
     listings: [Vec<Tool>; 4],
     info: ServerConfig,
     server_info: Value,
+    /// The level `logging/setLevel` asked for, shared by every per-request handler (over
+    /// stateless HTTP each request has its own).
+    log_level: std::sync::RwLock<LogLevel>,
+    /// How often a quiet call reports that it is still running.
+    heartbeat: Option<Duration>,
 }
 
 /// The manifest produced a definition rmcp cannot represent (a bug on our side).
@@ -48,7 +62,11 @@ pub struct DefinitionError(#[from] serde_json::Error);
 
 impl Handler {
     /// A handler over `registry` running at most `max_calls` tool calls at once.
-    pub fn new(registry: Arc<Registry>, max_calls: usize) -> Result<Self, DefinitionError> {
+    pub fn new(
+        registry: Arc<Registry>,
+        max_calls: usize,
+        heartbeat: Option<Duration>,
+    ) -> Result<Self, DefinitionError> {
         let listing = |era: Era| -> Result<Vec<Tool>, DefinitionError> {
             registry
                 .listing(era)
@@ -66,10 +84,14 @@ impl Handler {
         let capabilities = if registry.serves_resources() {
             ServerCapabilities::builder()
                 .enable_tools()
+                .enable_logging()
                 .enable_resources()
                 .build()
         } else {
-            ServerCapabilities::builder().enable_tools().build()
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_logging()
+                .build()
         };
         let mut info = ServerConfig::new(capabilities).with_server_info(implementation);
         info.instructions.clone_from(&registry.server.instructions);
@@ -82,6 +104,8 @@ impl Handler {
                 listings,
                 info,
                 server_info,
+                log_level: std::sync::RwLock::new(LogLevel::Info),
+                heartbeat,
             }),
         })
     }
@@ -148,17 +172,61 @@ impl ServerHandler for Handler {
             let server_info = (era == Era::Modern).then_some(&self.state.server_info);
             return Ok(convert::call_result(busy, server_info).into());
         };
+        let wanted = notify::Wanted {
+            progress: context.meta.get_progress_token(),
+            log_threshold: if era == Era::Modern {
+                context.meta.log_level().map(notify::from_rmcp)
+            } else {
+                self.state.log_level.read().ok().map(|level| *level)
+            },
+            heartbeat: self.state.heartbeat,
+        };
+        let (events, forwarder) = if wanted.progress.is_some() || wanted.log_threshold.is_some() {
+            let (sender, receiver) = tokio::sync::mpsc::channel(256);
+            let task = tokio::spawn(notify::forward(
+                receiver,
+                context.peer.clone(),
+                wanted,
+                tool.name.clone(),
+            ));
+            (Some(sender), Some(task))
+        } else {
+            (None, None)
+        };
+        let call_context = CallContext {
+            store: self.state.registry.store(),
+            events,
+        };
         // Dropping the call future kills the backend's process group.
         let result = tokio::select! {
-            result = tool.call(request.arguments, self.state.registry.store()) => result,
+            result = tool.call(request.arguments, &call_context) => result,
             () = context.ct.cancelled() => {
+                if let Some(forwarder) = forwarder {
+                    forwarder.abort();
+                }
                 tracing::info!(tool = %tool.name, "call cancelled; backend stopped");
                 return Err(ErrorData::internal_error("the request was cancelled", None));
             }
         };
+        // Every event goes out before the result, never after it.
+        drop(call_context);
+        if let Some(forwarder) = forwarder {
+            let _ = tokio::time::timeout(Duration::from_secs(1), forwarder).await;
+        }
         let result = result.for_era(era, tool.legacy_wrapped());
         let server_info = (era == Era::Modern).then_some(&self.state.server_info);
         Ok(convert::call_result(result, server_info).into())
+    }
+
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if let Ok(mut level) = self.state.log_level.write() {
+            *level = notify::from_rmcp(request.level);
+        }
+        Ok(())
     }
 
     async fn list_resources(
