@@ -342,3 +342,27 @@ fn closing_stdin_kills_in_flight_commands_and_exits() {
         "a command outlived the server"
     );
 }
+
+#[test]
+fn a_cancelled_command_gets_sigterm_first() {
+    let workspace = Workspace::new(
+        r#"
+[[tools]]
+name = "graceful"
+[tools.command]
+script = 'trap "echo stopped > stopped.txt; exit 0" TERM; echo $$ > main.pid; while true; do sleep 0.1; done'
+"#,
+    );
+    let mut server = workspace.serve_legacy();
+    let id = server.start_request("tools/call", json!({"name": "graceful", "arguments": {}}));
+    let main = read_pid(&workspace.path("main.pid"));
+    server.notify("notifications/cancelled", Some(json!({"requestId": id})));
+    assert!(wait_gone(main), "the command survived cancellation");
+    assert_eq!(
+        std::fs::read_to_string(workspace.path("stopped.txt"))
+            .ok()
+            .as_deref(),
+        Some("stopped\n"),
+        "the command had the chance to clean up"
+    );
+}

@@ -9,6 +9,7 @@ use std::sync::{Arc, OnceLock};
 
 use std::time::Duration;
 use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
 
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
@@ -27,7 +28,7 @@ use crate::template::{ArgvElement, RenderError, Template, render_argv};
 pub const OUTPUT_DIR_VARIABLE: &str = "MCP_SERVE_OUTPUT_DIR";
 
 /// How long a process group gets between SIGTERM and SIGKILL after a timeout.
-const TERMINATE_GRACE: Duration = Duration::from_secs(1);
+const TERMINATE_GRACE: Duration = Duration::from_secs(2);
 /// How much of stderr (its end) is kept for error messages.
 const STDERR_TAIL_BYTES: usize = 4096;
 
@@ -218,7 +219,7 @@ impl CommandBackend {
             events: events.cloned(),
             stderr_log: self.stderr_log,
         };
-        let mut child = command.spawn().map_err(|source| CommandError::Spawn {
+        let child = command.spawn().map_err(|source| CommandError::Spawn {
             program: program.clone(),
             source,
         })?;
@@ -226,18 +227,28 @@ impl CommandBackend {
         let group = child.id().map(GroupGuard::new);
         let stdin_document = matches!(self.stdin, StdinMode::Json)
             .then(|| Value::Object(arguments.clone()).to_string());
-        let finished = Box::pin(self.supervise(
-            &mut child,
-            group.as_ref(),
-            stdin_document,
-            capture,
-            forwarding,
-            &program,
-        ))
-        .await;
-        if let Some(group) = &group {
-            group.disarm();
-        }
+        // The process is supervised on its own task, so that when this call is dropped
+        // (cancelled) the command still gets SIGTERM and a grace period with its pipes open.
+        let cancel = CancellationToken::new();
+        let supervision = tokio::spawn(supervise(
+            child,
+            group,
+            Supervision {
+                stdin_document,
+                capture,
+                forwarding,
+                program: program.clone(),
+                timeout: self.timeout,
+                cancel: cancel.clone(),
+            },
+        ));
+        let stop_on_drop = cancel.drop_guard();
+        let finished = supervision.await;
+        stop_on_drop.disarm();
+        let finished = finished.map_err(|error| CommandError::Io {
+            program: program.clone(),
+            source: std::io::Error::other(error),
+        })?;
         let (stdout, stderr_tail, status) = match finished {
             Finished::Exited {
                 stdout,
@@ -249,6 +260,12 @@ impl CommandBackend {
                     program,
                     after: self.timeout,
                     stderr_tail,
+                });
+            }
+            Finished::Cancelled => {
+                return Err(CommandError::Io {
+                    program,
+                    source: std::io::Error::other("the call was cancelled"),
                 });
             }
         };
@@ -311,8 +328,7 @@ impl CommandBackend {
                 StdinMode::Json => Stdio::piped(),
             })
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
+            .stderr(Stdio::piped());
         match &self.inherit_env {
             InheritEnv::All => {}
             InheritEnv::Nothing => {
@@ -336,114 +352,6 @@ impl CommandBackend {
             }
         }
         Ok((command, program.clone()))
-    }
-
-    /// Feeds stdin, drains stdout (bounded) and stderr (its tail), and waits for the exit,
-    /// all under the timeout; on timeout the group gets SIGTERM, a grace period, SIGKILL.
-    async fn supervise(
-        &self,
-        child: &mut Child,
-        group: Option<&GroupGuard>,
-        stdin_document: Option<String>,
-        capture: CaptureOptions,
-        forwarding: Forwarding,
-        program: &str,
-    ) -> Finished {
-        let exited = Arc::new(Notify::new());
-        let Forwarding {
-            pipe,
-            events,
-            stderr_log,
-        } = forwarding;
-        let read_events = {
-            let exited = exited.clone();
-            let sender = events.clone();
-            let program = program.to_owned();
-            async move {
-                if let (Some(pipe), Some(sender)) = (pipe, sender) {
-                    events_pipe::forward(pipe, sender, exited, program).await;
-                }
-            }
-        };
-        let stderr_forward = events.zip(stderr_log);
-        let stdin = child.stdin.take();
-        let stdout = child.stdout.take();
-        let stderr = child.stderr.take();
-        let feed = async move {
-            if let (Some(mut stdin), Some(document)) = (stdin, stdin_document) {
-                // A command that does not read its stdin closes the pipe; that is fine.
-                let _ = stdin.write_all(document.as_bytes()).await;
-            }
-        };
-        let read_stdout = async move {
-            let Some(stdout) = stdout else {
-                return Ok(Capture::Done {
-                    captured: Captured::default(),
-                    stopped_early: false,
-                });
-            };
-            let result = capture_stdout(stdout, capture).await;
-            // Past the limit (or the drain limit), the command has nothing more to give.
-            if let (
-                Ok(
-                    Capture::Overflow
-                    | Capture::Done {
-                        stopped_early: true,
-                        ..
-                    },
-                ),
-                Some(group),
-            ) = (&result, group)
-            {
-                group.signal(Signal::SIGKILL);
-            }
-            result
-        };
-        let read_stderr = async move {
-            match stderr {
-                Some(stderr) => capture_tail(stderr, STDERR_TAIL_BYTES, stderr_forward).await,
-                None => String::new(),
-            }
-        };
-        let wait = async {
-            let status = child.wait().await;
-            // Whatever the command left running in its group goes with it, so no stray
-            // process keeps our pipes open or outlives the call.
-            if let Some(group) = group {
-                group.signal(Signal::SIGKILL);
-            }
-            exited.notify_one();
-            status
-        };
-        let all = async {
-            let (fed_stdin, stdout, stderr, status, ()) =
-                tokio::join!(feed, read_stdout, read_stderr, wait, read_events);
-            (fed_stdin, stdout, stderr, status)
-        };
-        tokio::pin!(all);
-        if let Ok(((), stdout, stderr_tail, status)) =
-            tokio::time::timeout(self.timeout, &mut all).await
-        {
-            return Finished::Exited {
-                stdout,
-                stderr_tail,
-                status,
-            };
-        }
-        if let Some(group) = group {
-            group.signal(Signal::SIGTERM);
-        }
-        let stderr_tail = if let Ok(((), _, stderr_tail, _)) =
-            tokio::time::timeout(TERMINATE_GRACE, &mut all).await
-        {
-            stderr_tail
-        } else {
-            if let Some(group) = group {
-                group.signal(Signal::SIGKILL);
-            }
-            String::new()
-        };
-        Finished::TimedOut { stderr_tail }
     }
 
     fn classify(
@@ -479,6 +387,138 @@ impl CommandBackend {
     }
 }
 
+/// Feeds stdin, drains stdout (bounded) and stderr (its tail), and waits for the exit,
+/// all under the timeout; on timeout the group gets SIGTERM, a grace period, SIGKILL.
+async fn supervise(
+    mut child: Child,
+    group: Option<GroupGuard>,
+    supervision: Supervision,
+) -> Finished {
+    let Supervision {
+        stdin_document,
+        capture,
+        forwarding,
+        program,
+        timeout,
+        cancel,
+    } = supervision;
+    let program = program.as_str();
+    let guard = group;
+    let group = guard.as_ref();
+    let exited = Arc::new(Notify::new());
+    let Forwarding {
+        pipe,
+        events,
+        stderr_log,
+    } = forwarding;
+    let read_events = {
+        let exited = exited.clone();
+        let sender = events.clone();
+        let program = program.to_owned();
+        async move {
+            if let (Some(pipe), Some(sender)) = (pipe, sender) {
+                events_pipe::forward(pipe, sender, exited, program).await;
+            }
+        }
+    };
+    let stderr_forward = events.zip(stderr_log);
+    let stdin = child.stdin.take();
+    let stdout = child.stdout.take();
+    let stderr = child.stderr.take();
+    let feed = async move {
+        if let (Some(mut stdin), Some(document)) = (stdin, stdin_document) {
+            // A command that does not read its stdin closes the pipe; that is fine.
+            let _ = stdin.write_all(document.as_bytes()).await;
+        }
+    };
+    let read_stdout = async move {
+        let Some(stdout) = stdout else {
+            return Ok(Capture::Done {
+                captured: Captured::default(),
+                stopped_early: false,
+            });
+        };
+        let result = capture_stdout(stdout, capture).await;
+        // Past the limit (or the drain limit), the command has nothing more to give.
+        if let (
+            Ok(
+                Capture::Overflow
+                | Capture::Done {
+                    stopped_early: true,
+                    ..
+                },
+            ),
+            Some(group),
+        ) = (&result, group)
+        {
+            group.signal(Signal::SIGKILL);
+        }
+        result
+    };
+    let read_stderr = async move {
+        match stderr {
+            Some(stderr) => capture_tail(stderr, STDERR_TAIL_BYTES, stderr_forward).await,
+            None => String::new(),
+        }
+    };
+    let wait = async {
+        let status = child.wait().await;
+        // Whatever the command left running in its group goes with it, so no stray
+        // process keeps our pipes open or outlives the call.
+        if let Some(group) = group {
+            group.signal(Signal::SIGKILL);
+        }
+        exited.notify_one();
+        status
+    };
+    let all = async {
+        let (fed_stdin, stdout, stderr, status, ()) =
+            tokio::join!(feed, read_stdout, read_stderr, wait, read_events);
+        (fed_stdin, stdout, stderr, status)
+    };
+    tokio::pin!(all);
+    let cancelled = tokio::select! {
+        done = tokio::time::timeout(timeout, &mut all) => match done {
+            Ok(((), stdout, stderr_tail, status)) => {
+                if let Some(guard) = &guard {
+                    guard.disarm();
+                }
+                return Finished::Exited { stdout, stderr_tail, status };
+            }
+            Err(_elapsed) => false,
+        },
+        () = cancel.cancelled() => true,
+    };
+    if let Some(group) = group {
+        group.signal(Signal::SIGTERM);
+    }
+    let stderr_tail = if let Ok(((), _, stderr_tail, _)) =
+        tokio::time::timeout(TERMINATE_GRACE, &mut all).await
+    {
+        stderr_tail
+    } else {
+        if let Some(group) = group {
+            group.signal(Signal::SIGKILL);
+        }
+        String::new()
+    };
+    if cancelled {
+        Finished::Cancelled
+    } else {
+        Finished::TimedOut { stderr_tail }
+    }
+}
+
+/// What a supervision task owns besides the child.
+struct Supervision {
+    stdin_document: Option<String>,
+    capture: CaptureOptions,
+    forwarding: Forwarding,
+    program: String,
+    timeout: Duration,
+    cancel: CancellationToken,
+}
+
 /// Where a call's events come from and go to.
 struct Forwarding {
     pipe: Option<tokio::net::unix::pipe::Receiver>,
@@ -496,6 +536,7 @@ enum Finished {
     TimedOut {
         stderr_tail: String,
     },
+    Cancelled,
 }
 
 /// Kills the child's whole process group when dropped, unless disarmed after a clean reap.
@@ -527,7 +568,59 @@ impl GroupGuard {
 }
 
 impl Drop for GroupGuard {
+    /// A call dropped mid-run (cancelled, or the server stopping): SIGTERM now, SIGKILL after
+    /// the grace period, for whatever in the group is still there.
     fn drop(&mut self) {
-        self.signal(Signal::SIGKILL);
+        if !self.armed.load(std::sync::atomic::Ordering::Acquire) {
+            return;
+        }
+        let group = self.group;
+        let _ = killpg(group, Signal::SIGTERM);
+        if let Ok(mut stopping) = STOPPING.lock() {
+            stopping.push(group);
+        }
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => {
+                runtime.spawn(async move {
+                    tokio::time::sleep(TERMINATE_GRACE).await;
+                    finish_stopping(group);
+                });
+            }
+            Err(_) => finish_stopping(group),
+        }
+    }
+}
+
+/// Groups sent SIGTERM whose grace period has not run out yet.
+static STOPPING: std::sync::Mutex<Vec<Pid>> = std::sync::Mutex::new(Vec::new());
+
+fn finish_stopping(group: Pid) {
+    let mut stopping = STOPPING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(index) = stopping.iter().position(|pending| *pending == group) {
+        stopping.swap_remove(index);
+        let _ = killpg(group, Signal::SIGKILL);
+    }
+}
+
+/// At exit: gives groups still stopping the rest of a grace period, then kills them, so no
+/// command outlives the server.
+pub fn stop_remaining() {
+    let pending: Vec<Pid> = STOPPING
+        .lock()
+        .map(|stopping| stopping.clone())
+        .unwrap_or_default();
+    if pending.is_empty() {
+        return;
+    }
+    let deadline = std::time::Instant::now() + TERMINATE_GRACE;
+    while std::time::Instant::now() < deadline
+        && pending.iter().any(|group| killpg(*group, None).is_ok())
+    {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    for group in pending {
+        finish_stopping(group);
     }
 }
