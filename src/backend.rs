@@ -5,7 +5,9 @@ pub mod command;
 pub mod events_pipe;
 pub mod files;
 pub mod http;
+pub mod process_group;
 pub mod static_result;
+mod supervise;
 
 use serde_json::{Map, Value};
 

@@ -79,7 +79,7 @@ fn serve(registry: Registry, cli: &Cli, options: Option<HttpOptions>) -> anyhow:
     });
     // Dropping the runtime drops every in-flight call, which stops its process group.
     runtime.shutdown_timeout(Duration::from_secs(1));
-    crate::backend::command::stop_remaining();
+    crate::backend::process_group::stop_remaining();
     outcome
 }
 

@@ -5,32 +5,26 @@
 use std::os::unix::process::ExitStatusExt as _;
 use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use std::time::Duration;
-use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
-use nix::sys::signal::{Signal, killpg};
-use nix::unistd::Pid;
+use nix::sys::signal::Signal;
 use serde_json::{Map, Value};
-use tokio::io::AsyncWriteExt as _;
-use tokio::process::{Child, Command};
+use tokio::process::Command;
 
-use super::capture::{Capture, CaptureOptions, capture_stdout, capture_tail, tail_text};
+use super::capture::{Capture, CaptureOptions, tail_text};
 use super::events_pipe::{self, EVENTS_VARIABLE, EventSender};
 use super::files::collect_files;
+use super::process_group::GroupGuard;
+use super::supervise::{Finished, Forwarding, STDERR_TAIL_BYTES, Supervision, supervise};
 use crate::events::LogLevel;
 use crate::results::{Captured, OutputFile};
 use crate::template::{ArgvElement, RenderError, Template, render_argv};
 
 /// The variable naming the per-call directory a command may write output files into.
 pub const OUTPUT_DIR_VARIABLE: &str = "MCP_SERVE_OUTPUT_DIR";
-
-/// How long a process group gets between SIGTERM and SIGKILL after a timeout.
-const TERMINATE_GRACE: Duration = Duration::from_secs(2);
-/// How much of stderr (its end) is kept for error messages.
-const STDERR_TAIL_BYTES: usize = 4096;
 
 /// Environment variables that hold our own secrets (the HTTP bearer token): never passed to
 /// a command, whatever `inherit-env` says. Set once at start-up.
@@ -184,36 +178,13 @@ impl CommandBackend {
     ) -> Result<CommandOutput, CommandError> {
         let (mut command, program) = self.command(arguments)?;
         let events = events.filter(|_| self.events || self.stderr_log.is_some());
-        let pipe_wanted = self.events && events.is_some();
-        let io_error = |source| CommandError::Io {
-            program: program.clone(),
-            source,
-        };
-        let directory = if output_dir || pipe_wanted {
-            Some(
-                tempfile::Builder::new()
-                    .prefix("mcp-serve-call-")
-                    .tempdir()
-                    .map_err(io_error)?,
-            )
-        } else {
-            None
-        };
-        let mut outputs = None;
-        let mut pipe = None;
-        if let Some(directory) = &directory {
-            if output_dir {
-                let files = directory.path().join("output");
-                std::fs::create_dir(&files).map_err(io_error)?;
-                command.env(OUTPUT_DIR_VARIABLE, &files);
-                outputs = Some(files);
-            }
-            if pipe_wanted {
-                let (path, receiver) = events_pipe::create(directory.path()).map_err(io_error)?;
-                command.env(EVENTS_VARIABLE, &path);
-                pipe = Some(receiver);
-            }
-        }
+        let (_directory, outputs, pipe) =
+            prepare_directory(&mut command, output_dir, self.events && events.is_some()).map_err(
+                |source| CommandError::Io {
+                    program: program.clone(),
+                    source,
+                },
+            )?;
         let forwarding = Forwarding {
             pipe,
             events: events.cloned(),
@@ -387,240 +358,35 @@ impl CommandBackend {
     }
 }
 
-/// Feeds stdin, drains stdout (bounded) and stderr (its tail), and waits for the exit,
-/// all under the timeout; on timeout the group gets SIGTERM, a grace period, SIGKILL.
-async fn supervise(
-    mut child: Child,
-    group: Option<GroupGuard>,
-    supervision: Supervision,
-) -> Finished {
-    let Supervision {
-        stdin_document,
-        capture,
-        forwarding,
-        program,
-        timeout,
-        cancel,
-    } = supervision;
-    let program = program.as_str();
-    let guard = group;
-    let group = guard.as_ref();
-    let exited = Arc::new(Notify::new());
-    let Forwarding {
-        pipe,
-        events,
-        stderr_log,
-    } = forwarding;
-    let read_events = {
-        let exited = exited.clone();
-        let sender = events.clone();
-        let program = program.to_owned();
-        async move {
-            if let (Some(pipe), Some(sender)) = (pipe, sender) {
-                events_pipe::forward(pipe, sender, exited, program).await;
-            }
-        }
-    };
-    let stderr_forward = events.zip(stderr_log);
-    let stdin = child.stdin.take();
-    let stdout = child.stdout.take();
-    let stderr = child.stderr.take();
-    let feed = async move {
-        if let (Some(mut stdin), Some(document)) = (stdin, stdin_document) {
-            // A command that does not read its stdin closes the pipe; that is fine.
-            let _ = stdin.write_all(document.as_bytes()).await;
-        }
-    };
-    let read_stdout = async move {
-        let Some(stdout) = stdout else {
-            return Ok(Capture::Done {
-                captured: Captured::default(),
-                stopped_early: false,
-            });
-        };
-        let result = capture_stdout(stdout, capture).await;
-        // Past the limit (or the drain limit), the command has nothing more to give.
-        if let (
-            Ok(
-                Capture::Overflow
-                | Capture::Done {
-                    stopped_early: true,
-                    ..
-                },
-            ),
-            Some(group),
-        ) = (&result, group)
-        {
-            group.signal(Signal::SIGKILL);
-        }
-        result
-    };
-    let read_stderr = async move {
-        match stderr {
-            Some(stderr) => capture_tail(stderr, STDERR_TAIL_BYTES, stderr_forward).await,
-            None => String::new(),
-        }
-    };
-    let wait = async {
-        let status = child.wait().await;
-        // Whatever the command left running in its group goes with it, so no stray
-        // process keeps our pipes open or outlives the call.
-        if let Some(group) = group {
-            group.signal(Signal::SIGKILL);
-        }
-        exited.notify_one();
-        status
-    };
-    let all = async {
-        let (fed_stdin, stdout, stderr, status, ()) =
-            tokio::join!(feed, read_stdout, read_stderr, wait, read_events);
-        (fed_stdin, stdout, stderr, status)
-    };
-    tokio::pin!(all);
-    let cancelled = tokio::select! {
-        done = tokio::time::timeout(timeout, &mut all) => match done {
-            Ok(((), stdout, stderr_tail, status)) => {
-                if let Some(guard) = &guard {
-                    guard.disarm();
-                }
-                return Finished::Exited { stdout, stderr_tail, status };
-            }
-            Err(_elapsed) => false,
-        },
-        () = cancel.cancelled() => true,
-    };
-    if let Some(group) = group {
-        group.signal(Signal::SIGTERM);
+/// A per-call directory, when the command gets an output directory or an events pipe.
+/// The directory lives as long as the returned guard.
+fn prepare_directory(
+    command: &mut Command,
+    output_dir: bool,
+    pipe_wanted: bool,
+) -> std::io::Result<(
+    Option<tempfile::TempDir>,
+    Option<std::path::PathBuf>,
+    Option<tokio::net::unix::pipe::Receiver>,
+)> {
+    if !output_dir && !pipe_wanted {
+        return Ok((None, None, None));
     }
-    let stderr_tail = if let Ok(((), _, stderr_tail, _)) =
-        tokio::time::timeout(TERMINATE_GRACE, &mut all).await
-    {
-        stderr_tail
-    } else {
-        if let Some(group) = group {
-            group.signal(Signal::SIGKILL);
-        }
-        String::new()
-    };
-    if cancelled {
-        Finished::Cancelled
-    } else {
-        Finished::TimedOut { stderr_tail }
+    let directory = tempfile::Builder::new()
+        .prefix("mcp-serve-call-")
+        .tempdir()?;
+    let mut outputs = None;
+    if output_dir {
+        let files = directory.path().join("output");
+        std::fs::create_dir(&files)?;
+        command.env(OUTPUT_DIR_VARIABLE, &files);
+        outputs = Some(files);
     }
-}
-
-/// What a supervision task owns besides the child.
-struct Supervision {
-    stdin_document: Option<String>,
-    capture: CaptureOptions,
-    forwarding: Forwarding,
-    program: String,
-    timeout: Duration,
-    cancel: CancellationToken,
-}
-
-/// Where a call's events come from and go to.
-struct Forwarding {
-    pipe: Option<tokio::net::unix::pipe::Receiver>,
-    events: Option<EventSender>,
-    stderr_log: Option<LogLevel>,
-}
-
-/// How supervision ended.
-enum Finished {
-    Exited {
-        stdout: std::io::Result<Capture>,
-        stderr_tail: String,
-        status: std::io::Result<ExitStatus>,
-    },
-    TimedOut {
-        stderr_tail: String,
-    },
-    Cancelled,
-}
-
-/// Kills the child's whole process group when dropped, unless disarmed after a clean reap.
-#[derive(Debug)]
-struct GroupGuard {
-    group: Pid,
-    armed: std::sync::atomic::AtomicBool,
-}
-
-impl GroupGuard {
-    fn new(pid: u32) -> Self {
-        Self {
-            group: Pid::from_raw(i32::try_from(pid).unwrap_or(i32::MAX)),
-            armed: std::sync::atomic::AtomicBool::new(true),
-        }
+    let mut pipe = None;
+    if pipe_wanted {
+        let (path, receiver) = events_pipe::create(directory.path())?;
+        command.env(EVENTS_VARIABLE, &path);
+        pipe = Some(receiver);
     }
-
-    fn signal(&self, signal: Signal) {
-        if self.armed.load(std::sync::atomic::Ordering::Acquire) {
-            // ESRCH (nothing left in the group) is the normal case after a clean exit.
-            let _ = killpg(self.group, signal);
-        }
-    }
-
-    fn disarm(&self) {
-        self.armed
-            .store(false, std::sync::atomic::Ordering::Release);
-    }
-}
-
-impl Drop for GroupGuard {
-    /// A call dropped mid-run (cancelled, or the server stopping): SIGTERM now, SIGKILL after
-    /// the grace period, for whatever in the group is still there.
-    fn drop(&mut self) {
-        if !self.armed.load(std::sync::atomic::Ordering::Acquire) {
-            return;
-        }
-        let group = self.group;
-        let _ = killpg(group, Signal::SIGTERM);
-        if let Ok(mut stopping) = STOPPING.lock() {
-            stopping.push(group);
-        }
-        match tokio::runtime::Handle::try_current() {
-            Ok(runtime) => {
-                runtime.spawn(async move {
-                    tokio::time::sleep(TERMINATE_GRACE).await;
-                    finish_stopping(group);
-                });
-            }
-            Err(_) => finish_stopping(group),
-        }
-    }
-}
-
-/// Groups sent SIGTERM whose grace period has not run out yet.
-static STOPPING: std::sync::Mutex<Vec<Pid>> = std::sync::Mutex::new(Vec::new());
-
-fn finish_stopping(group: Pid) {
-    let mut stopping = STOPPING
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    if let Some(index) = stopping.iter().position(|pending| *pending == group) {
-        stopping.swap_remove(index);
-        let _ = killpg(group, Signal::SIGKILL);
-    }
-}
-
-/// At exit: gives groups still stopping the rest of a grace period, then kills them, so no
-/// command outlives the server.
-pub fn stop_remaining() {
-    let pending: Vec<Pid> = STOPPING
-        .lock()
-        .map(|stopping| stopping.clone())
-        .unwrap_or_default();
-    if pending.is_empty() {
-        return;
-    }
-    let deadline = std::time::Instant::now() + TERMINATE_GRACE;
-    while std::time::Instant::now() < deadline
-        && pending.iter().any(|group| killpg(*group, None).is_ok())
-    {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    for group in pending {
-        finish_stopping(group);
-    }
+    Ok((Some(directory), outputs, pipe))
 }

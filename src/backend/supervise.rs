@@ -1,0 +1,181 @@
+//! Supervising one running command: feeding stdin, draining stdout (bounded) and stderr
+//! (its tail, optionally as log messages), forwarding events, and waiting for the exit under
+//! the timeout, or until the call is cancelled.
+
+use std::process::ExitStatus;
+use std::sync::Arc;
+use std::time::Duration;
+
+use nix::sys::signal::Signal;
+use tokio::io::AsyncWriteExt as _;
+use tokio::process::Child;
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
+
+use super::capture::{Capture, CaptureOptions, capture_stdout, capture_tail};
+use super::events_pipe::{self, EventSender};
+use super::process_group::{GroupGuard, TERMINATE_GRACE};
+use crate::events::LogLevel;
+use crate::results::Captured;
+
+/// How much of stderr (its end) is kept for error messages.
+pub(super) const STDERR_TAIL_BYTES: usize = 4096;
+
+/// Feeds stdin, drains stdout (bounded) and stderr (its tail), and waits for the exit,
+/// all under the timeout; on timeout the group gets SIGTERM, a grace period, SIGKILL.
+pub(super) async fn supervise(
+    mut child: Child,
+    group: Option<GroupGuard>,
+    supervision: Supervision,
+) -> Finished {
+    let Supervision {
+        stdin_document,
+        capture,
+        forwarding,
+        program,
+        timeout,
+        cancel,
+    } = supervision;
+    let program = program.as_str();
+    let guard = group;
+    let group = guard.as_ref();
+    let exited = Arc::new(Notify::new());
+    let Forwarding {
+        pipe,
+        events,
+        stderr_log,
+    } = forwarding;
+    let read_events = {
+        let exited = exited.clone();
+        let sender = events.clone();
+        let program = program.to_owned();
+        async move {
+            if let (Some(pipe), Some(sender)) = (pipe, sender) {
+                events_pipe::forward(pipe, sender, exited, program).await;
+            }
+        }
+    };
+    let stderr_forward = events.zip(stderr_log);
+    let stdin = child.stdin.take();
+    let stdout = child.stdout.take();
+    let stderr = child.stderr.take();
+    let feed = async move {
+        if let (Some(mut stdin), Some(document)) = (stdin, stdin_document) {
+            // A command that does not read its stdin closes the pipe; that is fine.
+            let _ = stdin.write_all(document.as_bytes()).await;
+        }
+    };
+    let read_stdout = read_stdout(stdout, capture, group);
+    let read_stderr = async move {
+        match stderr {
+            Some(stderr) => capture_tail(stderr, STDERR_TAIL_BYTES, stderr_forward).await,
+            None => String::new(),
+        }
+    };
+    let wait = async {
+        let status = child.wait().await;
+        // Whatever the command left running in its group goes with it, so no stray
+        // process keeps our pipes open or outlives the call.
+        if let Some(group) = group {
+            group.signal(Signal::SIGKILL);
+        }
+        exited.notify_one();
+        status
+    };
+    let all = async {
+        let (fed_stdin, stdout, stderr, status, ()) =
+            tokio::join!(feed, read_stdout, read_stderr, wait, read_events);
+        (fed_stdin, stdout, stderr, status)
+    };
+    tokio::pin!(all);
+    let cancelled = tokio::select! {
+        done = tokio::time::timeout(timeout, &mut all) => match done {
+            Ok(((), stdout, stderr_tail, status)) => {
+                if let Some(guard) = &guard {
+                    guard.disarm();
+                }
+                return Finished::Exited { stdout, stderr_tail, status };
+            }
+            Err(_elapsed) => false,
+        },
+        () = cancel.cancelled() => true,
+    };
+    if let Some(group) = group {
+        group.signal(Signal::SIGTERM);
+    }
+    let stderr_tail = if let Ok(((), _, stderr_tail, _)) =
+        tokio::time::timeout(TERMINATE_GRACE, &mut all).await
+    {
+        stderr_tail
+    } else {
+        if let Some(group) = group {
+            group.signal(Signal::SIGKILL);
+        }
+        String::new()
+    };
+    if cancelled {
+        Finished::Cancelled
+    } else {
+        Finished::TimedOut { stderr_tail }
+    }
+}
+
+/// What a supervision task owns besides the child.
+pub(super) struct Supervision {
+    pub(super) stdin_document: Option<String>,
+    pub(super) capture: CaptureOptions,
+    pub(super) forwarding: Forwarding,
+    pub(super) program: String,
+    pub(super) timeout: Duration,
+    pub(super) cancel: CancellationToken,
+}
+
+/// Where a call's events come from and go to.
+pub(super) struct Forwarding {
+    pub(super) pipe: Option<tokio::net::unix::pipe::Receiver>,
+    pub(super) events: Option<EventSender>,
+    pub(super) stderr_log: Option<LogLevel>,
+}
+
+/// How supervision ended.
+pub(super) enum Finished {
+    Exited {
+        stdout: std::io::Result<Capture>,
+        stderr_tail: String,
+        status: std::io::Result<ExitStatus>,
+    },
+    TimedOut {
+        stderr_tail: String,
+    },
+    Cancelled,
+}
+
+/// Captures stdout; past the limit (or the drain limit) the command has nothing more to give,
+/// so its group is killed.
+async fn read_stdout(
+    stdout: Option<tokio::process::ChildStdout>,
+    capture: CaptureOptions,
+    group: Option<&GroupGuard>,
+) -> std::io::Result<Capture> {
+    let Some(stdout) = stdout else {
+        return Ok(Capture::Done {
+            captured: Captured::default(),
+            stopped_early: false,
+        });
+    };
+    let result = capture_stdout(stdout, capture).await;
+    if let (
+        Ok(
+            Capture::Overflow
+            | Capture::Done {
+                stopped_early: true,
+                ..
+            },
+        ),
+        Some(group),
+    ) = (&result, group)
+    {
+        group.signal(Signal::SIGKILL);
+    }
+    result
+}
