@@ -28,6 +28,15 @@ pub struct Cli {
     #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_calls: u32,
 
+    /// Calls that may wait for a free slot when --max-calls are running; beyond, calls fail fast
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub queue: usize,
+
+    /// Reload the manifest when it changes (a broken edit keeps the previous tools), and tell
+    /// clients that the tool list changed
+    #[arg(long)]
+    pub watch: bool,
+
     /// For a call that asked for progress: report it is still running after this long without
     /// progress (0 turns heartbeats off)
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_heartbeat)]

@@ -11,7 +11,8 @@ mod convert;
 mod handler;
 pub mod http;
 mod notify;
+mod state;
 mod stdio;
 
-pub use handler::Handler;
+pub use state::{DefinitionError, Handler, HandlerOptions};
 pub use stdio::serve_stdio;

@@ -14,7 +14,7 @@ use tracing_subscriber::EnvFilter;
 use crate::cli::{Cli, HttpArgs};
 use crate::manifest::{self, ManifestError};
 use crate::mcp::http::{self, BearerToken, HttpOptions, SessionLimits};
-use crate::mcp::{Handler, serve_stdio};
+use crate::mcp::{Handler, HandlerOptions, serve_stdio};
 use crate::registry::Registry;
 
 /// Exit code for a usage or manifest error (clap uses 2 for usage errors too).
@@ -32,16 +32,16 @@ pub fn run(cli: &Cli) -> ExitCode {
             ManifestError::Read { .. } => UsageError(format!("error: {error}")),
         })?;
         let options = cli.http.http.map(|_| http_options(&cli.http)).transpose()?;
-        Ok((registry, options))
+        Ok((registry, path, options))
     });
-    let (registry, options) = match prepared {
+    let (registry, path, options) = match prepared {
         Ok(prepared) => prepared,
         Err(UsageError(message)) => {
             eprintln!("{message}");
             return ExitCode::from(EXIT_USAGE);
         }
     };
-    match serve(registry, cli, options) {
+    match serve(registry, &path, cli, options) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("error: {error:#}");
@@ -50,20 +50,30 @@ pub fn run(cli: &Cli) -> ExitCode {
     }
 }
 
-fn serve(registry: Registry, cli: &Cli, options: Option<HttpOptions>) -> anyhow::Result<()> {
+fn serve(
+    registry: Registry,
+    path: &Path,
+    cli: &Cli,
+    options: Option<HttpOptions>,
+) -> anyhow::Result<()> {
     let tools = registry.tools().count();
     let max_calls = usize::try_from(cli.max_calls).unwrap_or(usize::MAX);
-    let handler = Handler::new(
-        Arc::new(registry),
+    let handler_options = HandlerOptions {
         max_calls,
-        (!cli.heartbeat.is_zero()).then_some(cli.heartbeat),
-    )
-    .context("could not prepare the tool list")?;
+        queue: cli.queue,
+        heartbeat: (!cli.heartbeat.is_zero()).then_some(cli.heartbeat),
+        watching: cli.watch,
+    };
+    let handler = Handler::new(Arc::new(registry), handler_options)
+        .context("could not prepare the tool list")?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("could not start the async runtime")?;
     let outcome = runtime.block_on(async {
+        if cli.watch {
+            tokio::spawn(crate::reload::watch(path.to_owned(), handler.clone()));
+        }
         if let (Some(options), Some(address)) = (options, cli.http.http) {
             serve_http(handler, address, options, tools).await
         } else {

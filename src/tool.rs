@@ -5,6 +5,7 @@ use serde_json::{Map, Value};
 
 use crate::backend::{Backend, CallContext};
 use crate::era::Era;
+use crate::limit::Limiter;
 use crate::results::{OutputSpec, ToolResult};
 use crate::schema::{self, CompiledSchema};
 
@@ -20,6 +21,8 @@ pub struct Tool {
     /// How the backend's output becomes a result.
     pub output_spec: OutputSpec,
     pub backend: Backend,
+    /// This tool's own bound on calls in flight, when it declares one.
+    pub limit: Option<Limiter>,
 }
 
 /// A declared output schema.
@@ -70,6 +73,24 @@ impl Tool {
         }
         let Value::Object(arguments) = arguments else {
             return ToolResult::error("arguments must be an object");
+        };
+        let _permit = match &self.limit {
+            Some(limit) => match limit.acquire().await {
+                Ok(permit) => Some(permit),
+                Err(busy) => {
+                    return ToolResult::error(format!(
+                        "`{}` is busy: {} calls of it are already running{}; try again shortly",
+                        self.name,
+                        busy.running,
+                        if busy.queue > 0 {
+                            format!(" and {} are waiting", busy.queue)
+                        } else {
+                            String::new()
+                        }
+                    ));
+                }
+            },
+            None => None,
         };
         let schema = self.output.as_ref().map(|output| &output.compiled);
         self.backend

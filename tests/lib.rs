@@ -15,6 +15,7 @@ mod http;
 mod http_backend;
 mod interop;
 mod lifecycle;
+mod long_running;
 mod manifest_errors;
 mod modern_era;
 mod rich_results;

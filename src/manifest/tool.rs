@@ -16,6 +16,7 @@ use super::output::output_spec;
 use super::static_result::build_static;
 use super::wire::{AnnotationsWire, ArgumentWire, IconWire, ServerWire, ThemeWire, ToolWire};
 use crate::backend::Backend;
+use crate::limit::Limiter;
 use crate::registry::{Registry, ServerIdentity};
 use crate::results::{OutputMode, OutputSpec};
 use crate::schema::{self, CompiledSchema};
@@ -166,7 +167,36 @@ fn build_tool(wire: &ToolWire, checker: &mut Checker) -> Option<Tool> {
         output,
         output_spec,
         backend,
+        limit: tool_limit(wire, checker),
     })
+}
+
+/// `max-concurrent` and `queue`.
+fn tool_limit(wire: &ToolWire, checker: &mut Checker) -> Option<Limiter> {
+    let queue = match &wire.queue {
+        Some(queue) if queue.get_ref() < &0 => {
+            checker.error("`queue` cannot be negative", queue.span());
+            0
+        }
+        Some(queue) => usize::try_from(*queue.get_ref()).unwrap_or(usize::MAX),
+        None => 0,
+    };
+    match &wire.max_concurrent {
+        None => {
+            if let Some(queue) = &wire.queue {
+                checker.error("`queue` goes with `max-concurrent`", queue.span());
+            }
+            None
+        }
+        Some(max) if *max.get_ref() < 1 => {
+            checker.error("`max-concurrent` is at least 1", max.span());
+            None
+        }
+        Some(max) => Some(Limiter::new(
+            usize::try_from(*max.get_ref()).unwrap_or(usize::MAX),
+            queue,
+        )),
+    }
 }
 
 /// The tool's one backend and how its output becomes a result.

@@ -56,6 +56,10 @@ pub(super) struct ToolWire {
     pub(super) output: Option<Spanned<IndexMap<Spanned<String>, ArgumentWire>>>,
     pub(super) output_schema: Option<Spanned<toml::Value>>,
     pub(super) output_schema_file: Option<Spanned<String>>,
+    /// Calls of this tool running at once.
+    pub(super) max_concurrent: Option<Spanned<i64>>,
+    /// Calls of this tool that may wait for a slot; beyond, calls fail fast.
+    pub(super) queue: Option<Spanned<i64>>,
     pub(super) command: Option<Spanned<CommandWire>>,
     #[serde(rename = "static")]
     pub(super) static_result: Option<Spanned<StaticWire>>,

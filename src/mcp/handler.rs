@@ -5,118 +5,26 @@
     reason = "logging/setLevel is deprecated in 2026-07-28 (SEP-2577), but 2025 clients use it"
 )]
 
-use std::sync::Arc;
-
 use rmcp::ErrorData;
 use rmcp::handler::server::ServerHandler;
+use rmcp::model::SubscriptionFilter;
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
     ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
-    ReadResourceResponse, ReadResourceResult, ServerCapabilities, ServerConfig,
-    SetLevelRequestParams, Tool,
+    ReadResourceResponse, ReadResourceResult, ServerConfig, SetLevelRequestParams, Tool,
 };
-use rmcp::service::{RequestContext, RoleServer};
-use serde_json::Value;
-use tokio::sync::Semaphore;
+use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 
+use super::state::Handler;
 use super::{convert, notify};
 use std::time::Duration;
 
 use crate::backend::CallContext;
 use crate::era::Era;
-use crate::events::LogLevel;
-use crate::registry::Registry;
 use crate::results::ToolResult;
 
-/// How long 2026-era clients may cache `tools/list`: the manifest does not change while
-/// we run, but a restart may bring a new one.
+/// How long 2026-era clients may cache `tools/list` when the manifest is not watched.
 const LIST_TTL_MS: u64 = 60_000;
-
-/// The handler rmcp calls. Cheap to clone: everything lives behind one `Arc`, built once.
-#[derive(Debug, Clone)]
-pub struct Handler {
-    state: Arc<State>,
-}
-
-#[derive(Debug)]
-struct State {
-    registry: Arc<Registry>,
-    /// One permit per call in flight; beyond the limit calls fail fast.
-    calls: Arc<Semaphore>,
-    max_calls: usize,
-    /// `tools/list` per era, already in rmcp's types.
-    listings: [Vec<Tool>; 4],
-    info: ServerConfig,
-    server_info: Value,
-    /// The level `logging/setLevel` asked for, shared by every per-request handler (over
-    /// stateless HTTP each request has its own).
-    log_level: std::sync::RwLock<LogLevel>,
-    /// How often a quiet call reports that it is still running.
-    heartbeat: Option<Duration>,
-}
-
-/// The manifest produced a definition rmcp cannot represent (a bug on our side).
-#[derive(Debug, thiserror::Error)]
-#[error("tool definition rejected by the MCP model: {0}")]
-pub struct DefinitionError(#[from] serde_json::Error);
-
-impl Handler {
-    /// A handler over `registry` running at most `max_calls` tool calls at once.
-    pub fn new(
-        registry: Arc<Registry>,
-        max_calls: usize,
-        heartbeat: Option<Duration>,
-    ) -> Result<Self, DefinitionError> {
-        let listing = |era: Era| -> Result<Vec<Tool>, DefinitionError> {
-            registry
-                .listing(era)
-                .iter()
-                .map(|definition| convert::tool(definition).map_err(DefinitionError::from))
-                .collect()
-        };
-        let listings = [
-            listing(Era::Initial)?,
-            listing(Era::Early)?,
-            listing(Era::Legacy)?,
-            listing(Era::Modern)?,
-        ];
-        let implementation = convert::implementation(&registry.server.implementation)?;
-        let capabilities = if registry.serves_resources() {
-            ServerCapabilities::builder()
-                .enable_tools()
-                .enable_logging()
-                .enable_resources()
-                .build()
-        } else {
-            ServerCapabilities::builder()
-                .enable_tools()
-                .enable_logging()
-                .build()
-        };
-        let mut info = ServerConfig::new(capabilities).with_server_info(implementation);
-        info.instructions.clone_from(&registry.server.instructions);
-        let server_info = Value::Object(registry.server.implementation.clone());
-        Ok(Self {
-            state: Arc::new(State {
-                registry,
-                calls: Arc::new(Semaphore::new(max_calls)),
-                max_calls,
-                listings,
-                info,
-                server_info,
-                log_level: std::sync::RwLock::new(LogLevel::Info),
-                heartbeat,
-            }),
-        })
-    }
-}
-
-impl Handler {
-    /// Tool calls running now.
-    pub fn calls_in_flight(&self) -> usize {
-        self.state.max_calls - self.state.calls.available_permits()
-    }
-}
 
 /// The era of the request in hand: its own `_meta` version, else the negotiated one.
 fn era(context: &RequestContext<RoleServer>) -> Era {
@@ -127,7 +35,7 @@ fn era(context: &RequestContext<RoleServer>) -> Era {
 
 impl ServerHandler for Handler {
     fn get_info(&self) -> ServerConfig {
-        self.state.info.clone()
+        self.snapshot().info.clone()
     }
 
     async fn list_tools(
@@ -142,12 +50,13 @@ impl ServerHandler for Handler {
             ));
         }
         let era = era(&context);
-        let mut result = ListToolsResult::with_all_items(self.state.listings[era.index()].clone());
+        let snapshot = self.snapshot();
+        let mut result = ListToolsResult::with_all_items(snapshot.listings[era.index()].clone());
         if era == Era::Modern {
-            result = result
-                .with_ttl_ms(LIST_TTL_MS)
-                .with_cache_scope(CacheScope::Public);
-            result.meta = Some(convert::server_info_meta(&self.state.server_info));
+            // A watched manifest can change at any time: then the list is not cacheable.
+            let ttl = if self.state.watching { 0 } else { LIST_TTL_MS };
+            result = result.with_ttl_ms(ttl).with_cache_scope(CacheScope::Public);
+            result.meta = Some(convert::server_info_meta(&snapshot.server_info));
         }
         Ok(result)
     }
@@ -157,20 +66,29 @@ impl ServerHandler for Handler {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let tool = self
-            .state
+        let snapshot = self.snapshot();
+        let tool = snapshot
             .registry
             .get(&request.name)
-            .map_err(|unknown| ErrorData::invalid_params(unknown.to_string(), None))?;
+            .map_err(|unknown| ErrorData::invalid_params(unknown.to_string(), None))?
+            .clone();
         let era = era(&context);
-        let Ok(_permit) = self.state.calls.clone().try_acquire_owned() else {
-            tracing::warn!(tool = %tool.name, limit = self.state.max_calls, "refusing a call: too many in flight");
-            let busy = ToolResult::error(format!(
-                "the server is busy: {} tool calls are already running; try again shortly",
-                self.state.max_calls
-            ));
-            let server_info = (era == Era::Modern).then_some(&self.state.server_info);
-            return Ok(convert::call_result(busy, server_info).into());
+        let server_info = (era == Era::Modern).then_some(&snapshot.server_info);
+        let _permit = match self.state.calls.acquire().await {
+            Ok(permit) => permit,
+            Err(busy) => {
+                tracing::warn!(tool = %tool.name, running = busy.running, "refusing a call: too many in flight");
+                let text = format!(
+                    "the server is busy: {} tool calls are already running{}; try again shortly",
+                    busy.running,
+                    if busy.queue > 0 {
+                        format!(" and {} are waiting", busy.queue)
+                    } else {
+                        String::new()
+                    }
+                );
+                return Ok(convert::call_result(ToolResult::error(text), server_info).into());
+            }
         };
         let wanted = notify::Wanted {
             progress: context.meta.get_progress_token(),
@@ -194,7 +112,7 @@ impl ServerHandler for Handler {
             (None, None)
         };
         let call_context = CallContext {
-            store: self.state.registry.store(),
+            store: snapshot.registry.store(),
             events,
         };
         // Dropping the call future kills the backend's process group.
@@ -214,7 +132,6 @@ impl ServerHandler for Handler {
             let _ = tokio::time::timeout(Duration::from_secs(1), forwarder).await;
         }
         let result = result.for_era(era, tool.legacy_wrapped());
-        let server_info = (era == Era::Modern).then_some(&self.state.server_info);
         Ok(convert::call_result(result, server_info).into())
     }
 
@@ -234,7 +151,7 @@ impl ServerHandler for Handler {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        if !self.state.registry.serves_resources() {
+        if !self.registry().serves_resources() {
             return Err(ErrorData::new(
                 ErrorCode::METHOD_NOT_FOUND,
                 "Method not found: resources/list",
@@ -242,8 +159,7 @@ impl ServerHandler for Handler {
             ));
         }
         let resources = self
-            .state
-            .registry
+            .registry()
             .store()
             .list()
             .iter()
@@ -260,14 +176,14 @@ impl ServerHandler for Handler {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        if !self.state.registry.serves_resources() {
+        if !self.registry().serves_resources() {
             return Err(ErrorData::new(
                 ErrorCode::METHOD_NOT_FOUND,
                 "Method not found: resources/read",
                 None,
             ));
         }
-        let Some((mime_type, bytes)) = self.state.registry.store().read(&request.uri) else {
+        let Some((mime_type, bytes)) = self.registry().store().read(&request.uri) else {
             return Err(ErrorData::resource_not_found(
                 format!(
                     "no resource `{}`: kept outputs expire after an hour, or when the store is full",
@@ -298,12 +214,38 @@ impl ServerHandler for Handler {
         ))
     }
 
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        // A 2025 session that may hear about tool changes.
+        if self.state.watching {
+            self.remember_peer(context.peer);
+        }
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        // Always acknowledged; tool changes are offered only when the manifest is watched.
+        let mut accepted = SubscriptionFilter::new();
+        if self.state.watching && requested.tools_list_changed == Some(true) {
+            accepted.tools_list_changed = Some(true);
+        }
+        Some(accepted)
+    }
+
+    async fn listen(&self, subscription: SubscriptionContext) -> Result<(), ErrorData> {
+        let id = self.add_sink(subscription.sink().clone());
+        subscription.cancelled().await;
+        self.remove_sink(id);
+        Ok(())
+    }
+
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        let index = self
-            .state
+        let snapshot = self.snapshot();
+        let index = snapshot
             .registry
             .tools()
             .position(|tool| tool.name == name)?;
-        self.state.listings[Era::Modern.index()].get(index).cloned()
+        snapshot.listings[Era::Modern.index()].get(index).cloned()
     }
 }

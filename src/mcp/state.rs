@@ -1,0 +1,216 @@
+//! The handler's shared state: the current snapshot of the registry (replaced whole on a
+//! reload, so in-flight calls finish on the definitions they started with), the call limit,
+//! the log level, and who to tell when the tools change.
+#![expect(
+    deprecated,
+    reason = "the logging capability is deprecated in 2026-07-28 (SEP-2577), but 2025 clients use it"
+)]
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+use rmcp::Peer;
+use rmcp::model::{ServerCapabilities, ServerConfig, Tool};
+use rmcp::service::{RoleServer, SubscriptionSink};
+use serde_json::Value;
+
+use super::convert;
+use crate::era::Era;
+use crate::events::LogLevel;
+use crate::limit::Limiter;
+use crate::registry::Registry;
+
+/// The handler rmcp calls. Cheap to clone: everything lives behind one `Arc`.
+#[derive(Debug, Clone)]
+pub struct Handler {
+    pub(super) state: Arc<State>,
+}
+
+/// How the handler behaves.
+#[derive(Debug, Clone, Copy)]
+pub struct HandlerOptions {
+    /// Tool calls running at once, across all tools.
+    pub max_calls: usize,
+    /// Calls that may wait for a free slot; beyond, calls fail fast.
+    pub queue: usize,
+    /// How often a quiet call reports that it is still running.
+    pub heartbeat: Option<Duration>,
+    /// The manifest is watched: advertise `listChanged` and accept change subscriptions.
+    pub watching: bool,
+}
+
+#[derive(Debug)]
+pub(super) struct State {
+    current: RwLock<Arc<Snapshot>>,
+    pub(super) calls: Limiter,
+    /// The level `logging/setLevel` asked for, shared by every per-request handler (over
+    /// stateless HTTP each request has its own).
+    pub(super) log_level: RwLock<LogLevel>,
+    pub(super) heartbeat: Option<Duration>,
+    pub(super) watching: bool,
+    /// 2025-era sessions to send `notifications/tools/list_changed` to.
+    peers: Mutex<Vec<Peer<RoleServer>>>,
+    /// 2026-era `subscriptions/listen` streams.
+    sinks: Mutex<Vec<(u64, SubscriptionSink)>>,
+    next_sink: AtomicU64,
+}
+
+/// Everything derived from one registry.
+#[derive(Debug)]
+pub(super) struct Snapshot {
+    pub(super) registry: Arc<Registry>,
+    /// `tools/list` per era, already in rmcp's types.
+    pub(super) listings: [Vec<Tool>; 4],
+    pub(super) info: ServerConfig,
+    pub(super) server_info: Value,
+}
+
+/// The manifest produced a definition rmcp cannot represent (a bug on our side).
+#[derive(Debug, thiserror::Error)]
+#[error("tool definition rejected by the MCP model: {0}")]
+pub struct DefinitionError(#[from] serde_json::Error);
+
+impl Snapshot {
+    fn new(registry: Arc<Registry>, watching: bool) -> Result<Self, DefinitionError> {
+        let listing = |era: Era| -> Result<Vec<Tool>, DefinitionError> {
+            registry
+                .listing(era)
+                .iter()
+                .map(|definition| convert::tool(definition).map_err(DefinitionError::from))
+                .collect()
+        };
+        let listings = [
+            listing(Era::Initial)?,
+            listing(Era::Early)?,
+            listing(Era::Legacy)?,
+            listing(Era::Modern)?,
+        ];
+        let implementation = convert::implementation(&registry.server.implementation)?;
+        let mut capabilities = if registry.serves_resources() {
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_logging()
+                .enable_resources()
+                .build()
+        } else {
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_logging()
+                .build()
+        };
+        if watching && let Some(tools) = capabilities.tools.as_mut() {
+            tools.list_changed = Some(true);
+        }
+        let mut info = ServerConfig::new(capabilities).with_server_info(implementation);
+        info.instructions.clone_from(&registry.server.instructions);
+        let server_info = Value::Object(registry.server.implementation.clone());
+        Ok(Self {
+            registry,
+            listings,
+            info,
+            server_info,
+        })
+    }
+}
+
+impl Handler {
+    pub fn new(registry: Arc<Registry>, options: HandlerOptions) -> Result<Self, DefinitionError> {
+        let snapshot = Snapshot::new(registry, options.watching)?;
+        Ok(Self {
+            state: Arc::new(State {
+                current: RwLock::new(Arc::new(snapshot)),
+                calls: Limiter::new(options.max_calls, options.queue),
+                log_level: RwLock::new(LogLevel::Info),
+                heartbeat: options.heartbeat,
+                watching: options.watching,
+                peers: Mutex::new(Vec::new()),
+                sinks: Mutex::new(Vec::new()),
+                next_sink: AtomicU64::new(0),
+            }),
+        })
+    }
+
+    pub(super) fn snapshot(&self) -> Arc<Snapshot> {
+        self.state.current.read().map_or_else(
+            |poisoned| poisoned.into_inner().clone(),
+            |current| current.clone(),
+        )
+    }
+
+    /// The registry being served now.
+    pub fn registry(&self) -> Arc<Registry> {
+        self.snapshot().registry.clone()
+    }
+
+    /// Serves `registry` from now on; calls already running keep their definitions.
+    pub fn replace(&self, registry: Arc<Registry>) -> Result<(), DefinitionError> {
+        let snapshot = Arc::new(Snapshot::new(registry, self.state.watching)?);
+        match self.state.current.write() {
+            Ok(mut current) => *current = snapshot,
+            Err(poisoned) => *poisoned.into_inner() = snapshot,
+        }
+        Ok(())
+    }
+
+    /// Tells every client that asked (2025 sessions, 2026 subscriptions) that the tools
+    /// changed; forgets those that are gone.
+    pub async fn notify_tools_changed(&self) {
+        let peers: Vec<Peer<RoleServer>> = self
+            .state
+            .peers
+            .lock()
+            .map(|peers| peers.clone())
+            .unwrap_or_default();
+        let mut alive = Vec::new();
+        for peer in peers {
+            if peer.notify_tool_list_changed().await.is_ok() {
+                alive.push(peer);
+            }
+        }
+        if let Ok(mut peers) = self.state.peers.lock() {
+            *peers = alive;
+        }
+        let sinks: Vec<(u64, SubscriptionSink)> = self
+            .state
+            .sinks
+            .lock()
+            .map(|sinks| sinks.clone())
+            .unwrap_or_default();
+        for (id, sink) in sinks {
+            if sink.notify_tool_list_changed().await.is_err() {
+                self.remove_sink(id);
+            }
+        }
+    }
+
+    /// Tool calls running now.
+    pub fn calls_in_flight(&self) -> usize {
+        self.state.calls.in_flight()
+    }
+
+    pub(super) fn remember_peer(&self, peer: Peer<RoleServer>) {
+        if let Ok(mut peers) = self.state.peers.lock() {
+            // Sessions that went away are only found out on the next notification; keep
+            // the list bounded meanwhile.
+            if peers.len() >= 1024 {
+                peers.remove(0);
+            }
+            peers.push(peer);
+        }
+    }
+
+    pub(super) fn add_sink(&self, sink: SubscriptionSink) -> u64 {
+        let id = self.state.next_sink.fetch_add(1, Ordering::Relaxed);
+        if let Ok(mut sinks) = self.state.sinks.lock() {
+            sinks.push((id, sink));
+        }
+        id
+    }
+
+    pub(super) fn remove_sink(&self, id: u64) {
+        if let Ok(mut sinks) = self.state.sinks.lock() {
+            sinks.retain(|(sink, _)| *sink != id);
+        }
+    }
+}

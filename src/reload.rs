@@ -1,0 +1,153 @@
+//! Hot reload (`--watch`): when the manifest changes, load it again; if it is valid, swap it
+//! in whole (calls already running finish on the old definitions), log what changed, and
+//! tell clients; if not, keep serving the old one and log why.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use serde_json::Value;
+
+use crate::manifest::{self, ManifestError};
+use crate::mcp::Handler;
+use crate::registry::Registry;
+
+/// How often the manifest is checked for changes.
+const POLL: Duration = Duration::from_millis(300);
+
+/// Watches `path` forever, reloading `handler` on every change.
+pub async fn watch(path: PathBuf, handler: Handler) {
+    let mut seen = fingerprint(&path);
+    loop {
+        tokio::time::sleep(POLL).await;
+        let now = fingerprint(&path);
+        if now == seen {
+            continue;
+        }
+        // Editors write in steps; let the file settle.
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        seen = fingerprint(&path);
+        let loaded = {
+            let path = path.clone();
+            tokio::task::spawn_blocking(move || manifest::load(&path)).await
+        };
+        match loaded {
+            Ok(Ok(registry)) => {
+                let old = handler.registry();
+                for line in describe_changes(&old, &registry) {
+                    tracing::info!("reload: {line}");
+                }
+                match handler.replace(Arc::new(registry)) {
+                    Ok(()) => {
+                        tracing::info!(manifest = %path.display(), "reloaded the manifest");
+                        handler.notify_tools_changed().await;
+                    }
+                    Err(error) => {
+                        tracing::error!(%error, "the new manifest cannot be served; keeping the old one");
+                    }
+                }
+            }
+            Ok(Err(ManifestError::Invalid { rendered, .. })) => {
+                eprintln!("{rendered}");
+                tracing::warn!(manifest = %path.display(), "the changed manifest is invalid; still serving the previous one");
+            }
+            Ok(Err(error)) => {
+                tracing::warn!(%error, "could not reload; still serving the previous manifest");
+            }
+            Err(error) => tracing::error!(%error, "the reload task failed"),
+        }
+    }
+}
+
+fn fingerprint(path: &Path) -> Option<(SystemTime, u64)> {
+    let metadata = std::fs::metadata(path).ok()?;
+    Some((metadata.modified().ok()?, metadata.len()))
+}
+
+/// One line per tool added, removed or changed, with a warning for input schemas that may
+/// reject arguments the old one accepted.
+pub fn describe_changes(old: &Registry, new: &Registry) -> Vec<String> {
+    let mut lines = Vec::new();
+    for tool in new.tools() {
+        match old.get(&tool.name) {
+            Err(_) => lines.push(format!("added `{}`", tool.name)),
+            Ok(previous) if previous.definition != tool.definition => {
+                let breaking = breaking_changes(&previous.input_schema, &tool.input_schema);
+                if breaking.is_empty() {
+                    lines.push(format!("changed `{}`", tool.name));
+                } else {
+                    lines.push(format!(
+                        "changed `{}` incompatibly: {}; clients that cached its schema may send arguments it now rejects",
+                        tool.name,
+                        breaking.join(", ")
+                    ));
+                }
+            }
+            Ok(_) => {}
+        }
+    }
+    for tool in old.tools() {
+        if new.get(&tool.name).is_err() {
+            lines.push(format!("removed `{}`", tool.name));
+        }
+    }
+    lines
+}
+
+/// Ways the new input schema can reject what the old one accepted (top level only).
+pub fn breaking_changes(old: &Value, new: &Value) -> Vec<String> {
+    let mut reasons = Vec::new();
+    let names = |schema: &Value, key: &str| -> Vec<String> {
+        match schema.get(key) {
+            Some(Value::Array(items)) => items
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect(),
+            Some(Value::Object(map)) => map.keys().cloned().collect(),
+            _ => Vec::new(),
+        }
+    };
+    let old_required = names(old, "required");
+    for name in names(new, "required") {
+        if !old_required.contains(&name) {
+            reasons.push(format!("`{name}` is now required"));
+        }
+    }
+    let new_properties = names(new, "properties");
+    let strict = new.get("additionalProperties") == Some(&Value::Bool(false));
+    for name in names(old, "properties") {
+        if !new_properties.contains(&name) && strict {
+            reasons.push(format!("`{name}` was removed"));
+        } else if let (Some(before), Some(after)) = (
+            old.pointer(&format!("/properties/{name}/type")),
+            new.pointer(&format!("/properties/{name}/type")),
+        ) && before != after
+        {
+            reasons.push(format!("`{name}` changed type from {before} to {after}"));
+        }
+    }
+    reasons
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::breaking_changes;
+
+    #[test]
+    fn finds_changes_that_reject_old_arguments() {
+        let old = json!({"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "integer"}}, "required": ["a"], "additionalProperties": false});
+        let new = json!({"type": "object", "properties": {"a": {"type": "integer"}, "c": {"type": "string"}}, "required": ["a", "c"], "additionalProperties": false});
+        assert_eq!(
+            breaking_changes(&old, &new),
+            vec![
+                "`c` is now required".to_owned(),
+                "`a` changed type from \"string\" to \"integer\"".to_owned(),
+                "`b` was removed".to_owned(),
+            ]
+        );
+        assert!(breaking_changes(&old, &old).is_empty());
+    }
+}
