@@ -1,11 +1,11 @@
 #!/bin/sh
 # The example catalog behind tools.example.toml.
 #
-#   catalog.sh search QUERY LIMIT   names containing QUERY (any case), one per line
-#   catalog.sh details NAME         one product as JSON, exit 1 if there is none
-#   catalog.sh card NAME            one product as an MCP content document: its picture,
-#                                   its spoken name and its catalog record
-#   catalog.sh clear                empty the catalog
+#   catalog.sh search -- QUERY LIMIT   names containing QUERY (any case), one per line
+#   catalog.sh details -- NAME         one product as JSON, exit 1 if there is none
+#   catalog.sh card -- NAME            one product as an MCP content document: its picture,
+#                                      its spoken name and its catalog record
+#   catalog.sh clear                   empty the catalog
 #
 # The shipped catalog.tsv is never modified: each server process works on its own copy,
 # named after the mcp-serve process that runs this script ($PPID), so `clear` lasts until
@@ -17,29 +17,34 @@ here=$(cd "$(dirname "$0")" && pwd)
 state="${TMPDIR:-/tmp}/mcp-serve-example-catalog-$PPID.tsv"
 [ -f "$state" ] || cp "$here/catalog.tsv" "$state"
 
-case "${1:-}" in
+command=${1:-}
+[ $# -gt 0 ] && shift
+# `--` ends the options: whatever follows is data, even if it starts with `-`.
+[ "${1:-}" = "--" ] && shift
+
+case "$command" in
 search)
-    QUERY=$2 awk -F '\t' -v limit="$3" '
+    QUERY=$1 awk -F '\t' -v limit="$2" '
         BEGIN { q = tolower(ENVIRON["QUERY"]) }
         index(tolower($1), q) && n < limit { print $1; n++ }
     ' "$state"
     ;;
 details)
-    NAME=$2 awk -F '\t' '
+    NAME=$1 awk -F '\t' '
         BEGIN { q = ENVIRON["NAME"] }
         $1 == q { printf "{\"name\":\"%s\",\"price\":%s}\n", $1, $2; found = 1 }
         END { if (!found) { print "no product is named \"" q "\"" > "/dev/stderr"; exit 1 } }
     ' "$state"
     ;;
 card)
-    record=$(NAME=$2 awk -F '\t' '$1 == ENVIRON["NAME"] { printf "{\"name\":\"%s\",\"price\":%s}", $1, $2 }' "$state")
+    record=$(NAME=$1 awk -F '\t' '$1 == ENVIRON["NAME"] { printf "{\"name\":\"%s\",\"price\":%s}", $1, $2 }' "$state")
     if [ -z "$record" ]; then
-        echo "no product is named \"$2\"" >&2
+        echo "no product is named \"$1\"" >&2
         exit 1
     fi
-    slug=$(printf '%s' "$2" | tr 'A-Z ' 'a-z-')
+    slug=$(printf '%s' "$1" | tr 'A-Z ' 'a-z-')
     # The record's URI names the product percent-encoded (RFC 3986 unreserved bytes kept).
-    uri=$(printf '%s' "$2" | od -An -v -tx1 | awk '
+    uri=$(printf '%s' "$1" | od -An -v -tx1 | awk '
         BEGIN { for (i = 0; i < 256; i++) value[sprintf("%02x", i)] = i }
         {
             for (i = 1; i <= NF; i++) {
@@ -63,7 +68,7 @@ clear)
     echo "Cleared $count products from the catalog."
     ;;
 *)
-    echo "usage: catalog.sh search QUERY LIMIT | details NAME | card NAME | clear" >&2
+    echo "usage: catalog.sh search -- QUERY LIMIT | details -- NAME | card -- NAME | clear" >&2
     exit 2
     ;;
 esac

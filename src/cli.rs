@@ -4,7 +4,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::{ArgAction, Args, Parser};
+use clap::{ArgAction, Args, Parser, Subcommand};
 
 use crate::units::{parse_duration_text, parse_size_text};
 
@@ -14,15 +14,30 @@ use crate::units::{parse_duration_text, parse_size_text};
 /// Code, Cursor, VS Code) launch servers. Logs go to stderr; stdout carries protocol messages
 /// only. With `--http`, serves Streamable HTTP instead.
 #[derive(Debug, Parser)]
-#[command(name = "mcp-serve", version, about, long_about)]
+#[command(
+    name = "mcp-serve",
+    version,
+    about,
+    long_about,
+    subcommand_negates_reqs = true
+)]
 pub struct Cli {
-    /// The manifest to serve [default: ./tools.toml]
-    #[arg(short, long, value_name = "FILE", env = "MCP_SERVE_CONFIG")]
+    /// The manifest [default: ./tools.toml]
+    #[arg(
+        short,
+        long,
+        value_name = "FILE",
+        env = "MCP_SERVE_CONFIG",
+        global = true
+    )]
     pub config: Option<PathBuf>,
 
     /// More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides
-    #[arg(short, long, action = ArgAction::Count)]
+    #[arg(short, long, action = ArgAction::Count, global = true)]
     pub verbose: u8,
+
+    #[command(subcommand)]
+    pub command: Option<Command>,
 
     /// At most this many tool calls run at once; more fail fast with a tool error
     #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..))]
@@ -44,6 +59,79 @@ pub struct Cli {
 
     #[command(flatten)]
     pub http: HttpArgs,
+}
+
+/// Commands for people; with none, mcp-serve serves the manifest.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Validate the manifest and lint it for the hosts you target
+    Check(CheckArgs),
+    /// Show the tools, as a table or as the exact `tools/list` JSON
+    List(ListArgs),
+    /// Run one tool exactly as the server would, from the terminal
+    Call(CallArgs),
+    /// Print shell completions
+    Completions {
+        /// bash, zsh, fish, powershell or elvish
+        shell: clap_complete::Shell,
+    },
+}
+
+/// `mcp-serve check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Also check what these hosts accept (repeatable)
+    #[arg(long, value_enum)]
+    pub target: Vec<crate::commands::check::Target>,
+    /// Print the findings as JSON
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+}
+
+/// Output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+/// `mcp-serve list`.
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Print the `tools/list` result a client gets, as JSON
+    #[arg(long)]
+    pub json: bool,
+    /// With --json: the protocol version of that client
+    #[arg(
+        long,
+        value_name = "VERSION",
+        default_value = "2025-11-25",
+        requires = "json"
+    )]
+    pub protocol_version: String,
+}
+
+/// `mcp-serve call`.
+#[derive(Debug, Args)]
+pub struct CallArgs {
+    /// The tool
+    pub tool: String,
+    /// Arguments as key=value, typed by the tool's schema; repeat a key for a list
+    #[arg(value_name = "KEY=VALUE")]
+    pub arguments: Vec<String>,
+    /// All arguments as one JSON object (`-` reads it from stdin)
+    #[arg(long, value_name = "JSON", conflicts_with = "arguments")]
+    pub json: Option<String>,
+    /// Print the structured result as JSON instead of the text blocks
+    #[arg(long)]
+    pub json_out: bool,
+    /// Print what would run (argv, environment, stdin, HTTP request), secrets redacted, and
+    /// run nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Where images, audio and other binary blocks are saved
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub out_dir: PathBuf,
 }
 
 fn parse_heartbeat(text: &str) -> Result<Duration, String> {

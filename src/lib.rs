@@ -27,6 +27,7 @@
 
 pub mod backend;
 pub mod cli;
+pub mod commands;
 pub mod diagnostic;
 pub mod era;
 pub mod events;

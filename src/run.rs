@@ -11,7 +11,8 @@ use std::time::Duration;
 use anyhow::Context as _;
 use tracing_subscriber::EnvFilter;
 
-use crate::cli::{Cli, HttpArgs};
+use crate::cli::{Cli, Command, HttpArgs};
+use crate::commands;
 use crate::manifest::{self, ManifestError};
 use crate::mcp::http::{self, BearerToken, HttpOptions, SessionLimits};
 use crate::mcp::{Handler, HandlerOptions, serve_stdio};
@@ -25,7 +26,16 @@ struct UsageError(String);
 
 /// Runs the program and returns its exit code.
 pub fn run(cli: &Cli) -> ExitCode {
-    init_logging(cli.verbose);
+    init_logging(cli.verbose, cli.command.is_none());
+    if let Some(command) = &cli.command {
+        return match command_run(command, cli.config.as_deref()) {
+            Ok(code) => code,
+            Err(UsageError(message)) => {
+                eprintln!("{message}");
+                ExitCode::from(EXIT_USAGE)
+            }
+        };
+    }
     let prepared = manifest_path(cli.config.as_deref()).and_then(|path| {
         let registry = manifest::load(&path).map_err(|error| match error {
             ManifestError::Invalid { .. } => UsageError(error.to_string()),
@@ -215,6 +225,35 @@ async fn shutdown_signal() -> &'static str {
     }
 }
 
+/// Runs a command for people (`check`, `list`, `call`, `completions`).
+fn command_run(command: &Command, config: Option<&Path>) -> Result<ExitCode, UsageError> {
+    if let Command::Completions { shell } = command {
+        commands::completions(*shell, &mut std::io::stdout());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let path = manifest_path(config)?;
+    let loaded = manifest::load(&path);
+    if let Command::Check(args) = command {
+        return Ok(commands::check::command(loaded, args));
+    }
+    let registry = loaded.map_err(|error| match error {
+        ManifestError::Invalid { .. } => UsageError(error.to_string()),
+        ManifestError::Read { .. } => UsageError(format!("error: {error}")),
+    })?;
+    match command {
+        Command::List(args) => {
+            commands::print(&commands::list::render(
+                &registry,
+                args.json,
+                &args.protocol_version,
+            ));
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Call(args) => commands::call::command(&registry, args).map_err(UsageError),
+        Command::Check(_) | Command::Completions { .. } => Ok(ExitCode::SUCCESS),
+    }
+}
+
 /// `--config`, else `./tools.toml`, else a message with a hint.
 fn manifest_path(config: Option<&Path>) -> Result<PathBuf, UsageError> {
     if let Some(path) = config {
@@ -233,8 +272,10 @@ fn manifest_path(config: Option<&Path>) -> Result<PathBuf, UsageError> {
     }
 }
 
-fn init_logging(verbose: u8) {
+fn init_logging(verbose: u8, serving: bool) {
     let default = match verbose {
+        // Commands for people keep stderr for their own messages.
+        0 if !serving => "mcp_serve=warn,rmcp=error",
         // rmcp logs every error response at `warn`; those are answers, not our failures.
         0 => "mcp_serve=info,rmcp=error",
         1 => "mcp_serve=debug,rmcp=warn",

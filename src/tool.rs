@@ -61,18 +61,9 @@ impl Tool {
         arguments: Option<Map<String, Value>>,
         context: &CallContext<'_>,
     ) -> ToolResult {
-        let mut arguments = Value::Object(arguments.unwrap_or_default());
-        schema::fill_defaults(&self.input_schema, &mut arguments);
-        let violations = self.input.violations(&arguments, "arguments");
-        if !violations.is_empty() {
-            return ToolResult::error(format!(
-                "invalid arguments for tool `{}`:\n{}",
-                self.name,
-                violations.join("\n")
-            ));
-        }
-        let Value::Object(arguments) = arguments else {
-            return ToolResult::error("arguments must be an object");
+        let arguments = match self.prepare(arguments) {
+            Ok(arguments) => arguments,
+            Err(message) => return ToolResult::error(message),
         };
         let _permit = match &self.limit {
             Some(limit) => match limit.acquire().await {
@@ -96,6 +87,28 @@ impl Tool {
         self.backend
             .call(&arguments, &self.output_spec, schema, context)
             .await
+    }
+
+    /// Fills defaults and validates: the arguments the backend would get, or the message a
+    /// model reads when they do not fit the schema.
+    pub fn prepare(
+        &self,
+        arguments: Option<Map<String, Value>>,
+    ) -> Result<Map<String, Value>, String> {
+        let mut arguments = Value::Object(arguments.unwrap_or_default());
+        schema::fill_defaults(&self.input_schema, &mut arguments);
+        let violations = self.input.violations(&arguments, "arguments");
+        if !violations.is_empty() {
+            return Err(format!(
+                "invalid arguments for tool `{}`:\n{}",
+                self.name,
+                violations.join("\n")
+            ));
+        }
+        match arguments {
+            Value::Object(arguments) => Ok(arguments),
+            _ => Err("arguments must be an object".into()),
+        }
     }
 
     /// Whether legacy clients get this tool's structured output wrapped.

@@ -8,6 +8,7 @@ mod harness;
 mod http_harness;
 mod upstream;
 
+mod cli;
 mod command_backend;
 mod conformance;
 mod events;

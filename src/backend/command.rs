@@ -263,9 +263,36 @@ impl CommandBackend {
         Ok(CommandOutput { stdout, files })
     }
 
-    /// The process to start, fully configured, and the program's name for messages.
-    fn command(&self, arguments: &Map<String, Value>) -> Result<(Command, String), CommandError> {
-        let argv = match &self.program {
+    /// What `run` would start, for `mcp-serve call --dry-run`: argv, working directory,
+    /// environment additions and stdin.
+    pub fn describe(&self, arguments: &Map<String, Value>) -> Result<String, RenderError> {
+        let argv = self.argv(arguments)?;
+        let mut out = format!(
+            "argv: {}\ncwd: {}\n",
+            serde_json::to_string(&argv).unwrap_or_default(),
+            self.cwd.display()
+        );
+        out.push_str(&match &self.inherit_env {
+            InheritEnv::All => "environment: inherited, plus:\n".to_owned(),
+            InheritEnv::Nothing => "environment: empty, plus:\n".to_owned(),
+            InheritEnv::Only(names) => format!("environment: only {}, plus:\n", names.join(", ")),
+        });
+        for (name, template) in &self.env {
+            if let Some(value) = template.render_optional(arguments)? {
+                out.push_str(&format!("  {name}={value}\n"));
+            }
+        }
+        match self.stdin {
+            StdinMode::Null => out.push_str("stdin: nothing\n"),
+            StdinMode::Json => {
+                out.push_str(&format!("stdin: {}\n", Value::Object(arguments.clone())));
+            }
+        }
+        Ok(out)
+    }
+
+    fn argv(&self, arguments: &Map<String, Value>) -> Result<Vec<String>, RenderError> {
+        Ok(match &self.program {
             Program::Argv(elements) => render_argv(elements, arguments)?,
             Program::Script {
                 shell,
@@ -282,7 +309,12 @@ impl CommandBackend {
                 argv.extend(render_argv(args, arguments)?);
                 argv
             }
-        };
+        })
+    }
+
+    /// The process to start, fully configured, and the program's name for messages.
+    fn command(&self, arguments: &Map<String, Value>) -> Result<(Command, String), CommandError> {
+        let argv = self.argv(arguments)?;
         let Some((program, rest)) = argv.split_first() else {
             return Err(RenderError::Missing {
                 name: "argv[0]".into(),

@@ -166,6 +166,26 @@ impl HttpBackend {
         Ok((content_type, body))
     }
 
+    /// The request `call` would send, for `mcp-serve call --dry-run`, secrets redacted.
+    pub fn describe(&self, arguments: &Map<String, Value>) -> Result<String, String> {
+        let request = self
+            .build(arguments)
+            .map_err(|error| self.redactor.redact(&error))?;
+        let mut out = format!("{} {}\n", request.method(), request.url());
+        for (name, value) in request.headers() {
+            out.push_str(&format!(
+                "{name}: {}\n",
+                String::from_utf8_lossy(value.as_bytes())
+            ));
+        }
+        if let Some(body) = request.body().and_then(reqwest::Body::as_bytes) {
+            out.push('\n');
+            out.push_str(&String::from_utf8_lossy(body));
+            out.push('\n');
+        }
+        Ok(self.redactor.redact(&out))
+    }
+
     fn succeeded(&self, status: reqwest::StatusCode) -> bool {
         if self.success_statuses.is_empty() {
             status.is_success()

@@ -1,0 +1,128 @@
+
+using namespace System.Management.Automation
+using namespace System.Management.Automation.Language
+
+Register-ArgumentCompleter -Native -CommandName 'mcp-serve' -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+
+    $commandElements = $commandAst.CommandElements
+    $command = @(
+        'mcp-serve'
+        for ($i = 1; $i -lt $commandElements.Count; $i++) {
+            $element = $commandElements[$i]
+            if ($element -isnot [StringConstantExpressionAst] -or
+                $element.StringConstantType -ne [StringConstantType]::BareWord -or
+                $element.Value.StartsWith('-') -or
+                $element.Value -eq $wordToComplete) {
+                break
+        }
+        $element.Value
+    }) -join ';'
+
+    $completions = @(switch ($command) {
+        'mcp-serve' {
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'The manifest [default: ./tools.toml]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The manifest [default: ./tools.toml]')
+            [CompletionResult]::new('--max-calls', '--max-calls', [CompletionResultType]::ParameterName, 'At most this many tool calls run at once; more fail fast with a tool error')
+            [CompletionResult]::new('--queue', '--queue', [CompletionResultType]::ParameterName, 'Calls that may wait for a free slot when --max-calls are running; beyond, calls fail fast')
+            [CompletionResult]::new('--heartbeat', '--heartbeat', [CompletionResultType]::ParameterName, 'For a call that asked for progress: report it is still running after this long without progress (0 turns heartbeats off)')
+            [CompletionResult]::new('--http', '--http', [CompletionResultType]::ParameterName, 'Serve Streamable HTTP on this address instead of stdio (port 0 picks a free port)')
+            [CompletionResult]::new('--path', '--path', [CompletionResultType]::ParameterName, 'The MCP endpoint''s path')
+            [CompletionResult]::new('--max-sessions', '--max-sessions', [CompletionResultType]::ParameterName, 'With --sessions: the most sessions open at once')
+            [CompletionResult]::new('--session-idle', '--session-idle', [CompletionResultType]::ParameterName, 'With --sessions: close a session after this long without requests')
+            [CompletionResult]::new('--allowed-host', '--allowed-host', [CompletionResultType]::ParameterName, 'Accept this Host header (repeatable); default: the loopback names, plus the bound address')
+            [CompletionResult]::new('--allowed-origin', '--allowed-origin', [CompletionResultType]::ParameterName, 'Accept this Origin, e.g. `https://app.example.com:443` or `http://localhost:*` (repeatable); default when bound to loopback: localhost origins; requests without Origin always pass')
+            [CompletionResult]::new('--auth-token-env', '--auth-token-env', [CompletionResultType]::ParameterName, 'Require `Authorization: Bearer <token>`, the token read from this environment variable')
+            [CompletionResult]::new('--auth-token-file', '--auth-token-file', [CompletionResultType]::ParameterName, 'Require `Authorization: Bearer <token>`, the token read from this file')
+            [CompletionResult]::new('--max-body', '--max-body', [CompletionResultType]::ParameterName, 'The largest request body accepted')
+            [CompletionResult]::new('--header-timeout', '--header-timeout', [CompletionResultType]::ParameterName, 'How long a client may take to send request headers, and how long an idle connection stays open')
+            [CompletionResult]::new('--shutdown-grace', '--shutdown-grace', [CompletionResultType]::ParameterName, 'On SIGTERM or SIGINT, how long in-flight calls get to finish before they are stopped')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides')
+            [CompletionResult]::new('--watch', '--watch', [CompletionResultType]::ParameterName, 'Reload the manifest when it changes (a broken edit keeps the previous tools), and tell clients that the tool list changed')
+            [CompletionResult]::new('--sessions', '--sessions', [CompletionResultType]::ParameterName, 'Give legacy (2025) clients sessions: a GET stream and resumable responses. The 2026 protocol is always stateless')
+            [CompletionResult]::new('--json-response', '--json-response', [CompletionResultType]::ParameterName, 'Answer with application/json (not an SSE stream) when no notification precedes the result')
+            [CompletionResult]::new('--allow-unauthenticated', '--allow-unauthenticated', [CompletionResultType]::ParameterName, 'Serve a non-loopback address without a token (when something in front authenticates)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Validate the manifest and lint it for the hosts you target')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Show the tools, as a table or as the exact `tools/list` JSON')
+            [CompletionResult]::new('call', 'call', [CompletionResultType]::ParameterValue, 'Run one tool exactly as the server would, from the terminal')
+            [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'mcp-serve;check' {
+            [CompletionResult]::new('--target', '--target', [CompletionResultType]::ParameterName, 'Also check what these hosts accept (repeatable)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Print the findings as JSON')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'The manifest [default: ./tools.toml]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The manifest [default: ./tools.toml]')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'mcp-serve;list' {
+            [CompletionResult]::new('--protocol-version', '--protocol-version', [CompletionResultType]::ParameterName, 'With --json: the protocol version of that client')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'The manifest [default: ./tools.toml]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The manifest [default: ./tools.toml]')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the `tools/list` result a client gets, as JSON')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'mcp-serve;call' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'All arguments as one JSON object (`-` reads it from stdin)')
+            [CompletionResult]::new('--out-dir', '--out-dir', [CompletionResultType]::ParameterName, 'Where images, audio and other binary blocks are saved')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'The manifest [default: ./tools.toml]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The manifest [default: ./tools.toml]')
+            [CompletionResult]::new('--json-out', '--json-out', [CompletionResultType]::ParameterName, 'Print the structured result as JSON instead of the text blocks')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print what would run (argv, environment, stdin, HTTP request), secrets redacted, and run nothing')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'mcp-serve;completions' {
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'The manifest [default: ./tools.toml]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The manifest [default: ./tools.toml]')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'mcp-serve;help' {
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Validate the manifest and lint it for the hosts you target')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Show the tools, as a table or as the exact `tools/list` JSON')
+            [CompletionResult]::new('call', 'call', [CompletionResultType]::ParameterValue, 'Run one tool exactly as the server would, from the terminal')
+            [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'mcp-serve;help;check' {
+            break
+        }
+        'mcp-serve;help;list' {
+            break
+        }
+        'mcp-serve;help;call' {
+            break
+        }
+        'mcp-serve;help;completions' {
+            break
+        }
+        'mcp-serve;help;help' {
+            break
+        }
+    })
+
+    $completions.Where{ $_.CompletionText -like "$wordToComplete*" } |
+        Sort-Object -Property ListItemText
+}

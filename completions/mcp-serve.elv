@@ -1,0 +1,112 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[mcp-serve] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'mcp-serve'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'mcp-serve'= {
+            cand -c 'The manifest [default: ./tools.toml]'
+            cand --config 'The manifest [default: ./tools.toml]'
+            cand --max-calls 'At most this many tool calls run at once; more fail fast with a tool error'
+            cand --queue 'Calls that may wait for a free slot when --max-calls are running; beyond, calls fail fast'
+            cand --heartbeat 'For a call that asked for progress: report it is still running after this long without progress (0 turns heartbeats off)'
+            cand --http 'Serve Streamable HTTP on this address instead of stdio (port 0 picks a free port)'
+            cand --path 'The MCP endpoint''s path'
+            cand --max-sessions 'With --sessions: the most sessions open at once'
+            cand --session-idle 'With --sessions: close a session after this long without requests'
+            cand --allowed-host 'Accept this Host header (repeatable); default: the loopback names, plus the bound address'
+            cand --allowed-origin 'Accept this Origin, e.g. `https://app.example.com:443` or `http://localhost:*` (repeatable); default when bound to loopback: localhost origins; requests without Origin always pass'
+            cand --auth-token-env 'Require `Authorization: Bearer <token>`, the token read from this environment variable'
+            cand --auth-token-file 'Require `Authorization: Bearer <token>`, the token read from this file'
+            cand --max-body 'The largest request body accepted'
+            cand --header-timeout 'How long a client may take to send request headers, and how long an idle connection stays open'
+            cand --shutdown-grace 'On SIGTERM or SIGINT, how long in-flight calls get to finish before they are stopped'
+            cand -v 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
+            cand --verbose 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
+            cand --watch 'Reload the manifest when it changes (a broken edit keeps the previous tools), and tell clients that the tool list changed'
+            cand --sessions 'Give legacy (2025) clients sessions: a GET stream and resumable responses. The 2026 protocol is always stateless'
+            cand --json-response 'Answer with application/json (not an SSE stream) when no notification precedes the result'
+            cand --allow-unauthenticated 'Serve a non-loopback address without a token (when something in front authenticates)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand check 'Validate the manifest and lint it for the hosts you target'
+            cand list 'Show the tools, as a table or as the exact `tools/list` JSON'
+            cand call 'Run one tool exactly as the server would, from the terminal'
+            cand completions 'Print shell completions'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'mcp-serve;check'= {
+            cand --target 'Also check what these hosts accept (repeatable)'
+            cand --format 'Print the findings as JSON'
+            cand -c 'The manifest [default: ./tools.toml]'
+            cand --config 'The manifest [default: ./tools.toml]'
+            cand -v 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
+            cand --verbose 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'mcp-serve;list'= {
+            cand --protocol-version 'With --json: the protocol version of that client'
+            cand -c 'The manifest [default: ./tools.toml]'
+            cand --config 'The manifest [default: ./tools.toml]'
+            cand --json 'Print the `tools/list` result a client gets, as JSON'
+            cand -v 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
+            cand --verbose 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'mcp-serve;call'= {
+            cand --json 'All arguments as one JSON object (`-` reads it from stdin)'
+            cand --out-dir 'Where images, audio and other binary blocks are saved'
+            cand -c 'The manifest [default: ./tools.toml]'
+            cand --config 'The manifest [default: ./tools.toml]'
+            cand --json-out 'Print the structured result as JSON instead of the text blocks'
+            cand --dry-run 'Print what would run (argv, environment, stdin, HTTP request), secrets redacted, and run nothing'
+            cand -v 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
+            cand --verbose 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'mcp-serve;completions'= {
+            cand -c 'The manifest [default: ./tools.toml]'
+            cand --config 'The manifest [default: ./tools.toml]'
+            cand -v 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
+            cand --verbose 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'mcp-serve;help'= {
+            cand check 'Validate the manifest and lint it for the hosts you target'
+            cand list 'Show the tools, as a table or as the exact `tools/list` JSON'
+            cand call 'Run one tool exactly as the server would, from the terminal'
+            cand completions 'Print shell completions'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'mcp-serve;help;check'= {
+        }
+        &'mcp-serve;help;list'= {
+        }
+        &'mcp-serve;help;call'= {
+        }
+        &'mcp-serve;help;completions'= {
+        }
+        &'mcp-serve;help;help'= {
+        }
+    ]
+    $completions[$command]
+}

@@ -1,0 +1,84 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_mcp_serve_global_optspecs
+    string join \n c/config= v/verbose max-calls= queue= watch heartbeat= http= path= sessions max-sessions= session-idle= json-response allowed-host= allowed-origin= auth-token-env= auth-token-file= allow-unauthenticated max-body= header-timeout= shutdown-grace= h/help V/version
+end
+
+function __fish_mcp_serve_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_mcp_serve_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_mcp_serve_using_subcommand
+    set -l cmd (__fish_mcp_serve_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
+complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l max-calls -d 'At most this many tool calls run at once; more fail fast with a tool error' -r
+complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l queue -d 'Calls that may wait for a free slot when --max-calls are running; beyond, calls fail fast' -r
+complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l heartbeat -d 'For a call that asked for progress: report it is still running after this long without progress (0 turns heartbeats off)' -r
+complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l http -d 'Serve Streamable HTTP on this address instead of stdio (port 0 picks a free port)' -r
+complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l path -d 'The MCP endpoint\'s path' -r
+complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l max-sessions -d 'With --sessions: the most sessions open at once' -r
+complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l session-idle -d 'With --sessions: close a session after this long without requests' -r
+complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l allowed-host -d 'Accept this Host header (repeatable); default: the loopback names, plus the bound address' -r
+complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l allowed-origin -d 'Accept this Origin, e.g. `https://app.example.com:443` or `http://localhost:*` (repeatable); default when bound to loopback: localhost origins; requests without Origin always pass' -r
+complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l auth-token-env -d 'Require `Authorization: Bearer <token>`, the token read from this environment variable' -r
+complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l auth-token-file -d 'Require `Authorization: Bearer <token>`, the token read from this file' -r -F
+complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l max-body -d 'The largest request body accepted' -r
+complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l header-timeout -d 'How long a client may take to send request headers, and how long an idle connection stays open' -r
+complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l shutdown-grace -d 'On SIGTERM or SIGINT, how long in-flight calls get to finish before they are stopped' -r
+complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
+complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l watch -d 'Reload the manifest when it changes (a broken edit keeps the previous tools), and tell clients that the tool list changed'
+complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l sessions -d 'Give legacy (2025) clients sessions: a GET stream and resumable responses. The 2026 protocol is always stateless'
+complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l json-response -d 'Answer with application/json (not an SSE stream) when no notification precedes the result'
+complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l allow-unauthenticated -d 'Serve a non-loopback address without a token (when something in front authenticates)'
+complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -s V -l version -d 'Print version'
+complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -f -a "check" -d 'Validate the manifest and lint it for the hosts you target'
+complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -f -a "list" -d 'Show the tools, as a table or as the exact `tools/list` JSON'
+complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -f -a "call" -d 'Run one tool exactly as the server would, from the terminal'
+complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -f -a "completions" -d 'Print shell completions'
+complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand check" -l target -d 'Also check what these hosts accept (repeatable)' -r -f -a "claude-desktop\t''
+claude-code\t''
+cursor\t''
+vscode\t''
+gemini\t''
+openai\t''"
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand check" -l format -d 'Print the findings as JSON' -r -f -a "text\t''
+json\t''"
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand check" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand check" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand check" -s h -l help -d 'Print help'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand list" -l protocol-version -d 'With --json: the protocol version of that client' -r
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand list" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand list" -l json -d 'Print the `tools/list` result a client gets, as JSON'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand list" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand list" -s h -l help -d 'Print help'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -l json -d 'All arguments as one JSON object (`-` reads it from stdin)' -r
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -l out-dir -d 'Where images, audio and other binary blocks are saved' -r -F
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -l json-out -d 'Print the structured result as JSON instead of the text blocks'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -l dry-run -d 'Print what would run (argv, environment, stdin, HTTP request), secrets redacted, and run nothing'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -s h -l help -d 'Print help'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand completions" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand completions" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand completions" -s h -l help -d 'Print help'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call completions help" -f -a "check" -d 'Validate the manifest and lint it for the hosts you target'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call completions help" -f -a "list" -d 'Show the tools, as a table or as the exact `tools/list` JSON'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call completions help" -f -a "call" -d 'Run one tool exactly as the server would, from the terminal'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call completions help" -f -a "completions" -d 'Print shell completions'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -1,0 +1,41 @@
+//! The commands for people (`check`, `list`, `call`, `completions`); serving is in `run`.
+//! They print for a terminal: results on stdout, messages on stderr in the style of STYLE.md.
+
+pub mod call;
+pub mod check;
+pub mod list;
+
+use std::io::IsTerminal as _;
+
+/// Exit code for a tool error from `call`, or findings from `check`.
+pub const EXIT_FAILURE: u8 = 1;
+
+/// Whether stderr may be coloured: a terminal, and `NO_COLOR` unset.
+pub fn color() -> bool {
+    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+}
+
+/// `warning:` / `error:` / `hint:` prefixes, bold and coloured when allowed.
+pub fn label(kind: &str) -> String {
+    if !color() {
+        return format!("{kind}:");
+    }
+    let code = match kind {
+        "error" => "1;31",
+        "warning" => "1;33",
+        _ => "1;36",
+    };
+    format!("\u{1b}[{code}m{kind}\u{1b}[0m:")
+}
+
+/// Writes a command's output to stdout (a broken pipe, as in `| head`, is not an error).
+pub fn print(text: &str) {
+    use std::io::Write as _;
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+}
+
+/// `mcp-serve completions SHELL`.
+pub fn completions(shell: clap_complete::Shell, out: &mut dyn std::io::Write) {
+    let mut command = <crate::cli::Cli as clap::CommandFactory>::command();
+    clap_complete::generate(shell, &mut command, "mcp-serve", out);
+}

@@ -1,0 +1,326 @@
+//! `mcp-serve call`: one tool, run exactly as the server runs it (validation, defaults,
+//! backend, output pipeline), from a terminal.
+
+use std::path::Path;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use serde_json::{Map, Value};
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use crate::backend::{Backend, CallContext};
+use crate::cli::CallArgs;
+use crate::events::CallEvent;
+use crate::registry::Registry;
+use crate::results::content::EmbeddedResource;
+use crate::results::{Content, ToolResult};
+use crate::tool::Tool;
+
+/// Turns `key=value` pairs into arguments, typed by the tool's schema: numbers, booleans,
+/// lists (a repeated key, or a JSON array) and objects (JSON).
+pub fn parse_pairs(tool: &Tool, pairs: &[String]) -> Result<Map<String, Value>, String> {
+    let mut arguments = Map::new();
+    for pair in pairs {
+        let (key, text) = pair
+            .split_once('=')
+            .ok_or_else(|| format!("`{pair}` is not `key=value`"))?;
+        let property = tool
+            .input_schema
+            .pointer(&format!("/properties/{key}"))
+            .cloned()
+            .unwrap_or(Value::Null);
+        let kind = property
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or("string");
+        if kind == "array" {
+            let items = property
+                .pointer("/items/type")
+                .and_then(Value::as_str)
+                .unwrap_or("string");
+            let values: Vec<Value> = if text.trim_start().starts_with('[') {
+                serde_json::from_str(text)
+                    .map_err(|error| format!("`{key}` is not a JSON list: {error}"))?
+            } else {
+                vec![typed(key, text, items)?]
+            };
+            let entry = arguments
+                .entry(key.to_owned())
+                .or_insert_with(|| Value::Array(Vec::new()));
+            if let Value::Array(list) = entry {
+                list.extend(values);
+            }
+        } else {
+            arguments.insert(key.to_owned(), typed(key, text, kind)?);
+        }
+    }
+    Ok(arguments)
+}
+
+fn typed(key: &str, text: &str, kind: &str) -> Result<Value, String> {
+    match kind {
+        "integer" => text
+            .parse::<i64>()
+            .map(Value::from)
+            .map_err(|_| format!("`{key}` takes a whole number, not `{text}`")),
+        "number" => text
+            .parse::<f64>()
+            .ok()
+            .and_then(serde_json::Number::from_f64)
+            .map(Value::Number)
+            .ok_or_else(|| format!("`{key}` takes a number, not `{text}`")),
+        "boolean" => match text {
+            "true" | "yes" | "1" => Ok(Value::Bool(true)),
+            "false" | "no" | "0" => Ok(Value::Bool(false)),
+            _ => Err(format!("`{key}` takes true or false, not `{text}`")),
+        },
+        "object" => serde_json::from_str(text)
+            .map_err(|error| format!("`{key}` takes a JSON object: {error}")),
+        _ => Ok(Value::String(text.to_owned())),
+    }
+}
+
+/// What would run, without running it.
+pub fn dry_run(tool: &Tool, arguments: Map<String, Value>) -> Result<String, String> {
+    let arguments = tool.prepare(Some(arguments))?;
+    match &tool.backend {
+        Backend::Command(command) => command
+            .describe(&arguments)
+            .map_err(|error| error.to_string()),
+        Backend::Http(http) => http.describe(&arguments),
+        Backend::Static(_) => Ok("returns the result declared in the manifest\n".into()),
+    }
+}
+
+/// Shows an event on stderr while the tool runs.
+pub fn show_event(event: &CallEvent) {
+    let line = match event {
+        CallEvent::Progress {
+            progress,
+            total,
+            message,
+        } => {
+            let amount = match total {
+                Some(total) if *total > 0.0 => format!("{:>3.0}%", progress / total * 100.0),
+                _ => format!("{progress}"),
+            };
+            format!(
+                "{} {amount} {}",
+                super::label("progress"),
+                message.as_deref().unwrap_or_default()
+            )
+        }
+        CallEvent::Log {
+            level,
+            message,
+            data,
+        } => {
+            let data = data
+                .as_ref()
+                .map(|data| format!(" {data}"))
+                .unwrap_or_default();
+            format!("{} {message}{data}", super::label(level.as_str()))
+        }
+    };
+    eprintln!("{}", line.trim_end());
+}
+
+/// Runs the call and prints the result; returns whether it was an error.
+pub async fn call(
+    tool: &Tool,
+    arguments: Map<String, Value>,
+    context: &CallContext<'_>,
+) -> ToolResult {
+    tool.call(Some(arguments), context).await
+}
+
+/// Writes the result: text to `out`, structured content as JSON with `json_out`, and
+/// binary blocks into `out_dir`, printing their paths.
+pub fn print_result(
+    result: &ToolResult,
+    tool: &str,
+    json_out: bool,
+    out_dir: &Path,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    if json_out && let Some(structured) = &result.structured {
+        writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(structured).unwrap_or_default()
+        )?;
+        return Ok(());
+    }
+    let mut saved = 0;
+    for block in &result.content {
+        match block {
+            Content::Text { text, .. } => writeln!(out, "{text}")?,
+            Content::Image {
+                data, mime_type, ..
+            }
+            | Content::Audio {
+                data, mime_type, ..
+            } => {
+                saved += 1;
+                let path = save(
+                    out_dir,
+                    tool,
+                    saved,
+                    mime_type,
+                    &BASE64.decode(data).unwrap_or_default(),
+                )?;
+                writeln!(out, "[{mime_type} saved to {}]", path.display())?;
+            }
+            Content::Resource {
+                resource:
+                    EmbeddedResource {
+                        uri,
+                        mime_type,
+                        text,
+                        blob,
+                    },
+                ..
+            } => match (text, blob) {
+                (Some(text), _) => writeln!(out, "[resource {uri}]\n{text}")?,
+                (None, Some(blob)) => {
+                    saved += 1;
+                    let mime = mime_type.as_deref().unwrap_or("application/octet-stream");
+                    let path = save(
+                        out_dir,
+                        tool,
+                        saved,
+                        mime,
+                        &BASE64.decode(blob).unwrap_or_default(),
+                    )?;
+                    writeln!(out, "[resource {uri} ({mime}) saved to {}]", path.display())?;
+                }
+                (None, None) => {}
+            },
+            Content::ResourceLink(link) => {
+                writeln!(out, "[resource link {} <{}>]", link.name, link.uri)?;
+            }
+        }
+    }
+    out.flush()
+}
+
+fn save(
+    directory: &Path,
+    tool: &str,
+    index: usize,
+    mime_type: &str,
+    bytes: &[u8],
+) -> std::io::Result<std::path::PathBuf> {
+    let extension = mime_type
+        .split('/')
+        .nth(1)
+        .and_then(|subtype| subtype.split(['+', ';']).next())
+        .unwrap_or("bin");
+    let extension = match extension {
+        "jpeg" => "jpg",
+        "mpeg" => "mp3",
+        "plain" => "txt",
+        other => other,
+    };
+    std::fs::create_dir_all(directory)?;
+    let path = directory.join(format!("{tool}-{index}.{extension}"));
+    std::fs::write(&path, bytes)?;
+    Ok(path)
+}
+
+/// Runs `mcp-serve call`: exit 1 for a tool error; `Err` is a usage message (exit 2).
+pub fn command(registry: &Registry, args: &CallArgs) -> Result<ExitCode, String> {
+    let tool = registry
+        .get(&args.tool)
+        .map_err(|unknown| format!("error: {unknown}"))?;
+    let arguments = match &args.json {
+        Some(json) => {
+            let text = if json == "-" {
+                std::io::read_to_string(std::io::stdin())
+                    .map_err(|error| format!("error: could not read stdin: {error}"))?
+            } else {
+                json.clone()
+            };
+            match serde_json::from_str::<serde_json::Value>(&text) {
+                Ok(serde_json::Value::Object(map)) => map,
+                Ok(_) => return Err("error: --json takes a JSON object".into()),
+                Err(error) => {
+                    return Err(format!("error: --json is not valid JSON: {error}"));
+                }
+            }
+        }
+        None => {
+            parse_pairs(tool, &args.arguments).map_err(|message| format!("error: {message}"))?
+        }
+    };
+    if args.dry_run {
+        return Ok(match dry_run(tool, arguments) {
+            Ok(plan) => {
+                super::print(&plan);
+                ExitCode::SUCCESS
+            }
+            Err(message) => {
+                eprintln!("{} {message}", super::label("error"));
+                ExitCode::from(super::EXIT_FAILURE)
+            }
+        });
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| format!("error: could not start the async runtime: {error}"))?;
+    let result = runtime.block_on(async {
+        let (sender, mut receiver) = tokio::sync::mpsc::channel(256);
+        let printer = tokio::spawn(async move {
+            while let Some(event) = receiver.recv().await {
+                show_event(&event);
+            }
+        });
+        let context = crate::backend::CallContext {
+            store: registry.store(),
+            events: Some(sender),
+        };
+        let result = call(tool, arguments, &context).await;
+        drop(context);
+        let _ = printer.await;
+        result
+    });
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    crate::backend::process_group::stop_remaining();
+    let mut stdout = std::io::stdout().lock();
+    if let Err(error) = print_result(
+        &result,
+        &tool.name,
+        args.json_out,
+        &args.out_dir,
+        &mut stdout,
+    ) {
+        eprintln!("error: could not write the result: {error}");
+        return Ok(ExitCode::FAILURE);
+    }
+    Ok(if result.is_error {
+        ExitCode::from(super::EXIT_FAILURE)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::typed;
+
+    #[test]
+    fn values_are_typed_by_the_schema() {
+        assert_eq!(typed("n", "5", "integer"), Ok(serde_json::json!(5)));
+        assert!(typed("n", "five", "integer").is_err());
+        assert_eq!(typed("x", "1.5", "number"), Ok(serde_json::json!(1.5)));
+        assert_eq!(typed("b", "yes", "boolean"), Ok(serde_json::json!(true)));
+        assert_eq!(typed("s", "007", "string"), Ok(serde_json::json!("007")));
+        assert_eq!(
+            typed("o", r#"{"a":1}"#, "object"),
+            Ok(serde_json::json!({"a": 1}))
+        );
+    }
+}

@@ -1,0 +1,310 @@
+//! `mcp-serve check`: what the server would reject (the same diagnostics), then lints for
+//! people and for the hosts they target.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::backend::Backend;
+use crate::backend::command::Program;
+use std::process::ExitCode;
+
+use crate::cli::{CheckArgs, Format};
+use crate::manifest::ManifestError;
+use crate::registry::Registry;
+use crate::template::ArgvElement;
+use crate::tool::Tool;
+
+/// Hosts with known limits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Target {
+    ClaudeDesktop,
+    ClaudeCode,
+    Cursor,
+    Vscode,
+    Gemini,
+    Openai,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Warning,
+    Error,
+}
+
+/// One finding.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    pub severity: Severity,
+    /// A stable name for the rule.
+    pub rule: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    pub message: String,
+}
+
+impl Finding {
+    fn warning(rule: &'static str, tool: &str, message: String) -> Self {
+        Self {
+            severity: Severity::Warning,
+            rule,
+            tool: Some(tool.to_owned()),
+            message,
+        }
+    }
+
+    fn error(rule: &'static str, tool: Option<&str>, message: String) -> Self {
+        Self {
+            severity: Severity::Error,
+            rule,
+            tool: tool.map(str::to_owned),
+            message,
+        }
+    }
+}
+
+/// Lints a loaded registry for people and for `targets`.
+pub fn lint(registry: &Registry, targets: &[Target]) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    for tool in registry.tools() {
+        lint_tool(tool, &mut findings);
+        for target in targets {
+            lint_for_target(tool, *target, &mut findings);
+        }
+    }
+    let count = registry.tools().count();
+    for target in targets {
+        let limit = match target {
+            Target::Cursor => Some(40),
+            Target::Vscode => Some(128),
+            _ => None,
+        };
+        if let Some(limit) = limit.filter(|limit| count > *limit) {
+            findings.push(Finding::error(
+                "too-many-tools",
+                None,
+                format!(
+                    "{} shows at most {limit} tools; this manifest has {count}",
+                    target_name(*target)
+                ),
+            ));
+        }
+    }
+    findings
+}
+
+fn lint_tool(tool: &Tool, findings: &mut Vec<Finding>) {
+    let name = tool.name.as_str();
+    let definition = &tool.definition;
+    if definition.get("description").is_none() {
+        findings.push(Finding::warning(
+            "missing-description",
+            name,
+            "has no `description`; the model picks tools by it".into(),
+        ));
+    }
+    if definition.get("title").is_none() {
+        findings.push(Finding::warning(
+            "missing-title",
+            name,
+            "has no `title`; hosts show the bare name".into(),
+        ));
+    }
+    let Backend::Command(command) = &tool.backend else {
+        return;
+    };
+    if definition.get("annotations").is_none() {
+        findings.push(Finding::warning(
+            "missing-annotations",
+            name,
+            "runs a command but declares no `annotations`; hosts assume it may destroy data".into(),
+        ));
+    }
+    match &command.program {
+        Program::Script { .. } => findings.push(Finding::warning(
+            "shell",
+            name,
+            "runs a shell (`script`); arguments reach it only as $1…, but check the script quotes them".into(),
+        )),
+        Program::Argv(elements) => {
+            if let Some(argument) = option_like_placeholder(elements, &tool.input_schema) {
+                findings.push(Finding::warning(
+                    "option-injection",
+                    name,
+                    format!("`{{{argument}}}` fills an argv element of its own with no `--` before it; a value starting with `-` would read as an option"),
+                ));
+            }
+        }
+    }
+}
+
+/// A string argument that fills a whole element, not after `--`, not an option's value.
+fn option_like_placeholder(elements: &[ArgvElement], schema: &Value) -> Option<String> {
+    let mut previous: Option<String> = None;
+    for element in elements {
+        let ArgvElement::Single(template) = element else {
+            previous = None;
+            continue;
+        };
+        if template.as_literal().as_deref() == Some("--") {
+            return None;
+        }
+        if let Some(name) = template.sole_placeholder() {
+            let is_string = schema
+                .pointer(&format!("/properties/{name}/type"))
+                .and_then(Value::as_str)
+                .is_none_or(|kind| kind == "string");
+            let after_option = previous
+                .as_deref()
+                .is_some_and(|text| text.starts_with('-'));
+            if is_string && !after_option {
+                return Some(name.to_owned());
+            }
+        }
+        previous = template.as_literal();
+    }
+    None
+}
+
+fn lint_for_target(tool: &Tool, target: Target, findings: &mut Vec<Finding>) {
+    let name = tool.name.as_str();
+    let host = target_name(target);
+    let strict_names = matches!(
+        target,
+        Target::ClaudeDesktop | Target::ClaudeCode | Target::Openai
+    );
+    if strict_names
+        && !(name.len() <= 64
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+    {
+        findings.push(Finding::error(
+            "target-tool-name",
+            Some(name),
+            format!("{host} accepts tool names of 1 to 64 letters, digits, `_` and `-`"),
+        ));
+    }
+    let schemas = [
+        ("inputSchema", tool.definition.get("inputSchema")),
+        ("outputSchema", tool.definition.get("outputSchema")),
+    ];
+    for (key, schema) in schemas {
+        let Some(schema) = schema else { continue };
+        let composed = ["oneOf", "anyOf", "allOf"]
+            .into_iter()
+            .find(|keyword| schema.get(*keyword).is_some());
+        if let Some(keyword) =
+            composed.filter(|_| !matches!(target, Target::Cursor | Target::Vscode))
+        {
+            findings.push(Finding::error(
+                "target-top-level-composition",
+                Some(name),
+                format!("{host} rejects a top-level `{keyword}` in `{key}`"),
+            ));
+        }
+        if target == Target::Gemini {
+            let text = schema.to_string();
+            if text.contains("\"$ref\"") || text.contains("\"$defs\"") {
+                findings.push(Finding::error(
+                    "target-ref",
+                    Some(name),
+                    format!("{host} does not resolve `$ref`/`$defs` in `{key}`"),
+                ));
+            }
+            if text.contains("\"type\":[") {
+                findings.push(Finding::error(
+                    "target-type-union",
+                    Some(name),
+                    format!("{host} rejects `type` lists in `{key}`"),
+                ));
+            }
+        }
+    }
+}
+
+fn target_name(target: Target) -> &'static str {
+    match target {
+        Target::ClaudeDesktop => "Claude Desktop",
+        Target::ClaudeCode => "Claude Code",
+        Target::Cursor => "Cursor",
+        Target::Vscode => "VS Code",
+        Target::Gemini => "Gemini",
+        Target::Openai => "OpenAI",
+    }
+}
+
+/// Runs `mcp-serve check`: exit 2 for a manifest the server would refuse, 1 for errors
+/// found by the lints, 0 otherwise.
+pub fn command(loaded: Result<Registry, ManifestError>, args: &CheckArgs) -> ExitCode {
+    let registry = match loaded {
+        Ok(registry) => registry,
+        Err(error) => {
+            if args.format == Format::Json {
+                let report =
+                    serde_json::json!({"valid": false, "error": error.to_string(), "findings": []});
+                super::print(&format!(
+                    "{}
+",
+                    serde_json::to_string_pretty(&report).unwrap_or_default()
+                ));
+            } else {
+                eprintln!("{error}");
+            }
+            return ExitCode::from(2);
+        }
+    };
+    let findings = lint(&registry, &args.target);
+    let failed = findings
+        .iter()
+        .any(|finding| finding.severity == Severity::Error);
+    if args.format == Format::Json {
+        let report = serde_json::json!({"valid": true, "findings": findings});
+        super::print(&format!(
+            "{}
+",
+            serde_json::to_string_pretty(&report).unwrap_or_default()
+        ));
+    } else {
+        eprint!("{}", render(&findings));
+    }
+    if failed {
+        ExitCode::from(super::EXIT_FAILURE)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// The findings for a terminal.
+pub fn render(findings: &[Finding]) -> String {
+    let mut out = String::new();
+    for finding in findings {
+        let label = super::label(match finding.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        });
+        match &finding.tool {
+            Some(tool) => out.push_str(&format!(
+                "{label} tool `{tool}` {} [{}]\n",
+                finding.message, finding.rule
+            )),
+            None => out.push_str(&format!("{label} {} [{}]\n", finding.message, finding.rule)),
+        }
+    }
+    let errors = findings
+        .iter()
+        .filter(|finding| finding.severity == Severity::Error)
+        .count();
+    let warnings = findings.len() - errors;
+    out.push_str(&format!(
+        "{errors} error{}, {warnings} warning{}\n",
+        plural(errors),
+        plural(warnings)
+    ));
+    out
+}
+
+fn plural(count: usize) -> &'static str {
+    if count == 1 { "" } else { "s" }
+}

@@ -1,0 +1,230 @@
+//! The commands for people, driven as a user would, comparing whole outputs.
+
+use std::process::{Command, Stdio};
+
+use serde_json::{Value, json};
+
+use crate::harness::{BINARY, Server, Workspace, repo_root, run};
+
+fn example(args: &[&str]) -> (i32, String, String) {
+    let mut full = vec!["--config", "tools.example.toml"];
+    full.extend_from_slice(args);
+    run(&full, &repo_root())
+}
+
+#[test]
+fn checked_in_completions_match_the_binary() {
+    for (shell, file) in [
+        ("bash", "mcp-serve.bash"),
+        ("zsh", "_mcp-serve"),
+        ("fish", "mcp-serve.fish"),
+        ("powershell", "_mcp-serve.ps1"),
+        ("elvish", "mcp-serve.elv"),
+    ] {
+        let (code, generated, _) = run(&["completions", shell], &repo_root());
+        assert_eq!(code, 0);
+        let checked_in = std::fs::read_to_string(repo_root().join("completions").join(file))
+            .expect("checked in");
+        assert!(
+            generated == checked_in,
+            "completions/{file} is stale; regenerate with `mcp-serve completions {shell} > completions/{file}`"
+        );
+    }
+}
+
+#[test]
+fn list_shows_a_table_or_the_exact_tools_list() {
+    let (code, table, _) = example(&["list"]);
+    assert_eq!(code, 0);
+    let lines: Vec<&str> = table.lines().collect();
+    assert_eq!(
+        lines[0],
+        "TOOL             ARGUMENTS                   ABOUT"
+    );
+    assert_eq!(
+        lines[1],
+        "search           query limit?                Search products"
+    );
+    assert_eq!(
+        lines[8],
+        "list-files       path? all? sort?            List files"
+    );
+
+    let (code, listed, _) = example(&["list", "--json"]);
+    assert_eq!(code, 0);
+    let listed: Value = serde_json::from_str(&listed).expect("JSON");
+    let mut server = Server::initialized(&repo_root().join("tools.example.toml"), "2025-11-25");
+    let answered = server.request("tools/list", json!({}));
+    assert_eq!(
+        listed, answered["result"],
+        "list --json is what a client gets"
+    );
+}
+
+/// Lint cases: a manifest, `check` arguments, the whole stderr, the exit code.
+#[test]
+fn check_reports_lints_with_exit_codes_for_ci() {
+    let cases: [(&str, &[&str], &str, i32); 4] = [
+        (
+            "[[tools]]\nname = \"run\"\n[tools.arguments.q]\ntype = \"string\"\n[tools.command]\nargv = [\"grep\", \"{q}\", \"file\"]\n",
+            &[],
+            "warning: tool `run` has no `description`; the model picks tools by it [missing-description]\n\
+             warning: tool `run` has no `title`; hosts show the bare name [missing-title]\n\
+             warning: tool `run` runs a command but declares no `annotations`; hosts assume it may destroy data [missing-annotations]\n\
+             warning: tool `run` `{q}` fills an argv element of its own with no `--` before it; a value starting with `-` would read as an option [option-injection]\n\
+             0 errors, 4 warnings\n",
+            0,
+        ),
+        (
+            "[[tools]]\nname = \"sh\"\ntitle = \"S\"\ndescription = \"d\"\nannotations = { read-only = true }\n[tools.command]\nscript = 'echo hi'\n",
+            &[],
+            "warning: tool `sh` runs a shell (`script`); arguments reach it only as $1…, but check the script quotes them [shell]\n0 errors, 1 warning\n",
+            0,
+        ),
+        (
+            "[[tools]]\nname = \"db.query\"\ntitle = \"Q\"\ndescription = \"d\"\ninput-schema = { type = \"object\", anyOf = [{ required = [\"a\"] }, { required = [\"b\"] }], properties = { a = { type = \"string\" }, b = { \"$ref\" = \"#/$defs/b\" } }, \"$defs\" = { b = { type = \"string\" } } }\n[tools.static]\ncontent = [{ type = \"text\", text = \"ok\" }]\n",
+            &["--target", "claude-desktop", "--target", "gemini"],
+            "error: tool `db.query` Claude Desktop accepts tool names of 1 to 64 letters, digits, `_` and `-` [target-tool-name]\n\
+             error: tool `db.query` Claude Desktop rejects a top-level `anyOf` in `inputSchema` [target-top-level-composition]\n\
+             error: tool `db.query` Gemini rejects a top-level `anyOf` in `inputSchema` [target-top-level-composition]\n\
+             error: tool `db.query` Gemini does not resolve `$ref`/`$defs` in `inputSchema` [target-ref]\n\
+             4 errors, 0 warnings\n",
+            1,
+        ),
+        (
+            "[[tools]]\nname = \"x\"\n[tools.comand]\n",
+            &[],
+            "error: unknown key `comand` in tool `x`\n --> tools.toml:3:8\n  |\n3 | [tools.comand]\n  |        ^^^^^^\n  = hint: did you mean `command`?\n\nerror: could not load `tools.toml` due to 1 previous error\n",
+            2,
+        ),
+    ];
+    for (manifest, args, expected, code) in cases {
+        let workspace = Workspace::new(manifest);
+        let mut full = vec!["check"];
+        full.extend_from_slice(args);
+        let (got_code, stdout, stderr) = run(&full, workspace.dir.path());
+        assert_eq!(stderr, expected, "\n--- got ---\n{stderr}");
+        assert_eq!((got_code, stdout.as_str()), (code, ""), "{manifest}");
+    }
+    let (code, clean, _) = example(&["check", "--target", "claude-desktop", "--format", "json"]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        serde_json::from_str::<Value>(&clean).ok(),
+        Some(json!({"valid": true, "findings": []}))
+    );
+}
+
+#[test]
+fn call_runs_a_tool_the_way_the_server_does() {
+    let (code, stdout, _) = example(&["call", "search", "query=MUG", "limit=1"]);
+    assert_eq!((code, stdout.as_str()), (0, "Travel mug\n"));
+    let (code, stdout, _) = example(&["call", "search", "query=mug", "limit=999"]);
+    assert_eq!(code, 1, "a tool error is exit code 1");
+    assert_eq!(
+        stdout,
+        "invalid arguments for tool `search`:\nlimit: 999 is greater than the maximum of 50\n"
+    );
+    let (code, _, stderr) = example(&["call", "search", "query=mug", "limit=ten"]);
+    assert_eq!(
+        (code, stderr.as_str()),
+        (2, "error: `limit` takes a whole number, not `ten`\n")
+    );
+    let (code, _, stderr) = example(&["call", "serch"]);
+    assert_eq!(
+        (code, stderr.as_str()),
+        (2, "error: unknown tool `serch`; did you mean `search`?\n")
+    );
+    let (code, stdout, _) = example(&[
+        "call",
+        "product-details",
+        "--json",
+        r#"{"name":"Mug rack"}"#,
+        "--json-out",
+    ]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        serde_json::from_str::<Value>(&stdout).ok(),
+        Some(json!({"name": "Mug rack", "price": 36}))
+    );
+    let (code, stdout, _) = example(&[
+        "call",
+        "find-in-files",
+        "pattern=Mug",
+        "files=examples/catalog.tsv",
+        "files=examples/catalog.tsv",
+    ]);
+    assert_eq!(
+        (code, stdout.lines().count()),
+        (0, 2),
+        "a repeated key builds a list"
+    );
+}
+
+#[test]
+fn call_saves_binary_blocks_and_shows_progress() {
+    let out = tempfile::tempdir().expect("dir");
+    let out_dir = out.path().to_str().expect("path");
+    let (code, stdout, _) = example(&[
+        "call",
+        "product-card",
+        "name=Mug rack",
+        "--out-dir",
+        out_dir,
+    ]);
+    assert_eq!(code, 0);
+    let image = out.path().join("product-card-1.png");
+    assert_eq!(
+        stdout,
+        format!(
+            "[image/png saved to {}]\n[audio/wav saved to {}]\n[resource catalog://products/Mug%20rack]\n{{\"name\":\"Mug rack\",\"price\":36}}\n",
+            image.display(),
+            out.path().join("product-card-2.wav").display()
+        )
+    );
+    assert_eq!(
+        std::fs::read(image).ok(),
+        std::fs::read(repo_root().join("examples/products/mug-rack.png")).ok()
+    );
+
+    let workspace = Workspace::new(
+        "[[tools]]\nname = \"work\"\n[tools.command]\nscript = '''echo '{\"progress\": 1, \"total\": 2, \"message\": \"half\"}' > \"$MCP_SERVE_EVENTS\"; echo '{\"log\": \"warning\", \"message\": \"careful\"}' > \"$MCP_SERVE_EVENTS\"; echo ok'''\nevents = true\n",
+    );
+    let (code, stdout, stderr) = run(&["call", "work"], workspace.dir.path());
+    assert_eq!((code, stdout.as_str()), (0, "ok\n"));
+    assert_eq!(stderr, "progress:  50% half\nwarning: careful\n");
+}
+
+#[test]
+fn dry_run_shows_what_would_run_with_secrets_redacted() {
+    let (code, stdout, _) = example(&[
+        "call",
+        "find-in-files",
+        "pattern=-x",
+        "files=a b",
+        "ignore-case=true",
+        "--dry-run",
+    ]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        stdout,
+        format!(
+            "argv: [\"grep\",\"-n\",\"-H\",\"-i\",\"-e\",\"-x\",\"--\",\"a b\"]\ncwd: {}\nenvironment: inherited, plus:\nstdin: nothing\n",
+            repo_root().display()
+        )
+    );
+    let workspace = Workspace::new(
+        "[[tools]]\nname = \"api\"\n[tools.arguments.q]\ntype = \"string\"\n[tools.http]\nmethod = \"POST\"\nurl = \"https://api.example.com/search\"\nquery = { q = \"{q}\" }\nheaders = { Authorization = \"Bearer ${env:DRY_RUN_TOKEN}\" }\nbody = \"arguments\"\n",
+    );
+    let output = Command::new(BINARY)
+        .args(["call", "api", "q=a&b", "--dry-run"])
+        .current_dir(workspace.dir.path())
+        .env("DRY_RUN_TOKEN", "tok-123456")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run");
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        "POST https://api.example.com/search?q=a%26b\nauthorization: Bearer [redacted]\ncontent-type: application/json\n\n{\"q\":\"a&b\"}\n"
+    );
+}
