@@ -31,6 +31,9 @@ _mcp__serve() {
             mcp__serve,list)
                 cmd="mcp__serve__subcmd__list"
                 ;;
+            mcp__serve,test)
+                cmd="mcp__serve__subcmd__test"
+                ;;
             mcp__serve__subcmd__help,call)
                 cmd="mcp__serve__subcmd__help__subcmd__call"
                 ;;
@@ -46,6 +49,9 @@ _mcp__serve() {
             mcp__serve__subcmd__help,list)
                 cmd="mcp__serve__subcmd__help__subcmd__list"
                 ;;
+            mcp__serve__subcmd__help,test)
+                cmd="mcp__serve__subcmd__help__subcmd__test"
+                ;;
             *)
                 ;;
         esac
@@ -53,7 +59,7 @@ _mcp__serve() {
 
     case "${cmd}" in
         mcp__serve)
-            opts="-c -v -h -V --config --verbose --max-calls --queue --watch --heartbeat --http --path --sessions --max-sessions --session-idle --json-response --allowed-host --allowed-origin --auth-token-env --auth-token-file --allow-unauthenticated --max-body --header-timeout --shutdown-grace --help --version check list call completions help"
+            opts="-c -v -h -V --config --verbose --max-calls --queue --watch --heartbeat --http --path --sessions --max-sessions --session-idle --json-response --allowed-host --allowed-origin --auth-token-env --auth-token-file --allow-unauthenticated --max-body --header-timeout --shutdown-grace --help --version check list call test completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -213,7 +219,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__help)
-            opts="check list call completions help"
+            opts="check list call test completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -296,6 +302,20 @@ _mcp__serve() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        mcp__subcmd__serve__subcmd__help__subcmd__test)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         mcp__subcmd__serve__subcmd__list)
             opts="-c -v -h --json --protocol-version --config --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -307,6 +327,28 @@ _mcp__serve() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcp__subcmd__serve__subcmd__test)
+            opts="-c -v -h --config --verbose --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -47,6 +47,7 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
             cand check 'Validate the manifest and lint it for the hosts you target'
             cand list 'Show the tools, as a table or as the exact `tools/list` JSON'
             cand call 'Run one tool exactly as the server would, from the terminal'
+            cand test 'Run the examples the manifest declares for its tools'
             cand completions 'Print shell completions'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -82,6 +83,14 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
         }
+        &'mcp-serve;test'= {
+            cand -c 'The manifest [default: ./tools.toml]'
+            cand --config 'The manifest [default: ./tools.toml]'
+            cand -v 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
+            cand --verbose 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
         &'mcp-serve;completions'= {
             cand -c 'The manifest [default: ./tools.toml]'
             cand --config 'The manifest [default: ./tools.toml]'
@@ -94,6 +103,7 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
             cand check 'Validate the manifest and lint it for the hosts you target'
             cand list 'Show the tools, as a table or as the exact `tools/list` JSON'
             cand call 'Run one tool exactly as the server would, from the terminal'
+            cand test 'Run the examples the manifest declares for its tools'
             cand completions 'Print shell completions'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -102,6 +112,8 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
         &'mcp-serve;help;list'= {
         }
         &'mcp-serve;help;call'= {
+        }
+        &'mcp-serve;help;test'= {
         }
         &'mcp-serve;help;completions'= {
         }

@@ -70,6 +70,11 @@ pub enum Command {
     List(ListArgs),
     /// Run one tool exactly as the server would, from the terminal
     Call(CallArgs),
+    /// Run the examples the manifest declares for its tools
+    Test {
+        /// Only this tool's examples
+        tool: Option<String>,
+    },
     /// Print shell completions
     Completions {
         /// bash, zsh, fish, powershell or elvish

@@ -4,6 +4,7 @@
 pub mod call;
 pub mod check;
 pub mod list;
+pub mod test;
 
 use std::io::IsTerminal as _;
 

@@ -23,6 +23,20 @@ pub struct Tool {
     pub backend: Backend,
     /// This tool's own bound on calls in flight, when it declares one.
     pub limit: Option<Limiter>,
+    /// What `mcp-serve test` runs.
+    pub examples: Vec<Example>,
+}
+
+/// A declared call and what it must return.
+#[derive(Debug)]
+pub struct Example {
+    pub name: String,
+    pub arguments: Map<String, Value>,
+    pub is_error: Option<bool>,
+    pub text: Option<String>,
+    pub text_contains: Option<String>,
+    pub structured: Option<Value>,
+    pub schema: Option<CompiledSchema>,
 }
 
 /// A declared output schema.

@@ -228,3 +228,53 @@ fn dry_run_shows_what_would_run_with_secrets_redacted() {
         "POST https://api.example.com/search?q=a%26b\nauthorization: Bearer [redacted]\ncontent-type: application/json\n\n{\"q\":\"a&b\"}\n"
     );
 }
+
+#[test]
+fn test_runs_every_example_in_the_example_manifest() {
+    let _port = crate::harness::RATES_PORT
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut service = Command::new("python3")
+        .args([
+            "-m",
+            "http.server",
+            "8765",
+            "--bind",
+            "127.0.0.1",
+            "--directory",
+            "examples/api",
+        ])
+        .current_dir(repo_root())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("python3 -m http.server");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while std::net::TcpStream::connect("127.0.0.1:8765").is_err()
+        && std::time::Instant::now() < deadline
+    {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let (code, stdout, _) = example(&["test"]);
+    let _ = service.kill();
+    let _ = service.wait();
+    assert_eq!(code, 0, "{stdout}");
+    assert!(stdout.ends_with("\n11 passed, 0 failed\n"), "{stdout}");
+    assert!(
+        stdout.starts_with("PASS search :: finds mugs in any case\n"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn test_reports_failures_and_exits_1() {
+    let workspace = Workspace::new(
+        "[[tools]]\nname = \"echo\"\n[tools.arguments.word]\ntype = \"string\"\n[tools.command]\nargv = [\"echo\", \"{word}\"]\n\n[[tools.examples]]\nname = \"says it\"\narguments = { word = \"hi\" }\ntext = \"hi\"\n\n[[tools.examples]]\nname = \"wrong on purpose\"\narguments = { word = \"hi\" }\ntext = \"bye\"\n",
+    );
+    let (code, stdout, _) = run(&["test"], workspace.dir.path());
+    assert_eq!(code, 1);
+    assert_eq!(
+        stdout,
+        "PASS echo :: says it\nFAIL echo :: wrong on purpose\n     expected the text \"bye\", got \"hi\"\n\n1 passed, 1 failed\n"
+    );
+}

@@ -16,6 +16,9 @@ pub(crate) fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// Held by tests that start the example's rates service on its fixed port, 8765.
+pub(crate) static RATES_PORT: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// A manifest written into a fresh temporary directory.
 pub(crate) struct Workspace {
     pub(crate) dir: tempfile::TempDir,

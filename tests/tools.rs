@@ -243,6 +243,9 @@ fn list_files_uses_flags_and_optional_groups() {
 
 #[test]
 fn exchange_rates_calls_the_local_rates_service() {
+    let _port = crate::harness::RATES_PORT
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let mut service = std::process::Command::new("python3")
         .args([
             "-m",

@@ -20,7 +20,7 @@ use crate::limit::Limiter;
 use crate::registry::{Registry, ServerIdentity};
 use crate::results::{OutputMode, OutputSpec};
 use crate::schema::{self, CompiledSchema};
-use crate::tool::{OutputSchema, Tool};
+use crate::tool::{Example, OutputSchema, Tool};
 
 /// Checks every tool and builds the registry; `None` when any tool had a problem.
 pub(super) fn build_tools(
@@ -168,7 +168,42 @@ fn build_tool(wire: &ToolWire, checker: &mut Checker) -> Option<Tool> {
         output_spec,
         backend,
         limit: tool_limit(wire, checker),
+        examples: examples(wire, checker),
     })
+}
+
+/// `[[tools.examples]]`, with their schemas compiled.
+fn examples(wire: &ToolWire, checker: &mut Checker) -> Vec<Example> {
+    wire.examples
+        .iter()
+        .enumerate()
+        .map(|(index, example)| {
+            let example = example.get_ref();
+            let schema = example.schema.as_ref().and_then(|schema| {
+                let json = toml_to_json(schema.get_ref())?;
+                CompiledSchema::compile(&json)
+                    .map_err(|error| {
+                        checker.error(
+                            format!("the example's `schema` is unusable: {error}"),
+                            schema.span(),
+                        )
+                    })
+                    .ok()
+            });
+            Example {
+                name: example
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| format!("example {}", index + 1)),
+                arguments: table_to_json(&example.arguments).unwrap_or_default(),
+                is_error: example.is_error,
+                text: example.text.clone(),
+                text_contains: example.text_contains.clone(),
+                structured: example.structured.as_ref().and_then(toml_to_json),
+                schema,
+            }
+        })
+        .collect()
 }
 
 /// `max-concurrent` and `queue`.

@@ -56,6 +56,9 @@ pub(super) struct ToolWire {
     pub(super) output: Option<Spanned<IndexMap<Spanned<String>, ArgumentWire>>>,
     pub(super) output_schema: Option<Spanned<toml::Value>>,
     pub(super) output_schema_file: Option<Spanned<String>>,
+    /// Examples that `mcp-serve test` runs.
+    #[serde(default)]
+    pub(super) examples: Vec<Spanned<ExampleWire>>,
     /// Calls of this tool running at once.
     pub(super) max_concurrent: Option<Spanned<i64>>,
     /// Calls of this tool that may wait for a slot; beyond, calls fail fast.
@@ -200,4 +203,21 @@ pub(super) struct ContentAnnotationsWire {
     pub(super) audience: Option<Vec<String>>,
     pub(super) priority: Option<f64>,
     pub(super) last_modified: Option<String>,
+}
+
+/// `[[tools.examples]]`: a call and what it must return.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub(super) struct ExampleWire {
+    pub(super) name: Option<String>,
+    #[serde(default)]
+    pub(super) arguments: toml::Table,
+    pub(super) is_error: Option<bool>,
+    /// The text blocks, joined by newlines, equal this.
+    pub(super) text: Option<String>,
+    pub(super) text_contains: Option<String>,
+    /// These fields (recursively) are in the structured content.
+    pub(super) structured: Option<toml::Value>,
+    /// The structured content satisfies this JSON Schema.
+    pub(super) schema: Option<Spanned<toml::Value>>,
 }

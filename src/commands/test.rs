@@ -1,0 +1,133 @@
+//! `mcp-serve test`: runs the examples a manifest declares per tool, like a test runner, so
+//! people can gate their own manifests in CI.
+
+use std::fmt::Write as _;
+
+use serde_json::Value;
+
+use crate::backend::CallContext;
+use crate::registry::Registry;
+use crate::results::{Content, ToolResult};
+use crate::tool::Example;
+
+/// Runs every example (of `only`, when given); returns the report and whether all passed.
+pub async fn run(registry: &Registry, only: Option<&str>) -> (String, bool) {
+    let mut report = String::new();
+    let (mut passed, mut failed) = (0, 0);
+    for tool in registry
+        .tools()
+        .filter(|tool| only.is_none_or(|name| tool.name == name))
+    {
+        for example in &tool.examples {
+            let context = CallContext {
+                store: registry.store(),
+                events: None,
+            };
+            let result = tool.call(Some(example.arguments.clone()), &context).await;
+            let problems = check(example, &result);
+            if problems.is_empty() {
+                passed += 1;
+                let _ = writeln!(report, "PASS {} :: {}", tool.name, example.name);
+            } else {
+                failed += 1;
+                let _ = writeln!(report, "FAIL {} :: {}", tool.name, example.name);
+                for problem in problems {
+                    let _ = writeln!(report, "     {}", problem.replace('\n', "\n     "));
+                }
+            }
+        }
+    }
+    let _ = writeln!(report, "\n{passed} passed, {failed} failed");
+    (report, failed == 0)
+}
+
+/// What is wrong with `result` for `example`; empty when it passes.
+fn check(example: &Example, result: &ToolResult) -> Vec<String> {
+    let mut problems = Vec::new();
+    let text: Vec<&str> = result
+        .content
+        .iter()
+        .filter_map(|block| match block {
+            Content::Text { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    let text = text.join("\n");
+    let expected_error = example.is_error.unwrap_or(false);
+    if result.is_error != expected_error {
+        problems.push(format!(
+            "expected {}, got {}: {text}",
+            if expected_error {
+                "an error"
+            } else {
+                "success"
+            },
+            if result.is_error {
+                "an error"
+            } else {
+                "success"
+            }
+        ));
+    }
+    if let Some(expected) = &example.text {
+        if &text != expected {
+            problems.push(format!("expected the text {expected:?}, got {text:?}"));
+        }
+    }
+    if let Some(needle) = &example.text_contains {
+        if !text.contains(needle.as_str()) {
+            problems.push(format!(
+                "expected the text to contain {needle:?}, got {text:?}"
+            ));
+        }
+    }
+    if let Some(expected) = &example.structured {
+        match &result.structured {
+            Some(actual) if contains(actual, expected) => {}
+            actual => problems.push(format!(
+                "expected structured content containing {expected}, got {}",
+                actual
+                    .as_ref()
+                    .map_or_else(|| "none".to_owned(), Value::to_string)
+            )),
+        }
+    }
+    if let Some(schema) = &example.schema {
+        let actual = result.structured.clone().unwrap_or(Value::Null);
+        let violations = schema.violations(&actual, "structured content");
+        if !violations.is_empty() {
+            problems.push(format!(
+                "the structured content does not match the example's schema:\n{}",
+                violations.join("\n")
+            ));
+        }
+    }
+    problems
+}
+
+/// Whether `actual` has every field of `expected` (recursively for objects).
+fn contains(actual: &Value, expected: &Value) -> bool {
+    match (actual, expected) {
+        (Value::Object(actual), Value::Object(expected)) => expected
+            .iter()
+            .all(|(key, value)| actual.get(key).is_some_and(|found| contains(found, value))),
+        _ => actual == expected,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::contains;
+
+    #[test]
+    fn structured_expectations_are_subsets() {
+        assert!(contains(
+            &json!({"a": 1, "b": {"c": 2, "d": 3}}),
+            &json!({"b": {"c": 2}})
+        ));
+        assert!(!contains(&json!({"a": 1}), &json!({"a": 2})));
+        assert!(contains(&json!([1, 2]), &json!([1, 2])));
+    }
+}
