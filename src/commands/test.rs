@@ -69,17 +69,17 @@ fn check(example: &Example, result: &ToolResult) -> Vec<String> {
             }
         ));
     }
-    if let Some(expected) = &example.text {
-        if &text != expected {
-            problems.push(format!("expected the text {expected:?}, got {text:?}"));
-        }
+    if let Some(expected) = &example.text
+        && &text != expected
+    {
+        problems.push(format!("expected the text {expected:?}, got {text:?}"));
     }
-    if let Some(needle) = &example.text_contains {
-        if !text.contains(needle.as_str()) {
-            problems.push(format!(
-                "expected the text to contain {needle:?}, got {text:?}"
-            ));
-        }
+    if let Some(needle) = &example.text_contains
+        && !text.contains(needle.as_str())
+    {
+        problems.push(format!(
+            "expected the text to contain {needle:?}, got {text:?}"
+        ));
     }
     if let Some(expected) = &example.structured {
         match &result.structured {
