@@ -75,6 +75,8 @@ pub enum Command {
         /// Only this tool's examples
         tool: Option<String>,
     },
+    /// Print the JSON Schema of the manifest format
+    Schema,
     /// Print shell completions
     Completions {
         /// bash, zsh, fish, powershell or elvish

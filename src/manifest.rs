@@ -39,6 +39,15 @@ pub enum ManifestError {
     },
 }
 
+/// The JSON Schema of the manifest format, generated from the manifest's own types, for
+/// TOML editors (`#:schema`) and `mcp-serve schema`.
+pub fn json_schema() -> String {
+    let schema = schemars::schema_for!(wire::ManifestWire);
+    let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
 /// Reads and checks the manifest at `path`.
 pub fn load(path: &Path) -> Result<Registry, ManifestError> {
     let source = std::fs::read_to_string(path).map_err(|source| ManifestError::Read {

@@ -227,6 +227,10 @@ async fn shutdown_signal() -> &'static str {
 
 /// Runs a command for people (`check`, `list`, `call`, `completions`).
 fn command_run(command: &Command, config: Option<&Path>) -> Result<ExitCode, UsageError> {
+    if let Command::Schema = command {
+        commands::print(&manifest::json_schema());
+        return Ok(ExitCode::SUCCESS);
+    }
     if let Command::Completions { shell } = command {
         commands::completions(*shell, &mut std::io::stdout());
         return Ok(ExitCode::SUCCESS);
@@ -267,7 +271,7 @@ fn command_run(command: &Command, config: Option<&Path>) -> Result<ExitCode, Usa
             })
         }
         Command::Call(args) => commands::call::command(&registry, args).map_err(UsageError),
-        Command::Check(_) | Command::Completions { .. } => Ok(ExitCode::SUCCESS),
+        Command::Check(_) | Command::Completions { .. } | Command::Schema => Ok(ExitCode::SUCCESS),
     }
 }
 

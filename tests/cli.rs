@@ -33,6 +33,41 @@ fn checked_in_completions_match_the_binary() {
 }
 
 #[test]
+fn the_checked_in_schema_matches_the_manifest_types() {
+    let (code, generated, _) = run(&["schema"], &repo_root());
+    assert_eq!(code, 0);
+    let checked_in =
+        std::fs::read_to_string(repo_root().join("schema/tools.schema.json")).expect("checked in");
+    assert!(
+        generated == checked_in,
+        "schema/tools.schema.json is stale; run scripts/regenerate"
+    );
+    let schema: Value = serde_json::from_str(&generated).expect("JSON");
+    assert_eq!(schema["title"], json!("mcp-serve manifest"));
+    assert!(
+        schema
+            .pointer("/$defs/ToolWire/properties/command")
+            .is_some(),
+        "{schema}"
+    );
+    let example = std::fs::read_to_string(repo_root().join("tools.example.toml")).expect("example");
+    assert!(example.starts_with("#:schema ./schema/tools.schema.json\n"));
+    // Editors validate with it: the example (and the conformance fixture) must pass.
+    let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
+    for manifest in ["tools.example.toml", "tests/fixtures/conformance.toml"] {
+        let text = std::fs::read_to_string(repo_root().join(manifest)).expect("manifest");
+        let document: Value =
+            serde_json::to_value(toml::from_str::<toml::Value>(&text).expect("TOML"))
+                .expect("JSON");
+        let errors: Vec<String> = validator
+            .iter_errors(&document)
+            .map(|error| error.to_string())
+            .collect();
+        assert!(errors.is_empty(), "{manifest}: {errors:?}");
+    }
+}
+
+#[test]
 fn list_shows_a_table_or_the_exact_tools_list() {
     let (code, table, _) = example(&["list"]);
     assert_eq!(code, 0);

@@ -2,11 +2,12 @@
 //! denies unknown keys so a misspelt key is an error, never silently ignored.
 
 use indexmap::IndexMap;
+use schemars::JsonSchema;
 use serde::Deserialize;
 use toml::Spanned;
 
 /// `[server]`.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub(super) struct ServerWire {
     pub(super) name: Option<String>,
@@ -14,21 +15,23 @@ pub(super) struct ServerWire {
     pub(super) title: Option<String>,
     pub(super) description: Option<String>,
     pub(super) instructions: Option<String>,
+    #[schemars(with = "Option<String>")]
     pub(super) website_url: Option<Spanned<String>>,
     pub(super) icons: Option<Vec<IconWire>>,
 }
 
 /// An icon of the server or of a tool.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub(super) struct IconWire {
+    #[schemars(with = "String")]
     pub(super) src: Spanned<String>,
     pub(super) mime_type: Option<String>,
     pub(super) sizes: Option<Vec<String>>,
     pub(super) theme: Option<ThemeWire>,
 }
 
-#[derive(Debug, Clone, Copy, Deserialize)]
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub(super) enum ThemeWire {
     Light,
@@ -36,63 +39,88 @@ pub(super) enum ThemeWire {
 }
 
 /// One `[[tools]]` entry.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub(super) struct ToolWire {
+    #[schemars(with = "String")]
     pub(super) name: Spanned<String>,
     pub(super) title: Option<String>,
     pub(super) description: Option<String>,
     pub(super) annotations: Option<AnnotationsWire>,
     pub(super) icons: Option<Vec<IconWire>>,
     #[serde(rename = "_meta")]
+    #[schemars(with = "Option<serde_json::Map<String, serde_json::Value>>")]
     pub(super) meta: Option<Spanned<toml::Table>>,
     /// The concise form of the input schema: one table per argument.
+    #[schemars(with = "Option<IndexMap<String, ArgumentWire>>")]
     pub(super) arguments: Option<Spanned<IndexMap<Spanned<String>, ArgumentWire>>>,
     /// A full JSON Schema, as a TOML table or a JSON string.
+    #[schemars(with = "Option<serde_json::Value>")]
     pub(super) input_schema: Option<Spanned<toml::Value>>,
     /// A full JSON Schema in a JSON file, relative to the manifest.
+    #[schemars(with = "Option<String>")]
     pub(super) input_schema_file: Option<Spanned<String>>,
     /// The concise form of an object output schema: one table per field.
+    #[schemars(with = "Option<IndexMap<String, ArgumentWire>>")]
     pub(super) output: Option<Spanned<IndexMap<Spanned<String>, ArgumentWire>>>,
+    #[schemars(with = "Option<serde_json::Value>")]
     pub(super) output_schema: Option<Spanned<toml::Value>>,
+    #[schemars(with = "Option<String>")]
     pub(super) output_schema_file: Option<Spanned<String>>,
     /// Examples that `mcp-serve test` runs.
     #[serde(default)]
+    #[schemars(with = "Vec<ExampleWire>")]
     pub(super) examples: Vec<Spanned<ExampleWire>>,
     /// Calls of this tool running at once.
+    #[schemars(with = "Option<i64>")]
     pub(super) max_concurrent: Option<Spanned<i64>>,
     /// Calls of this tool that may wait for a slot; beyond, calls fail fast.
+    #[schemars(with = "Option<i64>")]
     pub(super) queue: Option<Spanned<i64>>,
+    #[schemars(with = "Option<CommandWire>")]
     pub(super) command: Option<Spanned<CommandWire>>,
     #[serde(rename = "static")]
+    #[schemars(with = "Option<StaticWire>")]
     pub(super) static_result: Option<Spanned<StaticWire>>,
+    #[schemars(with = "Option<HttpWire>")]
     pub(super) http: Option<Spanned<HttpWire>>,
 }
 
 /// `[tools.http]`: a request to make.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub(super) struct HttpWire {
+    #[schemars(with = "Option<String>")]
     pub(super) method: Option<Spanned<String>>,
+    #[schemars(with = "String")]
     pub(super) url: Spanned<String>,
+    #[schemars(with = "Option<IndexMap<String, serde_json::Value>>")]
     pub(super) query: Option<IndexMap<Spanned<String>, Spanned<toml::Value>>>,
+    #[schemars(with = "Option<IndexMap<String, String>>")]
     pub(super) headers: Option<IndexMap<Spanned<String>, Spanned<String>>>,
     /// `"arguments"`: all arguments as a JSON object.
+    #[schemars(with = "Option<String>")]
     pub(super) body: Option<Spanned<String>>,
     /// A JSON body template.
+    #[schemars(with = "Option<serde_json::Value>")]
     pub(super) json: Option<Spanned<toml::Value>>,
     /// Form fields.
+    #[schemars(with = "Option<IndexMap<String, String>>")]
     pub(super) form: Option<IndexMap<Spanned<String>, Spanned<String>>>,
+    #[schemars(with = "Option<serde_json::Value>")]
     pub(super) timeout: Option<Spanned<toml::Value>>,
+    #[schemars(with = "Option<serde_json::Value>")]
     pub(super) max_response: Option<Spanned<toml::Value>>,
+    #[schemars(with = "Option<Vec<i64>>")]
     pub(super) success_statuses: Option<Spanned<Vec<i64>>>,
+    #[schemars(with = "Option<String>")]
     pub(super) response_pointer: Option<Spanned<String>>,
     pub(super) max_redirects: Option<u8>,
     pub(super) allow_other_hosts: Option<bool>,
 }
 
 /// Behaviour hints shown to hosts.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub(super) struct AnnotationsWire {
     pub(super) title: Option<String>,
@@ -103,89 +131,118 @@ pub(super) struct AnnotationsWire {
 }
 
 /// One argument (or output field) in the concise form.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub(super) struct ArgumentWire {
     #[serde(rename = "type")]
+    #[schemars(with = "Option<String>")]
     pub(super) kind: Option<Spanned<String>>,
     pub(super) title: Option<String>,
     pub(super) description: Option<String>,
+    #[schemars(with = "Option<serde_json::Value>")]
     pub(super) default: Option<Spanned<toml::Value>>,
     #[serde(rename = "enum")]
+    #[schemars(with = "Option<Vec<serde_json::Value>>")]
     pub(super) choices: Option<Spanned<Vec<toml::Value>>>,
     pub(super) optional: Option<bool>,
+    #[schemars(with = "Option<serde_json::Value>")]
     pub(super) minimum: Option<Spanned<toml::Value>>,
+    #[schemars(with = "Option<serde_json::Value>")]
     pub(super) maximum: Option<Spanned<toml::Value>>,
+    #[schemars(with = "Option<serde_json::Value>")]
     pub(super) exclusive_minimum: Option<Spanned<toml::Value>>,
+    #[schemars(with = "Option<serde_json::Value>")]
     pub(super) exclusive_maximum: Option<Spanned<toml::Value>>,
     pub(super) min_length: Option<u64>,
     pub(super) max_length: Option<u64>,
+    #[schemars(with = "Option<String>")]
     pub(super) pattern: Option<Spanned<String>>,
     pub(super) format: Option<String>,
     pub(super) items: Option<Box<ArgumentWire>>,
     pub(super) min_items: Option<u64>,
     pub(super) max_items: Option<u64>,
     pub(super) unique_items: Option<bool>,
+    #[schemars(with = "Option<IndexMap<String, ArgumentWire>>")]
     pub(super) properties: Option<IndexMap<Spanned<String>, ArgumentWire>>,
     pub(super) additional_properties: Option<bool>,
+    #[schemars(with = "Option<Vec<serde_json::Value>>")]
     pub(super) examples: Option<Vec<toml::Value>>,
 }
 
 /// `[tools.command]`: how to run the tool.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub(super) struct CommandWire {
     /// The command line; elements are strings, groups (arrays) or flags (tables).
+    #[schemars(with = "Option<Vec<serde_json::Value>>")]
     pub(super) argv: Option<Spanned<Vec<Spanned<toml::Value>>>>,
     /// A shell script, the explicit opt-in to a shell; arguments reach it only as `$1`….
+    #[schemars(with = "Option<String>")]
     pub(super) script: Option<Spanned<String>>,
     /// The script's positional parameters, with the same element forms as `argv`.
+    #[schemars(with = "Option<Vec<serde_json::Value>>")]
     pub(super) args: Option<Spanned<Vec<Spanned<toml::Value>>>>,
     /// The shell that runs `script` (default `sh`).
+    #[schemars(with = "Option<String>")]
     pub(super) shell: Option<Spanned<String>>,
+    #[schemars(with = "Option<String>")]
     pub(super) cwd: Option<Spanned<String>>,
+    #[schemars(with = "Option<IndexMap<String, String>>")]
     pub(super) env: Option<IndexMap<Spanned<String>, Spanned<String>>>,
     /// `true` (default), `false`, or a list of variable names to keep.
+    #[schemars(with = "Option<serde_json::Value>")]
     pub(super) inherit_env: Option<Spanned<toml::Value>>,
+    #[schemars(with = "Option<String>")]
     pub(super) stdin: Option<Spanned<String>>,
+    #[schemars(with = "Option<serde_json::Value>")]
     pub(super) timeout: Option<Spanned<toml::Value>>,
+    #[schemars(with = "Option<serde_json::Value>")]
     pub(super) max_output: Option<Spanned<toml::Value>>,
+    #[schemars(with = "Option<Vec<i64>>")]
     pub(super) success_codes: Option<Spanned<Vec<i64>>>,
     /// `text`, `json`, `content`, `image`, `audio` or `resource`.
+    #[schemars(with = "Option<String>")]
     pub(super) output: Option<Spanned<String>>,
     /// The MIME type of binary output (`image`, `audio`, `resource`); sniffed when absent.
+    #[schemars(with = "Option<String>")]
     pub(super) mime_type: Option<Spanned<String>>,
     /// `embed` or `link`: files the command writes into `$MCP_SERVE_OUTPUT_DIR` become blocks.
+    #[schemars(with = "Option<String>")]
     pub(super) files: Option<Spanned<String>>,
     /// Keep the whole stdout as a resource when it is cut short.
     pub(super) keep_output: Option<bool>,
     /// The command may write progress and log lines to `$MCP_SERVE_EVENTS`.
     pub(super) events: Option<bool>,
     /// Forward stderr lines as log messages at this level.
+    #[schemars(with = "Option<String>")]
     pub(super) stderr_log: Option<Spanned<String>>,
 }
 
 /// `[tools.static]`: a result declared in the manifest.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub(super) struct StaticWire {
     #[serde(default)]
+    #[schemars(with = "Vec<BlockWire>")]
     pub(super) content: Vec<Spanned<BlockWire>>,
+    #[schemars(with = "Option<serde_json::Value>")]
     pub(super) structured_content: Option<Spanned<toml::Value>>,
     #[serde(default)]
     pub(super) is_error: bool,
 }
 
 /// One declared content block.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub(super) struct BlockWire {
     #[serde(rename = "type")]
+    #[schemars(with = "String")]
     pub(super) kind: Spanned<String>,
     pub(super) text: Option<String>,
     /// Base64 data (image, audio) or blob (resource).
     pub(super) data: Option<String>,
     /// A file, relative to the manifest, read at load.
+    #[schemars(with = "Option<String>")]
     pub(super) file: Option<Spanned<String>>,
     pub(super) mime_type: Option<String>,
     pub(super) uri: Option<String>,
@@ -197,7 +254,7 @@ pub(super) struct BlockWire {
 }
 
 /// Annotations on a content block.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub(super) struct ContentAnnotationsWire {
     pub(super) audience: Option<Vec<String>>,
@@ -206,18 +263,35 @@ pub(super) struct ContentAnnotationsWire {
 }
 
 /// `[[tools.examples]]`: a call and what it must return.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub(super) struct ExampleWire {
     pub(super) name: Option<String>,
     #[serde(default)]
+    #[schemars(with = "serde_json::Map<String, serde_json::Value>")]
     pub(super) arguments: toml::Table,
     pub(super) is_error: Option<bool>,
     /// The text blocks, joined by newlines, equal this.
     pub(super) text: Option<String>,
     pub(super) text_contains: Option<String>,
     /// These fields (recursively) are in the structured content.
+    #[schemars(with = "Option<serde_json::Value>")]
     pub(super) structured: Option<toml::Value>,
     /// The structured content satisfies this JSON Schema.
+    #[schemars(with = "Option<serde_json::Value>")]
     pub(super) schema: Option<Spanned<toml::Value>>,
+}
+
+/// The whole manifest, for its JSON Schema (`mcp-serve schema`); loading walks the document
+/// table by table instead, to report every problem at once.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[expect(dead_code, reason = "only its JSON Schema is used")]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+#[schemars(
+    title = "mcp-serve manifest",
+    description = "Tools served by mcp-serve as a Model Context Protocol server"
+)]
+pub(super) struct ManifestWire {
+    pub(super) server: Option<ServerWire>,
+    pub(super) tools: Vec<ToolWire>,
 }
