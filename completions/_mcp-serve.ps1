@@ -51,6 +51,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcp-serve' -ScriptBlock {
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Show the tools, as a table or as the exact `tools/list` JSON')
             [CompletionResult]::new('call', 'call', [CompletionResultType]::ParameterValue, 'Run one tool exactly as the server would, from the terminal')
             [CompletionResult]::new('test', 'test', [CompletionResultType]::ParameterValue, 'Run the examples the manifest declares for its tools')
+            [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Write a commented starter manifest (and its JSON Schema) that passes `check`')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the JSON Schema of the manifest format')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -100,6 +101,18 @@ Register-ArgumentCompleter -Native -CommandName 'mcp-serve' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'mcp-serve;init' {
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'The manifest [default: ./tools.toml]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The manifest [default: ./tools.toml]')
+            [CompletionResult]::new('--command-tool', '--command-tool', [CompletionResultType]::ParameterName, 'Include a command tool (the default when no kind is chosen)')
+            [CompletionResult]::new('--http-tool', '--http-tool', [CompletionResultType]::ParameterName, 'Include an HTTP tool')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Replace an existing file')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
         'mcp-serve;schema' {
             [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'The manifest [default: ./tools.toml]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The manifest [default: ./tools.toml]')
@@ -123,6 +136,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcp-serve' -ScriptBlock {
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Show the tools, as a table or as the exact `tools/list` JSON')
             [CompletionResult]::new('call', 'call', [CompletionResultType]::ParameterValue, 'Run one tool exactly as the server would, from the terminal')
             [CompletionResult]::new('test', 'test', [CompletionResultType]::ParameterValue, 'Run the examples the manifest declares for its tools')
+            [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Write a commented starter manifest (and its JSON Schema) that passes `check`')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the JSON Schema of the manifest format')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -138,6 +152,9 @@ Register-ArgumentCompleter -Native -CommandName 'mcp-serve' -ScriptBlock {
             break
         }
         'mcp-serve;help;test' {
+            break
+        }
+        'mcp-serve;help;init' {
             break
         }
         'mcp-serve;help;schema' {

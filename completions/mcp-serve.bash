@@ -28,6 +28,9 @@ _mcp__serve() {
             mcp__serve,help)
                 cmd="mcp__serve__subcmd__help"
                 ;;
+            mcp__serve,init)
+                cmd="mcp__serve__subcmd__init"
+                ;;
             mcp__serve,list)
                 cmd="mcp__serve__subcmd__list"
                 ;;
@@ -49,6 +52,9 @@ _mcp__serve() {
             mcp__serve__subcmd__help,help)
                 cmd="mcp__serve__subcmd__help__subcmd__help"
                 ;;
+            mcp__serve__subcmd__help,init)
+                cmd="mcp__serve__subcmd__help__subcmd__init"
+                ;;
             mcp__serve__subcmd__help,list)
                 cmd="mcp__serve__subcmd__help__subcmd__list"
                 ;;
@@ -65,7 +71,7 @@ _mcp__serve() {
 
     case "${cmd}" in
         mcp__serve)
-            opts="-c -v -h -V --config --verbose --max-calls --queue --watch --heartbeat --http --path --sessions --max-sessions --session-idle --json-response --allowed-host --allowed-origin --auth-token-env --auth-token-file --allow-unauthenticated --max-body --header-timeout --shutdown-grace --help --version check list call test schema completions help"
+            opts="-c -v -h -V --config --verbose --max-calls --queue --watch --heartbeat --http --path --sessions --max-sessions --session-idle --json-response --allowed-host --allowed-origin --auth-token-env --auth-token-file --allow-unauthenticated --max-body --header-timeout --shutdown-grace --help --version check list call test init schema completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -225,7 +231,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__help)
-            opts="check list call test schema completions help"
+            opts="check list call test init schema completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -294,6 +300,20 @@ _mcp__serve() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        mcp__subcmd__serve__subcmd__help__subcmd__init)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         mcp__subcmd__serve__subcmd__help__subcmd__list)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -329,6 +349,28 @@ _mcp__serve() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcp__subcmd__serve__subcmd__init)
+            opts="-c -v -h --command-tool --http-tool --force --config --verbose --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

@@ -48,6 +48,7 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
             cand list 'Show the tools, as a table or as the exact `tools/list` JSON'
             cand call 'Run one tool exactly as the server would, from the terminal'
             cand test 'Run the examples the manifest declares for its tools'
+            cand init 'Write a commented starter manifest (and its JSON Schema) that passes `check`'
             cand schema 'Print the JSON Schema of the manifest format'
             cand completions 'Print shell completions'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -92,6 +93,17 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
         }
+        &'mcp-serve;init'= {
+            cand -c 'The manifest [default: ./tools.toml]'
+            cand --config 'The manifest [default: ./tools.toml]'
+            cand --command-tool 'Include a command tool (the default when no kind is chosen)'
+            cand --http-tool 'Include an HTTP tool'
+            cand --force 'Replace an existing file'
+            cand -v 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
+            cand --verbose 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
         &'mcp-serve;schema'= {
             cand -c 'The manifest [default: ./tools.toml]'
             cand --config 'The manifest [default: ./tools.toml]'
@@ -113,6 +125,7 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
             cand list 'Show the tools, as a table or as the exact `tools/list` JSON'
             cand call 'Run one tool exactly as the server would, from the terminal'
             cand test 'Run the examples the manifest declares for its tools'
+            cand init 'Write a commented starter manifest (and its JSON Schema) that passes `check`'
             cand schema 'Print the JSON Schema of the manifest format'
             cand completions 'Print shell completions'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -124,6 +137,8 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
         &'mcp-serve;help;call'= {
         }
         &'mcp-serve;help;test'= {
+        }
+        &'mcp-serve;help;init'= {
         }
         &'mcp-serve;help;schema'= {
         }

@@ -75,6 +75,21 @@ pub enum Command {
         /// Only this tool's examples
         tool: Option<String>,
     },
+    /// Write a commented starter manifest (and its JSON Schema) that passes `check`
+    Init {
+        /// Where to write it
+        #[arg(default_value = "tools.toml")]
+        path: PathBuf,
+        /// Include a command tool (the default when no kind is chosen)
+        #[arg(long)]
+        command_tool: bool,
+        /// Include an HTTP tool
+        #[arg(long)]
+        http_tool: bool,
+        /// Replace an existing file
+        #[arg(long)]
+        force: bool,
+    },
     /// Print the JSON Schema of the manifest format
     Schema,
     /// Print shell completions

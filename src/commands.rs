@@ -3,6 +3,7 @@
 
 pub mod call;
 pub mod check;
+pub mod init;
 pub mod list;
 pub mod test;
 

@@ -227,6 +227,18 @@ async fn shutdown_signal() -> &'static str {
 
 /// Runs a command for people (`check`, `list`, `call`, `completions`).
 fn command_run(command: &Command, config: Option<&Path>) -> Result<ExitCode, UsageError> {
+    if let Command::Init {
+        path,
+        command_tool,
+        http_tool,
+        force,
+    } = command
+    {
+        let message =
+            commands::init::write(path, *command_tool, *http_tool, *force).map_err(UsageError)?;
+        eprint!("{message}");
+        return Ok(ExitCode::SUCCESS);
+    }
     if let Command::Schema = command {
         commands::print(&manifest::json_schema());
         return Ok(ExitCode::SUCCESS);
@@ -271,7 +283,10 @@ fn command_run(command: &Command, config: Option<&Path>) -> Result<ExitCode, Usa
             })
         }
         Command::Call(args) => commands::call::command(&registry, args).map_err(UsageError),
-        Command::Check(_) | Command::Completions { .. } | Command::Schema => Ok(ExitCode::SUCCESS),
+        Command::Check(_)
+        | Command::Completions { .. }
+        | Command::Schema
+        | Command::Init { .. } => Ok(ExitCode::SUCCESS),
     }
 }
 

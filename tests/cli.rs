@@ -313,3 +313,45 @@ fn test_reports_failures_and_exits_1() {
         "PASS echo :: says it\nFAIL echo :: wrong on purpose\n     expected the text \"bye\", got \"hi\"\n\n1 passed, 1 failed\n"
     );
 }
+
+#[test]
+fn init_writes_a_starter_that_passes_check() {
+    for flags in [
+        &[][..],
+        &["--http-tool"][..],
+        &["--command-tool", "--http-tool"][..],
+    ] {
+        let dir = tempfile::tempdir().expect("dir");
+        let mut args = vec!["init"];
+        args.extend_from_slice(flags);
+        let (code, _, stderr) = run(&args, dir.path());
+        assert_eq!(code, 0, "{stderr}");
+        assert!(
+            stderr.starts_with("wrote `tools.toml` and `tools.schema.json`"),
+            "{stderr}"
+        );
+        let manifest = std::fs::read_to_string(dir.path().join("tools.toml")).expect("written");
+        assert!(manifest.starts_with("#:schema ./tools.schema.json\n"));
+        let (code, _, stderr) = run(&["check", "--target", "claude-desktop"], dir.path());
+        assert_eq!(
+            (code, stderr.as_str()),
+            (0, "0 errors, 0 warnings\n"),
+            "{flags:?}"
+        );
+        let (code, _, stderr) = run(&["init"], dir.path());
+        assert_eq!(
+            (code, stderr.as_str()),
+            (
+                2,
+                "error: `tools.toml` already exists\n\nhint: pass `--force` to replace it\n"
+            )
+        );
+    }
+    let dir = tempfile::tempdir().expect("dir");
+    run(&["init"], dir.path());
+    let (code, stdout, _) = run(&["test"], dir.path());
+    assert_eq!(
+        (code, stdout.as_str()),
+        (0, "PASS greet :: example 1\n\n1 passed, 0 failed\n")
+    );
+}

@@ -1,0 +1,100 @@
+//! `mcp-serve init`: a commented starter manifest that passes `check`, with the manifest's
+//! JSON Schema beside it for editors.
+
+use std::path::Path;
+
+const HEADER: &str = r#"#:schema ./tools.schema.json
+# mcp-serve manifest: each [[tools]] table is one tool an AI host can call.
+# Check it with `mcp-serve check`, try a tool with `mcp-serve call greet name=Ada`,
+# and serve it with `mcp-serve --config tools.toml`. The README has every key.
+
+[server]
+name = "my-tools"
+version = "0.1.0"
+"#;
+
+const COMMAND_TOOL: &str = r#"
+[[tools]]
+name = "greet"
+title = "Greet someone"
+description = "Say hello to a person by name"
+annotations = { read-only = true, open-world = false }
+
+# Arguments are required unless they have a default or say `optional = true`.
+[tools.arguments.name]
+type = "string"
+description = "Who to greet"
+max-length = 100
+
+[tools.command]
+# No shell: each element is one argv entry, and `{name}` can never add or split entries.
+# `--` keeps a name that starts with `-` from reading as an option.
+argv = ["printf", "--", "Hello, %s!\n", "{name}"]
+timeout = "10s"
+
+[[tools.examples]]
+arguments = { name = "Ada" }
+text = "Hello, Ada!"
+"#;
+
+const HTTP_TOOL: &str = r#"
+[[tools]]
+name = "github-repo"
+title = "GitHub repository"
+description = "Look up a public GitHub repository"
+annotations = { read-only = true, open-world = true }
+
+[tools.arguments.owner]
+type = "string"
+pattern = "^[A-Za-z0-9-]+$"
+
+[tools.arguments.repo]
+type = "string"
+pattern = "^[A-Za-z0-9._-]+$"
+
+[tools.http]
+# The host is written out; arguments fill path segments, percent-encoded.
+url = "https://api.github.com/repos/{owner}/{repo}"
+# For private repositories, add a token from the environment:
+# headers = { Authorization = "Bearer ${env:GITHUB_TOKEN}" }
+headers = { Accept = "application/vnd.github+json" }
+response-pointer = ""
+timeout = "15s"
+"#;
+
+/// The starter manifest's text.
+pub fn starter(command_tool: bool, http_tool: bool) -> String {
+    let mut text = HEADER.to_owned();
+    if command_tool || !http_tool {
+        text.push_str(COMMAND_TOOL);
+    }
+    if http_tool {
+        text.push_str(HTTP_TOOL);
+    }
+    text
+}
+
+/// Writes the manifest and the schema beside it; refuses to overwrite unless `force`.
+pub fn write(
+    path: &Path,
+    command_tool: bool,
+    http_tool: bool,
+    force: bool,
+) -> Result<String, String> {
+    if path.exists() && !force {
+        return Err(format!(
+            "error: `{}` already exists\n\nhint: pass `--force` to replace it",
+            path.display()
+        ));
+    }
+    let schema = path.with_file_name("tools.schema.json");
+    std::fs::write(path, starter(command_tool, http_tool))
+        .map_err(|error| format!("error: could not write `{}`: {error}", path.display()))?;
+    std::fs::write(&schema, crate::manifest::json_schema())
+        .map_err(|error| format!("error: could not write `{}`: {error}", schema.display()))?;
+    Ok(format!(
+        "wrote `{}` and `{}`\n\nnext: `mcp-serve check --config {0}`, then `mcp-serve call greet name=Ada --config {0}`\n",
+        path.display(),
+        schema.display()
+    ))
+}
