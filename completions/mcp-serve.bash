@@ -31,6 +31,9 @@ _mcp__serve() {
             mcp__serve,init)
                 cmd="mcp__serve__subcmd__init"
                 ;;
+            mcp__serve,install)
+                cmd="mcp__serve__subcmd__install"
+                ;;
             mcp__serve,list)
                 cmd="mcp__serve__subcmd__list"
                 ;;
@@ -55,6 +58,9 @@ _mcp__serve() {
             mcp__serve__subcmd__help,init)
                 cmd="mcp__serve__subcmd__help__subcmd__init"
                 ;;
+            mcp__serve__subcmd__help,install)
+                cmd="mcp__serve__subcmd__help__subcmd__install"
+                ;;
             mcp__serve__subcmd__help,list)
                 cmd="mcp__serve__subcmd__help__subcmd__list"
                 ;;
@@ -71,7 +77,7 @@ _mcp__serve() {
 
     case "${cmd}" in
         mcp__serve)
-            opts="-c -v -h -V --config --verbose --max-calls --queue --watch --heartbeat --http --path --sessions --max-sessions --session-idle --json-response --allowed-host --allowed-origin --auth-token-env --auth-token-file --allow-unauthenticated --max-body --header-timeout --shutdown-grace --help --version check list call test init schema completions help"
+            opts="-c -v -h -V --config --verbose --max-calls --queue --watch --heartbeat --http --path --sessions --max-sessions --session-idle --json-response --allowed-host --allowed-origin --auth-token-env --auth-token-file --allow-unauthenticated --max-body --header-timeout --shutdown-grace --help --version check list call test init install schema completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -231,7 +237,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__help)
-            opts="check list call test init schema completions help"
+            opts="check list call test init install schema completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -314,6 +320,20 @@ _mcp__serve() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        mcp__subcmd__serve__subcmd__help__subcmd__install)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         mcp__subcmd__serve__subcmd__help__subcmd__list)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -363,6 +383,32 @@ _mcp__serve() {
                 return 0
             fi
             case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcp__subcmd__serve__subcmd__install)
+            opts="-c -v -h --name --dry-run --config --verbose --help claude-desktop claude-code cursor vscode"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

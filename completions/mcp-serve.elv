@@ -49,6 +49,7 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
             cand call 'Run one tool exactly as the server would, from the terminal'
             cand test 'Run the examples the manifest declares for its tools'
             cand init 'Write a commented starter manifest (and its JSON Schema) that passes `check`'
+            cand install 'Add this server to a host''s configuration, with absolute paths'
             cand schema 'Print the JSON Schema of the manifest format'
             cand completions 'Print shell completions'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -104,6 +105,16 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
         }
+        &'mcp-serve;install'= {
+            cand --name 'The server''s name in the host [default: the manifest''s server name]'
+            cand -c 'The manifest [default: ./tools.toml]'
+            cand --config 'The manifest [default: ./tools.toml]'
+            cand --dry-run 'Print the configuration snippet only'
+            cand -v 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
+            cand --verbose 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
         &'mcp-serve;schema'= {
             cand -c 'The manifest [default: ./tools.toml]'
             cand --config 'The manifest [default: ./tools.toml]'
@@ -126,6 +137,7 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
             cand call 'Run one tool exactly as the server would, from the terminal'
             cand test 'Run the examples the manifest declares for its tools'
             cand init 'Write a commented starter manifest (and its JSON Schema) that passes `check`'
+            cand install 'Add this server to a host''s configuration, with absolute paths'
             cand schema 'Print the JSON Schema of the manifest format'
             cand completions 'Print shell completions'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -139,6 +151,8 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
         &'mcp-serve;help;test'= {
         }
         &'mcp-serve;help;init'= {
+        }
+        &'mcp-serve;help;install'= {
         }
         &'mcp-serve;help;schema'= {
         }

@@ -90,6 +90,18 @@ pub enum Command {
         #[arg(long)]
         force: bool,
     },
+    /// Add this server to a host's configuration, with absolute paths
+    Install {
+        /// claude-desktop, claude-code, cursor or vscode
+        #[arg(value_enum)]
+        host: crate::commands::install::Host,
+        /// The server's name in the host [default: the manifest's server name]
+        #[arg(long)]
+        name: Option<String>,
+        /// Print the configuration snippet only
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// Print the JSON Schema of the manifest format
     Schema,
     /// Print shell completions

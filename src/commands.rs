@@ -4,6 +4,7 @@
 pub mod call;
 pub mod check;
 pub mod init;
+pub mod install;
 pub mod list;
 pub mod test;
 

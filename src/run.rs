@@ -266,22 +266,14 @@ fn command_run(command: &Command, config: Option<&Path>) -> Result<ExitCode, Usa
             Ok(ExitCode::SUCCESS)
         }
         Command::Test { tool } => {
-            let runtime = tokio::runtime::Builder::new_multi_thread()
-                .enable_all()
-                .build()
-                .map_err(|error| {
-                    UsageError(format!("error: could not start the async runtime: {error}"))
-                })?;
-            let (report, all_passed) =
-                runtime.block_on(commands::test::run(&registry, tool.as_deref()));
-            runtime.shutdown_timeout(Duration::from_secs(1));
-            commands::print(&report);
-            Ok(if all_passed {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::from(commands::EXIT_FAILURE)
-            })
+            commands::test::command(&registry, tool.as_deref()).map_err(UsageError)
         }
+        Command::Install {
+            host,
+            name,
+            dry_run,
+        } => commands::install::command(&registry, &path, *host, name.as_deref(), *dry_run)
+            .map_err(UsageError),
         Command::Call(args) => commands::call::command(&registry, args).map_err(UsageError),
         Command::Check(_)
         | Command::Completions { .. }

@@ -355,3 +355,72 @@ fn init_writes_a_starter_that_passes_check() {
         (0, "PASS greet :: example 1\n\n1 passed, 0 failed\n")
     );
 }
+
+#[test]
+fn install_adds_the_server_with_absolute_paths_and_keeps_the_rest() {
+    let home = tempfile::tempdir().expect("home");
+    let config = home
+        .path()
+        .join(".config/Claude/claude_desktop_config.json");
+    std::fs::create_dir_all(config.parent().expect("parent")).expect("mkdir");
+    std::fs::write(
+        &config,
+        r#"{"theme": "dark", "mcpServers": {"other": {"command": "x"}}}"#,
+    )
+    .expect("write");
+    let install = |args: &[&str]| {
+        let output = Command::new(BINARY)
+            .args(["--config", "tools.example.toml", "install"])
+            .args(args)
+            .current_dir(repo_root())
+            .env("HOME", home.path())
+            .env_remove("XDG_CONFIG_HOME")
+            .stdin(Stdio::null())
+            .output()
+            .expect("run");
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+    let manifest = std::fs::canonicalize(repo_root().join("tools.example.toml")).expect("absolute");
+    let binary = std::fs::canonicalize(BINARY).expect("absolute");
+    let expected_entry = json!({"command": binary.display().to_string(), "args": ["--config", manifest.display().to_string()]});
+
+    let (code, stdout, stderr) = install(&["claude-desktop"]);
+    assert_eq!((code, stdout.as_str()), (Some(0), ""));
+    assert!(
+        stderr.starts_with(&format!("added `catalog` in `{}`:", config.display())),
+        "{stderr}"
+    );
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(&config).expect("config")).expect("JSON");
+    assert_eq!(
+        written,
+        json!({"theme": "dark", "mcpServers": {"other": {"command": "x"}, "catalog": expected_entry}})
+    );
+    let (_, _, stderr) = install(&["claude-desktop"]);
+    assert!(stderr.contains("nothing changed"), "{stderr}");
+
+    let (code, stdout, _) = install(&["vscode", "--name", "shop", "--dry-run"]);
+    assert_eq!(code, Some(0));
+    let mut vscode_entry = expected_entry.clone();
+    vscode_entry["type"] = json!("stdio");
+    assert_eq!(
+        serde_json::from_str::<Value>(&stdout).ok(),
+        Some(json!({"servers": {"shop": vscode_entry}}))
+    );
+    assert!(
+        !home.path().join(".config/Code").exists(),
+        "a dry run writes nothing"
+    );
+
+    std::fs::write(home.path().join(".claude.json"), "{ not json").expect("write");
+    let (code, _, stderr) = install(&["claude-code"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        stderr.contains("is not valid JSON") && stderr.contains("left as it is"),
+        "{stderr}"
+    );
+}

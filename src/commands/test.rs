@@ -3,6 +3,9 @@
 
 use std::fmt::Write as _;
 
+use std::process::ExitCode;
+use std::time::Duration;
+
 use serde_json::Value;
 
 use crate::backend::CallContext;
@@ -39,6 +42,22 @@ pub async fn run(registry: &Registry, only: Option<&str>) -> (String, bool) {
     }
     let _ = writeln!(report, "\n{passed} passed, {failed} failed");
     (report, failed == 0)
+}
+
+/// Runs `mcp-serve test`: exit 1 when an example fails.
+pub fn command(registry: &Registry, only: Option<&str>) -> Result<ExitCode, String> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| format!("error: could not start the async runtime: {error}"))?;
+    let (report, all_passed) = runtime.block_on(run(registry, only));
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    super::print(&report);
+    Ok(if all_passed {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(super::EXIT_FAILURE)
+    })
 }
 
 /// What is wrong with `result` for `example`; empty when it passes.

@@ -1,0 +1,180 @@
+//! `mcp-serve install HOST`: adds this server to a host's configuration, with absolute paths
+//! to the binary and the manifest (hosts start servers from anywhere, often `/`; a relative
+//! path is the top cause of "spawn ENOENT"), keeping the rest of the file as it was.
+
+use std::path::{Path, PathBuf};
+
+use std::process::ExitCode;
+
+use serde_json::{Map, Value, json};
+
+use crate::registry::Registry;
+
+/// Hosts we know how to configure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Host {
+    ClaudeDesktop,
+    ClaudeCode,
+    Cursor,
+    Vscode,
+}
+
+impl Host {
+    /// The host's user-level configuration file.
+    pub fn config_path(self, home: &Path) -> PathBuf {
+        let config_dir = || {
+            if cfg!(target_os = "macos") {
+                home.join("Library/Application Support")
+            } else {
+                std::env::var_os("XDG_CONFIG_HOME")
+                    .map_or_else(|| home.join(".config"), PathBuf::from)
+            }
+        };
+        match self {
+            Self::ClaudeDesktop => config_dir().join("Claude/claude_desktop_config.json"),
+            Self::ClaudeCode => home.join(".claude.json"),
+            Self::Cursor => home.join(".cursor/mcp.json"),
+            Self::Vscode => config_dir().join("Code/User/mcp.json"),
+        }
+    }
+
+    /// The key the servers live under.
+    fn servers_key(self) -> &'static str {
+        match self {
+            Self::Vscode => "servers",
+            _ => "mcpServers",
+        }
+    }
+
+    fn entry(self, binary: &Path, manifest: &Path) -> Value {
+        let args = json!(["--config", manifest.display().to_string()]);
+        match self {
+            Self::ClaudeDesktop | Self::Cursor => {
+                json!({"command": binary.display().to_string(), "args": args})
+            }
+            Self::ClaudeCode | Self::Vscode => {
+                json!({"type": "stdio", "command": binary.display().to_string(), "args": args})
+            }
+        }
+    }
+}
+
+/// Adds or updates the server `name`; returns what to tell the user. With `dry_run`, only
+/// the snippet is returned and nothing is written.
+pub fn install(
+    host: Host,
+    name: &str,
+    binary: &Path,
+    manifest: &Path,
+    home: &Path,
+    dry_run: bool,
+) -> Result<String, String> {
+    let entry = host.entry(binary, manifest);
+    let key = host.servers_key();
+    if dry_run {
+        let snippet = json!({ key: { name: entry } });
+        return Ok(format!(
+            "{}\n",
+            serde_json::to_string_pretty(&snippet).unwrap_or_default()
+        ));
+    }
+    let path = host.config_path(home);
+    let mut document = match std::fs::read_to_string(&path) {
+        Ok(text) if text.trim().is_empty() => Value::Object(Map::new()),
+        Ok(text) => serde_json::from_str::<Value>(&text).map_err(|error| {
+            format!(
+                "error: `{}` is not valid JSON ({error}); it was left as it is",
+                path.display()
+            )
+        })?,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Value::Object(Map::new()),
+        Err(error) => {
+            return Err(format!(
+                "error: could not read `{}`: {error}",
+                path.display()
+            ));
+        }
+    };
+    let Some(root) = document.as_object_mut() else {
+        return Err(format!(
+            "error: `{}` does not hold a JSON object; it was left as it is",
+            path.display()
+        ));
+    };
+    let servers = root.entry(key).or_insert_with(|| Value::Object(Map::new()));
+    let Some(servers) = servers.as_object_mut() else {
+        return Err(format!(
+            "error: `{key}` in `{}` is not an object; it was left as it is",
+            path.display()
+        ));
+    };
+    let previous = servers.insert(name.to_owned(), entry.clone());
+    if previous.as_ref() == Some(&entry) {
+        return Ok(format!(
+            "`{name}` is already in `{}`; nothing changed\n",
+            path.display()
+        ));
+    }
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)
+            .map_err(|error| format!("error: could not create `{}`: {error}", parent.display()))?;
+    }
+    let mut text = serde_json::to_string_pretty(&document).unwrap_or_default();
+    text.push('\n');
+    std::fs::write(&path, text)
+        .map_err(|error| format!("error: could not write `{}`: {error}", path.display()))?;
+    let verb = if previous.is_some() {
+        "updated"
+    } else {
+        "added"
+    };
+    let mut message = format!(
+        "{verb} `{name}` in `{}`:\n{}\n",
+        path.display(),
+        serde_json::to_string_pretty(&entry).unwrap_or_default()
+    );
+    if let Some(previous) = previous {
+        message.push_str(&format!(
+            "it was:\n{}\n",
+            serde_json::to_string_pretty(&previous).unwrap_or_default()
+        ));
+    }
+    message.push_str("restart the host to load it\n");
+    Ok(message)
+}
+
+/// Runs `mcp-serve install`: `Err` is a message for the user (exit 2).
+pub fn command(
+    registry: &Registry,
+    manifest: &Path,
+    host: Host,
+    name: Option<&str>,
+    dry_run: bool,
+) -> Result<ExitCode, String> {
+    let name = name.map_or_else(
+        || {
+            registry
+                .server
+                .implementation
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or("mcp-serve")
+                .to_owned()
+        },
+        str::to_owned,
+    );
+    let absolute = |path: &Path| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned());
+    let binary = std::env::current_exe()
+        .map(|binary| absolute(&binary))
+        .map_err(|error| format!("error: cannot find this program's path: {error}"))?;
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .ok_or_else(|| "error: HOME is not set".to_owned())?;
+    let message = install(host, &name, &binary, &absolute(manifest), &home, dry_run)?;
+    if dry_run {
+        super::print(&message);
+    } else {
+        eprint!("{message}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
