@@ -7,6 +7,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use serde_json::{Map, Value};
 
+use std::io::IsTerminal as _;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -94,23 +95,38 @@ pub fn dry_run(tool: &Tool, arguments: Map<String, Value>) -> Result<String, Str
     }
 }
 
-/// Shows an event on stderr while the tool runs.
+/// Shows an event on stderr while the tool runs: on a terminal, progress is one bar redrawn
+/// in place; otherwise every event is a line.
 pub fn show_event(event: &CallEvent) {
-    let line = match event {
+    let terminal = std::io::stderr().is_terminal();
+    match event {
         CallEvent::Progress {
             progress,
             total,
             message,
         } => {
-            let amount = match total {
-                Some(total) if *total > 0.0 => format!("{:>3.0}%", progress / total * 100.0),
-                _ => format!("{progress}"),
-            };
-            format!(
-                "{} {amount} {}",
-                super::label("progress"),
-                message.as_deref().unwrap_or_default()
-            )
+            let message = message.as_deref().unwrap_or_default();
+            match total.filter(|total| *total > 0.0) {
+                Some(total) if terminal => {
+                    let fraction = (progress / total).clamp(0.0, 1.0);
+                    // Twenty cells: count how many the fraction fills, without a lossy cast.
+                    let filled = (1..=20_u32)
+                        .filter(|cell| f64::from(*cell) <= fraction * 20.0 + 0.5)
+                        .count();
+                    eprint!(
+                        "\r\u{1b}[2K[{}{}] {:>3.0}% {message}",
+                        "#".repeat(filled),
+                        "-".repeat(20 - filled),
+                        fraction * 100.0
+                    );
+                }
+                Some(total) => eprintln!(
+                    "{} {:>3.0}% {message}",
+                    super::label("progress"),
+                    progress / total * 100.0
+                ),
+                None => eprintln!("{} {progress} {message}", super::label("progress")),
+            }
         }
         CallEvent::Log {
             level,
@@ -121,10 +137,17 @@ pub fn show_event(event: &CallEvent) {
                 .as_ref()
                 .map(|data| format!(" {data}"))
                 .unwrap_or_default();
-            format!("{} {message}{data}", super::label(level.as_str()))
+            let clear = if terminal { "\r\u{1b}[2K" } else { "" };
+            eprintln!("{clear}{} {message}{data}", super::label(level.as_str()));
         }
-    };
-    eprintln!("{}", line.trim_end());
+    }
+}
+
+/// Ends a progress bar drawn in place, if any.
+pub fn finish_progress() {
+    if std::io::stderr().is_terminal() {
+        eprint!("\r\u{1b}[2K");
+    }
 }
 
 /// Runs the call and prints the result; returns whether it was an error.
@@ -285,6 +308,7 @@ pub fn command(registry: &Registry, args: &CallArgs) -> Result<ExitCode, String>
         let result = call(tool, arguments, &context).await;
         drop(context);
         let _ = printer.await;
+        finish_progress();
         result
     });
     runtime.shutdown_timeout(Duration::from_secs(1));
