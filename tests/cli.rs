@@ -266,33 +266,9 @@ fn dry_run_shows_what_would_run_with_secrets_redacted() {
 
 #[test]
 fn test_runs_every_example_in_the_example_manifest() {
-    let _port = crate::harness::RATES_PORT
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let mut service = Command::new("python3")
-        .args([
-            "-m",
-            "http.server",
-            "8765",
-            "--bind",
-            "127.0.0.1",
-            "--directory",
-            "examples/api",
-        ])
-        .current_dir(repo_root())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("python3 -m http.server");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while std::net::TcpStream::connect("127.0.0.1:8765").is_err()
-        && std::time::Instant::now() < deadline
-    {
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    let service = crate::harness::RatesService::start();
     let (code, stdout, _) = example(&["test"]);
-    let _ = service.kill();
-    let _ = service.wait();
+    drop(service);
     assert_eq!(code, 0, "{stdout}");
     assert!(stdout.ends_with("\n11 passed, 0 failed\n"), "{stdout}");
     assert!(

@@ -16,8 +16,50 @@ pub(crate) fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Held by tests that start the example's rates service on its fixed port, 8765.
-pub(crate) static RATES_PORT: std::sync::Mutex<()> = std::sync::Mutex::new(());
+/// Held while the example's rates service runs on its fixed port, 8765.
+static RATES_PORT: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// The example's stand-in rates service (`python3 -m http.server` on 127.0.0.1:8765), for
+/// as long as the value lives; one at a time.
+pub(crate) struct RatesService {
+    child: Child,
+    _port: std::sync::MutexGuard<'static, ()>,
+}
+
+impl RatesService {
+    pub(crate) fn start() -> Self {
+        let port = RATES_PORT
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let child = Command::new("python3")
+            .args([
+                "-m",
+                "http.server",
+                "8765",
+                "--bind",
+                "127.0.0.1",
+                "--directory",
+                "examples/api",
+            ])
+            .current_dir(repo_root())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("python3 -m http.server");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while std::net::TcpStream::connect("127.0.0.1:8765").is_err() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Self { child, _port: port }
+    }
+}
+
+impl Drop for RatesService {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
 
 /// A manifest written into a fresh temporary directory.
 pub(crate) struct Workspace {

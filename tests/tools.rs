@@ -243,34 +243,10 @@ fn list_files_uses_flags_and_optional_groups() {
 
 #[test]
 fn exchange_rates_calls_the_local_rates_service() {
-    let _port = crate::harness::RATES_PORT
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let mut service = std::process::Command::new("python3")
-        .args([
-            "-m",
-            "http.server",
-            "8765",
-            "--bind",
-            "127.0.0.1",
-            "--directory",
-            "examples/api",
-        ])
-        .current_dir(repo_root())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("python3 -m http.server");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while std::net::TcpStream::connect("127.0.0.1:8765").is_err()
-        && std::time::Instant::now() < deadline
-    {
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    let service = crate::harness::RatesService::start();
     let mut server = example();
     let result = server.call("exchange-rates", json!({"currency": "EUR"}));
-    let _ = service.kill();
-    let _ = service.wait();
+    drop(service);
     assert_eq!(result["isError"], json!(false), "{result}");
     assert_eq!(result["structuredContent"]["base"], json!("EUR"));
     assert_eq!(result["structuredContent"]["rates"]["USD"], json!(1.0612));
