@@ -23,7 +23,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcp-serve' -ScriptBlock {
         'mcp-serve' {
             [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'The manifest [default: ./tools.toml]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The manifest [default: ./tools.toml]')
-            [CompletionResult]::new('--max-calls', '--max-calls', [CompletionResultType]::ParameterName, 'At most this many tool calls run at once; more fail fast with a tool error')
+            [CompletionResult]::new('--max-calls', '--max-calls', [CompletionResultType]::ParameterName, 'At most this many tool calls run at once; beyond, calls wait (--queue) or fail fast')
             [CompletionResult]::new('--queue', '--queue', [CompletionResultType]::ParameterName, 'Calls that may wait for a free slot when --max-calls are running; beyond, calls fail fast')
             [CompletionResult]::new('--heartbeat', '--heartbeat', [CompletionResultType]::ParameterName, 'For a call that asked for progress: report it is still running after this long without progress (0 turns heartbeats off)')
             [CompletionResult]::new('--http', '--http', [CompletionResultType]::ParameterName, 'Serve Streamable HTTP on this address instead of stdio (port 0 picks a free port)')

@@ -20,7 +20,7 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
         &'mcp-serve'= {
             cand -c 'The manifest [default: ./tools.toml]'
             cand --config 'The manifest [default: ./tools.toml]'
-            cand --max-calls 'At most this many tool calls run at once; more fail fast with a tool error'
+            cand --max-calls 'At most this many tool calls run at once; beyond, calls wait (--queue) or fail fast'
             cand --queue 'Calls that may wait for a free slot when --max-calls are running; beyond, calls fail fast'
             cand --heartbeat 'For a call that asked for progress: report it is still running after this long without progress (0 turns heartbeats off)'
             cand --http 'Serve Streamable HTTP on this address instead of stdio (port 0 picks a free port)'

@@ -25,7 +25,7 @@ function __fish_mcp_serve_using_subcommand
 end
 
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
-complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l max-calls -d 'At most this many tool calls run at once; more fail fast with a tool error' -r
+complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l max-calls -d 'At most this many tool calls run at once; beyond, calls wait (--queue) or fail fast' -r
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l queue -d 'Calls that may wait for a free slot when --max-calls are running; beyond, calls fail fast' -r
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l heartbeat -d 'For a call that asked for progress: report it is still running after this long without progress (0 turns heartbeats off)' -r
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l http -d 'Serve Streamable HTTP on this address instead of stdio (port 0 picks a free port)' -r

@@ -39,7 +39,7 @@ pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
 
-    /// At most this many tool calls run at once; more fail fast with a tool error
+    /// At most this many tool calls run at once; beyond, calls wait (--queue) or fail fast
     #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_calls: u32,
 
