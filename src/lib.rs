@@ -5,23 +5,34 @@
 //! A call flows through the modules in one direction:
 //!
 //! ```text
-//! manifest ──► registry ──► tool ──► backend ──► results ──► mcp (adapter) ──► transport
-//!  (TOML)      (tools in     (validate,  (command)   (output     (rmcp: JSON-RPC,     (stdio)
-//!               order)        defaults)               pipeline)   lifecycle, eras)
+//! manifest ──► registry ──► tool ──────► backend ─────────► results ──────► mcp (adapter) ──► transport
+//!  (TOML,       (tools in    (defaults,   (command | http    (output          (rmcp: JSON-RPC,   (stdio |
+//!   checked)     order)       validation,  | static)          pipeline,        lifecycle, eras)   Streamable
+//!                             limits)                         content blocks)                     HTTP)
 //! ```
 //!
 //! - [`manifest`] reads the TOML, reports every problem at once as a [`diagnostic`] pointing
-//!   into the file, and builds the [`registry`]. Its `wire` shapes are never seen elsewhere.
-//! - [`registry`] holds the server identity and the [`tool`]s in manifest order, with the
-//!   `tools/list` answer for each protocol [`era`] built once.
+//!   into the file, and builds the [`registry`]. Its `wire` shapes are never seen elsewhere
+//!   (except to derive the manifest's JSON Schema).
+//! - [`registry`] holds the server identity, the [`tool`]s in manifest order with the
+//!   `tools/list` answer for each protocol [`era`] built once, and the resource store.
 //! - [`tool`] is the one call path: defaults, input validation against the compiled
-//!   [`schema`], the [`backend`], then the output pipeline in [`results`].
-//! - [`template`] is the only place argument values are turned into text for a backend; it
-//!   fills whole argv elements and environment values, never a shell command line.
-//! - [`backend`] runs commands in their own process group with limits and timeouts.
+//!   [`schema`], the tool's [`limit`], the [`backend`], then the output pipeline in
+//!   [`results`] (content blocks, structured output, truncation, the resource store).
+//! - [`template`] is the only place argument values become text for a command: whole argv
+//!   elements and environment values, never a shell command line. HTTP requests are built in
+//!   `backend::http` from structural sinks only, with [`secret`]s resolved at load and
+//!   redacted from everything a tool returns.
+//! - [`backend`] runs commands in their own process group (supervised on their own task, so
+//!   a cancelled call still gets SIGTERM and a grace period), sends HTTP requests, or returns
+//!   declared results. Running commands report progress and logs as [`events`].
 //! - [`mcp`] is the only module that knows rmcp, the official Rust SDK: it adapts the
-//!   registry to rmcp's server handler and owns the stdio transport.
-//! - [`cli`] parses the command line and [`run`] wires everything together for `main`.
+//!   registry to rmcp's server handler, forwards events as notifications, and owns the stdio
+//!   and Streamable HTTP transports and their security layers.
+//! - [`reload`] watches the manifest (`--watch`) and swaps the registry in whole.
+//! - [`commands`] are the commands for people (`check`, `list`, `call`, `test`, `init`,
+//!   `install`); [`cli`] parses the command line and [`run`] wires everything for `main`.
+//! - Small pieces: [`units`] (durations and sizes), [`suggest`] (did you mean).
 //!
 //! Errors are typed (`thiserror`) inside; `anyhow` appears only in [`run`].
 
