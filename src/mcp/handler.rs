@@ -74,7 +74,14 @@ impl ServerHandler for Handler {
             .clone();
         let era = era(&context);
         let server_info = (era == Era::Modern).then_some(&snapshot.server_info);
-        let _permit = match self.state.calls.acquire().await {
+        // Waiting in the queue ends when the request is cancelled.
+        let acquired = tokio::select! {
+            acquired = self.state.calls.acquire() => acquired,
+            () = context.ct.cancelled() => {
+                return Err(ErrorData::internal_error("the request was cancelled", None));
+            }
+        };
+        let _permit = match acquired {
             Ok(permit) => permit,
             Err(busy) => {
                 tracing::warn!(tool = %tool.name, running = busy.running, "refusing a call: too many in flight");
