@@ -2,12 +2,14 @@
 //! segments, serialized query parameters, validated header values, JSON built as a value),
 //! sent with a bounded response, and mapped to a result by its content type.
 
+mod client;
 mod request;
 
 use std::time::Duration;
 
 use serde_json::{Map, Value};
 
+pub use client::{LazyClient, RedirectRules};
 pub use request::{Body, JsonTemplate, UrlTemplate};
 
 use crate::results::{Content, ToolResult, mime};
@@ -33,8 +35,8 @@ pub struct HttpBackend {
     pub success_statuses: Vec<u16>,
     /// A JSON pointer picking part of a JSON response.
     pub pointer: Option<String>,
-    /// Built once per tool: keeps connections alive across calls.
-    pub client: reqwest::Client,
+    /// Made on the first call and shared: keeps connections alive across calls.
+    pub client: LazyClient,
     pub redactor: Redactor,
 }
 
@@ -98,8 +100,8 @@ impl HttpBackend {
         let request = self.build(arguments).map_err(HttpError::Request)?;
         let url = request.url().to_string();
         let method = request.method().to_string();
-        let mut response = self
-            .client
+        let client = self.client.get().map_err(HttpError::Request)?;
+        let mut response = client
             .execute(request)
             .await
             .map_err(|error| classify(&error, &url, self.timeout))?;

@@ -9,7 +9,7 @@ use super::Checker;
 use super::command::{ArgumentFacts, DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT, template_at};
 use super::json::toml_to_json;
 use super::wire::HttpWire;
-use crate::backend::http::{Body, HttpBackend, JsonTemplate, UrlTemplate};
+use crate::backend::http::{Body, HttpBackend, JsonTemplate, LazyClient, RedirectRules, UrlTemplate};
 use crate::secret::{Redactor, resolve};
 use crate::suggest::suggest;
 use crate::template::Template;
@@ -88,12 +88,10 @@ pub(super) fn build_http(
             )
             .hint("it starts with `/`; `~1` stands for `/` inside a key");
     }
-    let client = client(
-        wire.max_redirects.unwrap_or(5),
-        wire.allow_other_hosts.unwrap_or(false),
-        checker,
-        &wire.url,
-    )?;
+    let client = LazyClient::new(RedirectRules {
+        max_redirects: wire.max_redirects.unwrap_or(5),
+        allow_other_hosts: wire.allow_other_hosts.unwrap_or(false),
+    });
     if checker.diagnostics.len() > errors_before {
         return None;
     }
@@ -341,46 +339,4 @@ fn json_template(
         ),
         other => JsonTemplate::Literal(toml_to_json(other)?),
     })
-}
-
-/// One client per tool: its connection pool and its redirect rules.
-fn client(
-    max_redirects: u8,
-    allow_other_hosts: bool,
-    checker: &mut Checker,
-    url: &Spanned<String>,
-) -> Option<reqwest::Client> {
-    // rustls with the ring provider (no OpenSSL, no C toolchain beyond what ring needs);
-    // installing twice is harmless.
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    let policy = reqwest::redirect::Policy::custom(move |attempt| {
-        let first = attempt.previous().first();
-        let same_origin = first.is_some_and(|first| {
-            first.scheme() == attempt.url().scheme()
-                && first.host_str() == attempt.url().host_str()
-                && first.port_or_known_default() == attempt.url().port_or_known_default()
-        });
-        if attempt.previous().len() > usize::from(max_redirects) {
-            attempt.error(format!("more than {max_redirects} redirects"))
-        } else if !same_origin && !allow_other_hosts {
-            let target = attempt.url().host_str().unwrap_or_default().to_owned();
-            attempt.error(format!(
-                "a redirect to another host (`{target}`) was refused"
-            ))
-        } else {
-            attempt.follow()
-        }
-    });
-    match reqwest::Client::builder()
-        .redirect(policy)
-        .user_agent(concat!("mcp-serve/", env!("CARGO_PKG_VERSION")))
-        .tcp_nodelay(true)
-        .build()
-    {
-        Ok(client) => Some(client),
-        Err(error) => {
-            checker.error(format!("cannot make an HTTP client: {error}"), url.span());
-            None
-        }
-    }
 }

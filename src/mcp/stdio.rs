@@ -22,6 +22,9 @@ use super::Handler;
 /// The longest message we accept on one line.
 const MAX_LINE_BYTES: usize = 16 << 20;
 
+/// How long requests read before stdin closed get to finish.
+const EOF_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// Why serving over stdio stopped abnormally.
 #[derive(Debug, thiserror::Error)]
 #[error("the MCP session over stdio failed: {0}")]
@@ -43,15 +46,23 @@ where
     let end_of_input = transport.end_of_input.clone();
     match rmcp::serve_server(handler, transport).await {
         Ok(running) => {
-            // rmcp would let in-flight calls run for a while after stdin closes; the client
-            // has gone, so stop now. Dropping the service drops the calls, which kills
-            // their process groups.
+            let waiting = running.waiting();
+            tokio::pin!(waiting);
             tokio::select! {
-                reason = running.waiting() => {
+                reason = &mut waiting => {
                     let reason = reason.map_err(|error| StdioError(error.to_string()))?;
                     tracing::debug!(?reason, "stdio session ended");
                 }
-                () = end_of_input.cancelled() => tracing::debug!("stdin closed"),
+                () = end_of_input.cancelled() => {
+                    // Requests already read still get their answers (`printf … | mcp-serve`
+                    // must print them), but a client that closed stdin is shutting us down:
+                    // calls still running after a moment are dropped, which kills their
+                    // process groups. rmcp alone would let them run for about 5 s.
+                    tracing::debug!("stdin closed");
+                    if tokio::time::timeout(EOF_GRACE, &mut waiting).await.is_err() {
+                        tracing::info!("stdin closed: stopping the calls still running");
+                    }
+                }
             }
             Ok(())
         }

@@ -1,0 +1,184 @@
+//! One run of every measurement: the floor, then each binary. Figures are named
+//! `area.case.figure` and kept in the order they were taken.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::Context as _;
+use bytes::Bytes;
+use indexmap::IndexMap;
+use serde_json::json;
+
+use crate::http::{self, Target};
+use crate::serve::HttpServer;
+use crate::stats::{Latency, median};
+use crate::stdio::StdioServer;
+use crate::{Options, floor};
+
+pub(crate) type Figures = IndexMap<String, f64>;
+
+/// The manifests every binary serves.
+#[derive(Debug)]
+pub(crate) struct Manifests {
+    pub(crate) tools: PathBuf,
+    /// `(tool count, path)`, smallest first.
+    pub(crate) big: Vec<(usize, PathBuf)>,
+    pub(crate) upstream: String,
+}
+
+fn latency(figures: &mut Figures, name: &str, latency: &Latency) {
+    figures.insert(format!("{name}.p50_us"), latency.p50);
+    figures.insert(format!("{name}.p90_us"), latency.p90);
+    figures.insert(format!("{name}.p99_us"), latency.p99);
+}
+
+#[expect(clippy::cast_precision_loss, reason = "figures for people")]
+fn load(figures: &mut Figures, name: &str, load: &http::Load) {
+    figures.insert(format!("{name}.per_s"), load.per_second);
+    figures.insert(format!("{name}.errors"), load.errors as f64);
+    figures.insert(format!("{name}.p50_us"), load.latency.p50);
+    if let Some(error) = &load.first_error {
+        eprintln!("  {name}: {} errors, the first: {error}", load.errors);
+    }
+}
+
+/// The machine's floor: spawn, pipe, loopback HTTP.
+pub(crate) fn floor(options: &Options, upstream: &str) -> anyhow::Result<Figures> {
+    let mut figures = Figures::new();
+    latency(&mut figures, "floor.spawn", &Latency::of(&floor::spawn(options.calls)?));
+    latency(&mut figures, "floor.pipe", &Latency::of(&floor::pipe(options.calls)?));
+    let get = Target::Get {
+        url: format!("{upstream}/items/7").parse()?,
+    };
+    for clients in [1, 16] {
+        let result = http::run(&get, clients, options.duration)?;
+        load(&mut figures, &format!("floor.http_c{clients}"), &result);
+    }
+    let both = figures["floor.pipe.p50_us"] + figures["floor.http_c1.p50_us"];
+    figures.insert("floor.pipe+http.p50_us".into(), both);
+    Ok(figures)
+}
+
+/// Every measurement of one binary.
+pub(crate) fn binary(options: &Options, binary: &Path, manifests: &Manifests) -> anyhow::Result<Figures> {
+    let mut figures = Figures::new();
+    let size = std::fs::metadata(binary)?.len();
+    #[expect(clippy::cast_precision_loss, reason = "figures for people")]
+    figures.insert("binary.size_mib".into(), size as f64 / 1_048_576.0);
+    cold_start(options, binary, &manifests.tools, &mut figures)?;
+    stdio_calls(options, binary, &manifests.tools, &mut figures)?;
+    http_load(options, binary, &manifests.tools, &mut figures)?;
+    for (count, path) in &manifests.big {
+        big_list(options, binary, *count, path, &mut figures)?;
+    }
+    let (small, large) = (&manifests.big[0], &manifests.big[manifests.big.len() - 1]);
+    #[expect(clippy::cast_precision_loss, reason = "tool counts are small")]
+    let slope = (figures[&format!("list.{}.p50_us", large.0)]
+        - figures[&format!("list.{}.p50_us", small.0)])
+        / (large.0 - small.0) as f64;
+    figures.insert("list.slope_us_per_tool".into(), slope);
+    Ok(figures)
+}
+
+#[expect(clippy::cast_precision_loss, reason = "figures for people")]
+fn kib_to_mib(kib: u64) -> f64 {
+    kib as f64 / 1024.0
+}
+
+fn cold_start(
+    options: &Options,
+    binary: &Path,
+    manifest: &Path,
+    figures: &mut Figures,
+) -> anyhow::Result<()> {
+    let (mut initialize, mut list, mut idle) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..options.starts {
+        let (server, cold) = StdioServer::start(binary, manifest)?;
+        initialize.push(cold.initialize.as_secs_f64() * 1e3);
+        list.push(cold.tools_list.as_secs_f64() * 1e3);
+        idle.push(kib_to_mib(server.peak_rss_kib()?));
+        server.stop()?;
+    }
+    figures.insert("cold.initialize_ms".into(), median(&initialize));
+    figures.insert("cold.tools_list_ms".into(), median(&list));
+    figures.insert("rss.stdio_idle_mib".into(), median(&idle));
+    Ok(())
+}
+
+fn stdio_calls(
+    options: &Options,
+    binary: &Path,
+    manifest: &Path,
+    figures: &mut Figures,
+) -> anyhow::Result<()> {
+    let (mut server, _) = StdioServer::start(binary, manifest)?;
+    let cases = [
+        ("static", "noop", json!({})),
+        ("command", "echo", json!({"message": "hello bench"})),
+        ("http", "fetch_json", json!({"id": 7})),
+    ];
+    for (case, tool, arguments) in cases {
+        let samples = server
+            .calls(tool, &arguments, options.warmup, options.calls)
+            .with_context(|| format!("stdio {case}"))?;
+        latency(figures, &format!("stdio.{case}"), &Latency::of(&samples));
+    }
+    figures.insert("rss.stdio_peak_mib".into(), kib_to_mib(server.peak_rss_kib()?));
+    server.stop()
+}
+
+fn http_load(
+    options: &Options,
+    binary: &Path,
+    manifest: &Path,
+    figures: &mut Figures,
+) -> anyhow::Result<()> {
+    let server = HttpServer::start(binary, manifest)?;
+    let url: hyper::Uri = server.url.parse()?;
+    let call = |tool: &str, arguments: serde_json::Value| Target::Mcp {
+        url: url.clone(),
+        body: Bytes::from(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                   "params": {"name": tool, "arguments": arguments}})
+            .to_string(),
+        ),
+    };
+    let cases = [
+        ("http.static_c1", call("noop", json!({})), 1),
+        ("http.static_c16", call("noop", json!({})), 16),
+        ("http.http_c16", call("fetch_json", json!({"id": 7})), 16),
+    ];
+    for (name, target, clients) in cases {
+        let result = http::run(&target, clients, options.duration)?;
+        load(figures, name, &result);
+    }
+    figures.insert("rss.http_c16_peak_mib".into(), kib_to_mib(server.peak_rss_kib()?));
+    Ok(())
+}
+
+fn big_list(
+    options: &Options,
+    binary: &Path,
+    count: usize,
+    manifest: &Path,
+    figures: &mut Figures,
+) -> anyhow::Result<()> {
+    let mut cold = Vec::new();
+    let mut steady = Vec::new();
+    let mut bytes = 0;
+    for _ in 0..options.big_starts {
+        let (mut server, start) = StdioServer::start(binary, manifest)?;
+        cold.push(start.tools_list.as_secs_f64() * 1e3);
+        bytes = start.list_bytes;
+        steady.extend(server.lists(options.list_calls)?);
+        server.stop()?;
+    }
+    figures.insert(format!("list.{count}.load_and_list_ms"), median(&cold));
+    figures.insert(format!("list.{count}.p50_us"), Latency::of(&steady).p50);
+    #[expect(clippy::cast_precision_loss, reason = "figures for people")]
+    figures.insert(format!("list.{count}.kib"), bytes as f64 / 1024.0);
+    Ok(())
+}
+
+/// The default length of an HTTP case.
+pub(crate) const DURATION: Duration = Duration::from_secs(5);
