@@ -76,10 +76,16 @@ fn serve(
     };
     let handler = Handler::new(Arc::new(registry), handler_options)
         .context("could not prepare the tool list")?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("could not start the async runtime")?;
+    // One client over stdio needs one thread: fewer threads to start, less memory, and no
+    // hand-offs between cores on each message. HTTP serves many clients on every core.
+    let runtime = if options.is_some() {
+        tokio::runtime::Builder::new_multi_thread()
+    } else {
+        tokio::runtime::Builder::new_current_thread()
+    }
+    .enable_all()
+    .build()
+    .context("could not start the async runtime")?;
     let outcome = runtime.block_on(async {
         if cli.watch {
             tokio::spawn(crate::reload::watch(path.to_owned(), handler.clone()));

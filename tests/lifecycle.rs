@@ -146,6 +146,52 @@ fn unknown_tools_and_methods_are_protocol_errors() {
 }
 
 #[test]
+fn piped_requests_are_all_answered_before_the_exit() {
+    use std::io::Write as _;
+    let workspace = Workspace::new(
+        r#"
+[[tools]]
+name = "greet"
+[tools.command]
+argv = ["echo", "hello"]
+"#,
+    );
+    let mut child = std::process::Command::new(crate::harness::BINARY)
+        .arg("--config")
+        .arg(workspace.manifest())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let input = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": initialize_params("2025-11-25")}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "greet", "arguments": {}}}),
+    ]
+    .map(|message| format!("{message}\n"))
+    .concat();
+    // Written and closed at once, as `printf … | mcp-serve` does.
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin.write_all(input.as_bytes()).expect("write");
+    drop(stdin);
+    let output = child.wait_with_output().expect("exit");
+    assert!(output.status.success(), "{:?}", output.status);
+    let answers: Vec<serde_json::Value> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("JSON"))
+        .collect();
+    let ids: Vec<_> = answers.iter().map(|answer| answer["id"].clone()).collect();
+    assert_eq!(ids.len(), 3, "{answers:?}");
+    let call = answers
+        .iter()
+        .find(|answer| answer["id"] == json!(3))
+        .expect("call answered");
+    assert_eq!(text(&call["result"]), "hello");
+}
+
+#[test]
 fn closing_stdin_exits_promptly() {
     let server = Server::initialized(&example_path(), "2025-11-25");
     let (status, took) = server.close();

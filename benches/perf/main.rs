@@ -91,7 +91,10 @@ fn options() -> anyhow::Result<Options> {
                 options.binaries.insert(label.to_owned(), path.into());
             }
             "-h" | "--help" => {
-                println!("{}", include_str!("main.rs").lines().nth(10).unwrap_or_default());
+                println!(
+                    "{}",
+                    include_str!("main.rs").lines().nth(10).unwrap_or_default()
+                );
                 std::process::exit(0);
             }
             other => bail!("unknown argument `{other}`; see benches/perf/main.rs"),
@@ -110,7 +113,10 @@ fn main() -> anyhow::Result<()> {
             .into_iter()
             .map(|count| {
                 let name = format!("tools-{count}.toml");
-                Ok((count, manifest::write(dir.path(), &name, &manifest::many_tools(count))?))
+                Ok((
+                    count,
+                    manifest::write(dir.path(), &name, &manifest::many_tools(count))?,
+                ))
             })
             .collect::<anyhow::Result<_>>()?,
         upstream,
@@ -169,7 +175,10 @@ fn medians<'a>(runs: impl Iterator<Item = &'a Figures>) -> Figures {
     first
         .keys()
         .map(|key| {
-            let values: Vec<f64> = runs.iter().filter_map(|run| run.get(key).copied()).collect();
+            let values: Vec<f64> = runs
+                .iter()
+                .filter_map(|run| run.get(key).copied())
+                .collect();
             (key.clone(), stats::median(&values))
         })
         .collect()

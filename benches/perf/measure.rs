@@ -45,8 +45,16 @@ fn load(figures: &mut Figures, name: &str, load: &http::Load) {
 /// The machine's floor: spawn, pipe, loopback HTTP.
 pub(crate) fn floor(options: &Options, upstream: &str) -> anyhow::Result<Figures> {
     let mut figures = Figures::new();
-    latency(&mut figures, "floor.spawn", &Latency::of(&floor::spawn(options.calls)?));
-    latency(&mut figures, "floor.pipe", &Latency::of(&floor::pipe(options.calls)?));
+    latency(
+        &mut figures,
+        "floor.spawn",
+        &Latency::of(&floor::spawn(options.calls)?),
+    );
+    latency(
+        &mut figures,
+        "floor.pipe",
+        &Latency::of(&floor::pipe(options.calls)?),
+    );
     let get = Target::Get {
         url: format!("{upstream}/items/7").parse()?,
     };
@@ -60,7 +68,11 @@ pub(crate) fn floor(options: &Options, upstream: &str) -> anyhow::Result<Figures
 }
 
 /// Every measurement of one binary.
-pub(crate) fn binary(options: &Options, binary: &Path, manifests: &Manifests) -> anyhow::Result<Figures> {
+pub(crate) fn binary(
+    options: &Options,
+    binary: &Path,
+    manifests: &Manifests,
+) -> anyhow::Result<Figures> {
     let mut figures = Figures::new();
     let size = std::fs::metadata(binary)?.len();
     #[expect(clippy::cast_precision_loss, reason = "figures for people")]
@@ -123,7 +135,10 @@ fn stdio_calls(
             .with_context(|| format!("stdio {case}"))?;
         latency(figures, &format!("stdio.{case}"), &Latency::of(&samples));
     }
-    figures.insert("rss.stdio_peak_mib".into(), kib_to_mib(server.peak_rss_kib()?));
+    figures.insert(
+        "rss.stdio_peak_mib".into(),
+        kib_to_mib(server.peak_rss_kib()?),
+    );
     server.stop()
 }
 
@@ -152,7 +167,10 @@ fn http_load(
         let result = http::run(&target, clients, options.duration)?;
         load(figures, name, &result);
     }
-    figures.insert("rss.http_c16_peak_mib".into(), kib_to_mib(server.peak_rss_kib()?));
+    figures.insert(
+        "rss.http_c16_peak_mib".into(),
+        kib_to_mib(server.peak_rss_kib()?),
+    );
     Ok(())
 }
 

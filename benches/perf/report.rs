@@ -43,30 +43,102 @@ const fn rate(label: &'static str, key: &'static str, floor: &'static str) -> Ro
 const ROWS: &[Row] = &[
     row("cold start → initialize (ms)", "cold.initialize_ms", None),
     row("cold start → tools/list (ms)", "cold.tools_list_ms", None),
-    row("stdio static p50 (µs)", "stdio.static.p50_us", Some("floor.pipe.p50_us")),
-    row("stdio static p90 (µs)", "stdio.static.p90_us", Some("floor.pipe.p90_us")),
-    row("stdio static p99 (µs)", "stdio.static.p99_us", Some("floor.pipe.p99_us")),
-    row("stdio command p50 (µs)", "stdio.command.p50_us", Some("floor.spawn.p50_us")),
-    row("stdio command p90 (µs)", "stdio.command.p90_us", Some("floor.spawn.p90_us")),
-    row("stdio command p99 (µs)", "stdio.command.p99_us", Some("floor.spawn.p99_us")),
-    row("stdio HTTP-backed p50 (µs)", "stdio.http.p50_us", Some("floor.pipe+http.p50_us")),
+    row(
+        "stdio static p50 (µs)",
+        "stdio.static.p50_us",
+        Some("floor.pipe.p50_us"),
+    ),
+    row(
+        "stdio static p90 (µs)",
+        "stdio.static.p90_us",
+        Some("floor.pipe.p90_us"),
+    ),
+    row(
+        "stdio static p99 (µs)",
+        "stdio.static.p99_us",
+        Some("floor.pipe.p99_us"),
+    ),
+    row(
+        "stdio command p50 (µs)",
+        "stdio.command.p50_us",
+        Some("floor.spawn.p50_us"),
+    ),
+    row(
+        "stdio command p90 (µs)",
+        "stdio.command.p90_us",
+        Some("floor.spawn.p90_us"),
+    ),
+    row(
+        "stdio command p99 (µs)",
+        "stdio.command.p99_us",
+        Some("floor.spawn.p99_us"),
+    ),
+    row(
+        "stdio HTTP-backed p50 (µs)",
+        "stdio.http.p50_us",
+        Some("floor.pipe+http.p50_us"),
+    ),
     row("stdio HTTP-backed p90 (µs)", "stdio.http.p90_us", None),
     row("stdio HTTP-backed p99 (µs)", "stdio.http.p99_us", None),
-    rate("HTTP static, 1 client (calls/s)", "http.static_c1.per_s", "floor.http_c1.per_s"),
-    rate("HTTP static, 16 clients (calls/s)", "http.static_c16.per_s", "floor.http_c16.per_s"),
-    row("HTTP static, 16 clients: errors", "http.static_c16.errors", None),
-    rate("HTTP HTTP-backed, 16 clients (calls/s)", "http.http_c16.per_s", "floor.http_c16.per_s"),
-    row("HTTP HTTP-backed, 16 clients: errors", "http.http_c16.errors", None),
+    rate(
+        "HTTP static, 1 client (calls/s)",
+        "http.static_c1.per_s",
+        "floor.http_c1.per_s",
+    ),
+    rate(
+        "HTTP static, 16 clients (calls/s)",
+        "http.static_c16.per_s",
+        "floor.http_c16.per_s",
+    ),
+    row(
+        "HTTP static, 16 clients: errors",
+        "http.static_c16.errors",
+        None,
+    ),
+    rate(
+        "HTTP HTTP-backed, 16 clients (calls/s)",
+        "http.http_c16.per_s",
+        "floor.http_c16.per_s",
+    ),
+    row(
+        "HTTP HTTP-backed, 16 clients: errors",
+        "http.http_c16.errors",
+        None,
+    ),
     row("peak RSS, stdio idle (MiB)", "rss.stdio_idle_mib", None),
-    row("peak RSS, stdio after the calls (MiB)", "rss.stdio_peak_mib", None),
-    row("peak RSS, HTTP 16 clients (MiB)", "rss.http_c16_peak_mib", None),
-    row("1,000 tools: load + list (ms)", "list.1000.load_and_list_ms", None),
+    row(
+        "peak RSS, stdio after the calls (MiB)",
+        "rss.stdio_peak_mib",
+        None,
+    ),
+    row(
+        "peak RSS, HTTP 16 clients (MiB)",
+        "rss.http_c16_peak_mib",
+        None,
+    ),
+    row(
+        "1,000 tools: load + list (ms)",
+        "list.1000.load_and_list_ms",
+        None,
+    ),
     row("1,000 tools: tools/list p50 (µs)", "list.1000.p50_us", None),
     row("1,000 tools: answer (KiB)", "list.1000.kib", None),
-    row("10,000 tools: load + list (ms)", "list.10000.load_and_list_ms", None),
-    row("10,000 tools: tools/list p50 (µs)", "list.10000.p50_us", None),
+    row(
+        "10,000 tools: load + list (ms)",
+        "list.10000.load_and_list_ms",
+        None,
+    ),
+    row(
+        "10,000 tools: tools/list p50 (µs)",
+        "list.10000.p50_us",
+        None,
+    ),
     row("10,000 tools: answer (KiB)", "list.10000.kib", None),
-    row("tools/list slope (µs per tool)", "list.slope_us_per_tool", None),
+    row(
+        "tools/list slope (µs per tool)",
+        "list.slope_us_per_tool",
+        None,
+    ),
     row("binary size (MiB)", "binary.size_mib", None),
 ];
 
@@ -127,9 +199,15 @@ pub(crate) fn targets(floor: &Figures, figures: &Figures) -> Vec<(String, bool)>
     let get = |key: &str| figures.get(key).copied().unwrap_or(f64::NAN);
     let command = get("stdio.command.p50_us") / floor["floor.spawn.p50_us"];
     vec![
-        (format!("command tool p50 ≤ 1.15 × spawn floor: {command:.2}"), command <= 1.15),
         (
-            format!("cold start to tools/list ≤ 5 ms: {:.2} ms", get("cold.tools_list_ms")),
+            format!("command tool p50 ≤ 1.15 × spawn floor: {command:.2}"),
+            command <= 1.15,
+        ),
+        (
+            format!(
+                "cold start to tools/list ≤ 5 ms: {:.2} ms",
+                get("cold.tools_list_ms")
+            ),
             get("cold.tools_list_ms") <= 5.0,
         ),
         (
@@ -140,7 +218,10 @@ pub(crate) fn targets(floor: &Figures, figures: &Figures) -> Vec<(String, bool)>
             get("list.10000.load_and_list_ms") < 1000.0,
         ),
         (
-            format!("idle stdio peak RSS ≤ 10 MiB: {:.1} MiB", get("rss.stdio_idle_mib")),
+            format!(
+                "idle stdio peak RSS ≤ 10 MiB: {:.1} MiB",
+                get("rss.stdio_idle_mib")
+            ),
             get("rss.stdio_idle_mib") <= 10.0,
         ),
         (

@@ -51,15 +51,17 @@ impl StdioServer {
             line: String::new(),
             next_id: 0,
         };
-        server.request(
+        let spawned = started.elapsed();
+        let (_, _, answered) = server.request(
             "initialize",
             &json!({"protocolVersion": VERSION, "capabilities": {},
                     "clientInfo": {"name": "mcp-serve-bench", "version": "1"}}),
         )?;
-        let initialize = started.elapsed();
+        let initialize = spawned + answered;
         server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))?;
-        let list_bytes = server.request("tools/list", &json!({}))?.1;
-        let tools_list = started.elapsed();
+        let listing = started.elapsed();
+        let (_, list_bytes, answered) = server.request("tools/list", &json!({}))?;
+        let tools_list = listing + answered;
         Ok((
             server,
             ColdStart {
@@ -78,8 +80,15 @@ impl StdioServer {
         Ok(())
     }
 
-    /// Sends a request and returns its result and the answer's size in bytes.
-    pub(crate) fn request(&mut self, method: &str, params: &Value) -> anyhow::Result<(Value, usize)> {
+    /// Sends a request; returns its result, the answer's size in bytes and the time until
+    /// the whole answer had arrived (before the client parses it: a 3 MiB `tools/list`
+    /// takes the client longer to parse than the server to write).
+    fn request(
+        &mut self,
+        method: &str,
+        params: &Value,
+    ) -> anyhow::Result<(Value, usize, Duration)> {
+        let sent = Instant::now();
         self.next_id += 1;
         let id = self.next_id;
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))?;
@@ -88,6 +97,7 @@ impl StdioServer {
             if self.stdout.read_line(&mut self.line)? == 0 {
                 bail!("the server closed stdout");
             }
+            let arrived = sent.elapsed();
             let mut message: Value = serde_json::from_str(&self.line)
                 .with_context(|| format!("not JSON on stdout: {}", self.line))?;
             if message["id"] != json!(id) {
@@ -96,7 +106,7 @@ impl StdioServer {
             if let Some(error) = message.get("error") {
                 bail!("{method} failed: {error}");
             }
-            return Ok((message["result"].take(), self.line.len()));
+            return Ok((message["result"].take(), self.line.len(), arrived));
         }
     }
 
@@ -111,9 +121,7 @@ impl StdioServer {
         let params = json!({"name": tool, "arguments": arguments});
         let mut samples = Vec::with_capacity(count);
         for index in 0..warmup + count {
-            let sent = Instant::now();
-            let (result, _) = self.request("tools/call", &params)?;
-            let latency = sent.elapsed();
+            let (result, _, latency) = self.request("tools/call", &params)?;
             if result["isError"] == json!(true) || !result["content"].is_array() {
                 bail!("{tool} failed: {result}");
             }
@@ -127,11 +135,7 @@ impl StdioServer {
     /// Times `count` `tools/list` requests.
     pub(crate) fn lists(&mut self, count: usize) -> anyhow::Result<Vec<Duration>> {
         (0..count)
-            .map(|_| {
-                let sent = Instant::now();
-                self.request("tools/list", &json!({}))?;
-                Ok(sent.elapsed())
-            })
+            .map(|_| Ok(self.request("tools/list", &json!({}))?.2))
             .collect()
     }
 

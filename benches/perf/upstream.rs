@@ -49,7 +49,9 @@ async fn serve(listener: std::net::TcpListener) {
 }
 
 /// `GET /items/{id}` answers the item; anything else is 404.
-async fn answer(request: Request<hyper::body::Incoming>) -> Result<Response<Full<Bytes>>, Infallible> {
+async fn answer(
+    request: Request<hyper::body::Incoming>,
+) -> Result<Response<Full<Bytes>>, Infallible> {
     let id = request
         .uri()
         .path()

@@ -5,6 +5,8 @@
 
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
+use std::ops::Range;
+
 use toml::Spanned;
 
 use super::Checker;
@@ -220,61 +222,83 @@ fn add_properties(argument: &ArgumentWire, schema: &mut Map<String, Value>, chec
 }
 
 /// `enum`, `default` and `examples`, each checked against the argument's own schema so that
-/// a bad value is reported at the manifest, not at call time.
+/// a bad value is reported at the manifest, not at call time. The argument's schema is
+/// compiled only when there is something to check or something that can fail to compile (a
+/// `pattern`): the tool's whole schema is compiled on first use.
 fn add_values(
     name: &Spanned<String>,
     argument: &ArgumentWire,
     schema: &mut Map<String, Value>,
     checker: &mut Checker,
 ) {
-    let base = Value::Object(schema.clone());
-    let compiled = match CompiledSchema::compile(&base) {
-        Ok(compiled) => Some(compiled),
-        Err(error) => {
-            checker.error(
-                format!("argument `{}`: {error}", name.get_ref()),
-                name.span(),
-            );
-            None
-        }
-    };
-    if let Some(choices) = &argument.choices {
-        let values: Vec<Value> = choices.get_ref().iter().filter_map(toml_to_json).collect();
-        if values.is_empty() {
-            checker.error("`enum` must list at least one value", choices.span());
-        }
-        if let Some(compiled) = &compiled {
-            for value in &values {
-                if let Some(problem) = compiled.violations(value, "value").first() {
-                    checker.error(
-                        format!("`enum` value {value} does not fit the argument: {problem}"),
-                        choices.span(),
-                    );
-                }
-            }
-        }
-        schema.insert("enum".into(), Value::Array(values));
+    let choices: Option<Vec<Value>> = argument
+        .choices
+        .as_ref()
+        .map(|choices| choices.get_ref().iter().filter_map(toml_to_json).collect());
+    if let Some(values) = &choices {
+        schema.insert("enum".into(), Value::Array(values.clone()));
     }
-    if let Some(default) = &argument.default
-        && let Some(value) = toml_to_json(default.get_ref())
-    {
-        {
-            let final_schema = CompiledSchema::compile(&Value::Object(schema.clone())).ok();
-            if let Some(problem) =
-                final_schema.and_then(|s| s.violations(&value, "default").into_iter().next())
-            {
-                checker.error(
-                    format!("the default does not fit the argument: {problem}"),
-                    default.span(),
+    let default = argument
+        .default
+        .as_ref()
+        .and_then(|default| Some((default.span(), toml_to_json(default.get_ref())?)));
+    if choices.is_some() || default.is_some() || schema.contains_key("pattern") {
+        // With the `enum` in place, a value passes when it is listed and fits the rest.
+        match CompiledSchema::compile(&Value::Object(schema.clone())) {
+            Ok(compiled) => {
+                check_values(
+                    argument,
+                    choices.as_deref(),
+                    default.as_ref(),
+                    &compiled,
+                    checker,
                 );
             }
-            schema.insert("default".into(), value);
+            Err(error) => {
+                checker.error(
+                    format!("argument `{}`: {error}", name.get_ref()),
+                    name.span(),
+                );
+            }
         }
+    }
+    if let Some((_, value)) = default {
+        schema.insert("default".into(), value);
     }
     if let Some(examples) = &argument.examples {
         schema.insert(
             "examples".into(),
             Value::Array(examples.iter().filter_map(toml_to_json).collect()),
+        );
+    }
+}
+
+fn check_values(
+    argument: &ArgumentWire,
+    choices: Option<&[Value]>,
+    default: Option<&(Range<usize>, Value)>,
+    compiled: &CompiledSchema,
+    checker: &mut Checker,
+) {
+    if let (Some(values), Some(spanned)) = (choices, &argument.choices) {
+        if values.is_empty() {
+            checker.error("`enum` must list at least one value", spanned.span());
+        }
+        for value in values {
+            if let Some(problem) = compiled.violations(value, "value").first() {
+                checker.error(
+                    format!("`enum` value {value} does not fit the argument: {problem}"),
+                    spanned.span(),
+                );
+            }
+        }
+    }
+    if let Some((span, value)) = default
+        && let Some(problem) = compiled.violations(value, "default").first()
+    {
+        checker.error(
+            format!("the default does not fit the argument: {problem}"),
+            span.clone(),
         );
     }
 }

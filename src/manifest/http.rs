@@ -9,7 +9,9 @@ use super::Checker;
 use super::command::{ArgumentFacts, DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT, template_at};
 use super::json::toml_to_json;
 use super::wire::HttpWire;
-use crate::backend::http::{Body, HttpBackend, JsonTemplate, LazyClient, RedirectRules, UrlTemplate};
+use crate::backend::http::{
+    Body, HttpBackend, JsonTemplate, LazyClient, RedirectRules, UrlTemplate,
+};
 use crate::secret::{Redactor, resolve};
 use crate::suggest::suggest;
 use crate::template::Template;

@@ -97,7 +97,7 @@ fn build_tool(wire: &ToolWire, checker: &mut Checker) -> Option<Tool> {
     check_tool_name(&wire.name, checker);
 
     let input_schema = input_schema(wire, checker);
-    let input = match CompiledSchema::compile(&input_schema.0) {
+    let input = match compile(&input_schema) {
         Ok(compiled) => Some(compiled),
         Err(error) => {
             checker.error(
@@ -107,20 +107,18 @@ fn build_tool(wire: &ToolWire, checker: &mut Checker) -> Option<Tool> {
             None
         }
     };
-    let output = output_schema(wire, checker).and_then(|(schema, span)| {
-        match CompiledSchema::compile(&schema) {
-            Ok(compiled) => Some(OutputSchema {
-                legacy_wrapped: schema::needs_legacy_wrap(&schema),
-                schema,
-                compiled,
-            }),
-            Err(error) => {
-                checker.error(
-                    format!("the output schema of `{name}` is unusable: {error}"),
-                    span,
-                );
-                None
-            }
+    let output = output_schema(wire, checker).and_then(|at| match compile(&at) {
+        Ok(compiled) => Some(OutputSchema {
+            legacy_wrapped: schema::needs_legacy_wrap(&at.0),
+            schema: at.0,
+            compiled,
+        }),
+        Err(error) => {
+            checker.error(
+                format!("the output schema of `{name}` is unusable: {error}"),
+                at.1,
+            );
+            None
         }
     });
 
@@ -321,7 +319,21 @@ fn check_tool_name(name: &Spanned<String>, checker: &mut Checker) {
 }
 
 /// The input schema and the span to blame for it.
-fn input_schema(wire: &ToolWire, checker: &mut Checker) -> (Value, Range<usize>) {
+/// A schema, its span, and whether we generated it from the concise form.
+type SchemaAt = (Value, Range<usize>, bool);
+
+/// Author-written schemas are compiled now, to report their errors; generated ones on first use.
+fn compile(
+    (schema, _, generated): &SchemaAt,
+) -> Result<CompiledSchema, crate::schema::SchemaError> {
+    if *generated {
+        CompiledSchema::deferred(schema.clone())
+    } else {
+        CompiledSchema::compile(schema)
+    }
+}
+
+fn input_schema(wire: &ToolWire, checker: &mut Checker) -> SchemaAt {
     let span = wire.name.span();
     match pick_schema(
         wire.arguments.as_ref(),
@@ -333,6 +345,7 @@ fn input_schema(wire: &ToolWire, checker: &mut Checker) -> (Value, Range<usize>)
         Some(SchemaSource::Concise(arguments)) => (
             Value::Object(object_schema(arguments.get_ref(), true, checker)),
             arguments.span(),
+            true,
         ),
         Some(SchemaSource::Full(schema, span)) => {
             if schema.get("type").and_then(Value::as_str) != Some("object") {
@@ -343,16 +356,17 @@ fn input_schema(wire: &ToolWire, checker: &mut Checker) -> (Value, Range<usize>)
                     )
                     .hint("MCP passes arguments as an object; declare each one under `properties`");
             }
-            (schema, span)
+            (schema, span, false)
         }
         None => (
             json!({"type": "object", "additionalProperties": false}),
             span,
+            true,
         ),
     }
 }
 
-fn output_schema(wire: &ToolWire, checker: &mut Checker) -> Option<(Value, Range<usize>)> {
+fn output_schema(wire: &ToolWire, checker: &mut Checker) -> Option<SchemaAt> {
     match pick_schema(
         wire.output.as_ref(),
         wire.output_schema.as_ref(),
@@ -363,8 +377,9 @@ fn output_schema(wire: &ToolWire, checker: &mut Checker) -> Option<(Value, Range
         SchemaSource::Concise(fields) => Some((
             Value::Object(object_schema(fields.get_ref(), false, checker)),
             fields.span(),
+            true,
         )),
-        SchemaSource::Full(schema, span) => Some((schema, span)),
+        SchemaSource::Full(schema, span) => Some((schema, span, false)),
     }
 }
 

@@ -23,7 +23,7 @@ use super::Handler;
 const MAX_LINE_BYTES: usize = 16 << 20;
 
 /// How long requests read before stdin closed get to finish.
-const EOF_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
+const EOF_GRACE: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// Why serving over stdio stopped abnormally.
 #[derive(Debug, thiserror::Error)]
