@@ -77,7 +77,7 @@ _mcp__serve() {
 
     case "${cmd}" in
         mcp__serve)
-            opts="-c -v -h -V --config --verbose --max-calls --queue --watch --heartbeat --http --path --sessions --max-sessions --session-idle --json-response --allowed-host --allowed-origin --auth-token-env --auth-token-file --allow-unauthenticated --max-body --header-timeout --shutdown-grace --help --version check list call test init install schema completions help"
+            opts="-c -v -h -V --config --verbose --max-calls --queue --watch --heartbeat --http --path --sessions --max-sessions --session-idle --sse --allowed-host --allowed-origin --auth-token-env --auth-token-file --allow-unauthenticated --max-body --header-timeout --shutdown-grace --help --version check list call test init install schema completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

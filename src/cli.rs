@@ -201,9 +201,9 @@ pub struct HttpArgs {
     #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration_text, requires = "sessions")]
     pub session_idle: Duration,
 
-    /// Answer with application/json (not an SSE stream) when no notification precedes the result
+    /// Answer every POST with an SSE stream; by default the answer is plain JSON unless a notification (progress, a log) comes before the result
     #[arg(long, requires = "http")]
-    pub json_response: bool,
+    pub sse: bool,
 
     /// Accept this Host header (repeatable); default: the loopback names, plus the bound address
     #[arg(long = "allowed-host", value_name = "HOST", requires = "http")]

@@ -178,7 +178,9 @@ fn http_options(args: &HttpArgs) -> Result<HttpOptions, UsageError> {
             max_sessions: args.max_sessions,
             idle: args.session_idle,
         }),
-        json_response: args.json_response,
+        // Plain JSON is cheaper to write, parse and proxy; a call that sends notifications
+        // still switches to a stream.
+        json_response: !args.sse,
         allowed_hosts,
         allowed_origins,
         token,

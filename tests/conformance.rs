@@ -54,7 +54,7 @@ fn conformance_scenarios_pass_statelessly() {
 }
 
 #[test]
-fn progress_and_logging_scenarios_pass_with_sessions_and_json_responses() {
+fn progress_and_logging_scenarios_pass_with_sessions_json_and_sse_answers() {
     let manifest = repo_root().join("tests/fixtures/conformance.toml");
     let scenarios = [
         "tools-call-with-progress",
@@ -62,11 +62,8 @@ fn progress_and_logging_scenarios_pass_with_sessions_and_json_responses() {
         "logging-set-level",
     ];
     let mut failures = run_scenarios_on(&manifest, &["--sessions"], &scenarios);
-    failures.extend(run_scenarios_on(
-        &manifest,
-        &["--json-response"],
-        &scenarios,
-    ));
+    failures.extend(run_scenarios_on(&manifest, &[], &scenarios));
+    failures.extend(run_scenarios_on(&manifest, &["--sse"], &scenarios));
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 

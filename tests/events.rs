@@ -178,7 +178,7 @@ fn stderr_lines_can_become_log_messages() {
 #[test]
 fn events_arrive_on_the_requests_sse_stream_over_http() {
     let workspace = workspace();
-    let server = HttpServer::start(&workspace.manifest(), &["--json-response"]);
+    let server = HttpServer::start(&workspace.manifest(), &[]);
     let response = server.post(
         &json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "steps", "arguments": {}, "_meta": {"progressToken": "h"}}}),
         &[("MCP-Protocol-Version", "2025-11-25")],

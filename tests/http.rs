@@ -20,7 +20,7 @@ fn initialize() -> Value {
 
 #[test]
 fn the_legacy_era_works_statelessly_over_sse() {
-    let server = example(&[]);
+    let server = example(&["--sse"]);
     let response = server.post(&initialize(), &[]);
     assert_eq!(response.status(), 200);
     assert_eq!(response.headers()["content-type"], "text/event-stream");
@@ -67,8 +67,8 @@ fn the_legacy_era_works_statelessly_over_sse() {
 }
 
 #[test]
-fn json_responses_are_plain_json() {
-    let server = example(&["--json-response"]);
+fn answers_are_plain_json_by_default() {
+    let server = example(&[]);
     let response = server.post(&initialize(), &[]);
     assert_eq!(response.headers()["content-type"], "application/json");
     assert_eq!(

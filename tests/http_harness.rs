@@ -175,8 +175,11 @@ pub(crate) fn call_in_background(
     std::thread::spawn(move || {
         let response = request.send().ok()?;
         let text = response.text().ok()?;
-        sse_messages(&text)
+        // Plain JSON, or the reply among the events of a stream.
+        serde_json::from_str::<Value>(&text)
+            .ok()
             .into_iter()
+            .chain(sse_messages(&text))
             .find(|message| message["id"] == json!(7))
     })
 }

@@ -10,6 +10,7 @@
 //! ```text
 //! cargo bench --bench perf -- [--runs N] [--quick] [--calls N] [--duration SECS]
 //!                             [--json PATH] [--compare LABEL=PATH]...
+//! cargo bench --bench perf -- --write-manifests DIR   # the big manifests, for other tools
 //! ```
 //!
 //! `--compare` measures another build in the same run (an older commit, say), so that
@@ -34,6 +35,10 @@ use indexmap::IndexMap;
 use serde_json::json;
 
 use measure::{Figures, Manifests};
+
+const USAGE: &str = "usage: cargo bench --bench perf -- [--runs N] [--quick] [--calls N] \
+                     [--duration SECS] [--json PATH] [--compare LABEL=PATH]... \
+                     | --write-manifests DIR";
 
 /// How much to measure.
 #[derive(Debug)]
@@ -77,6 +82,19 @@ fn options() -> anyhow::Result<Options> {
             "--calls" => options.calls = value()?.parse()?,
             "--duration" => options.duration = Duration::from_secs_f64(value()?.parse()?),
             "--json" => options.json = value()?.into(),
+            "--write-manifests" => {
+                let dir = PathBuf::from(value()?);
+                std::fs::create_dir_all(&dir)?;
+                for count in [1_000, 10_000] {
+                    let name = format!("tools-{count}.toml");
+                    manifest::write(&dir, &name, &manifest::many_tools(count))?;
+                }
+                eprintln!(
+                    "wrote tools-1000.toml and tools-10000.toml in {}",
+                    dir.display()
+                );
+                std::process::exit(0);
+            }
             "--quick" => {
                 options.runs = 1;
                 options.calls = 300;
@@ -91,13 +109,10 @@ fn options() -> anyhow::Result<Options> {
                 options.binaries.insert(label.to_owned(), path.into());
             }
             "-h" | "--help" => {
-                println!(
-                    "{}",
-                    include_str!("main.rs").lines().nth(10).unwrap_or_default()
-                );
+                println!("{USAGE}");
                 std::process::exit(0);
             }
-            other => bail!("unknown argument `{other}`; see benches/perf/main.rs"),
+            other => bail!("unknown argument `{other}`\n{USAGE}"),
         }
     }
     Ok(options)
