@@ -16,12 +16,15 @@ mod static_result;
 mod tool;
 mod wire;
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use crate::diagnostic::Diagnostic;
 use crate::registry::Registry;
+use crate::schema::{CompiledSchema, SchemaError};
 
 /// Why a manifest could not be loaded.
 #[derive(Debug, thiserror::Error)]
@@ -68,6 +71,7 @@ pub fn parse(source: &str, shown_path: &str, base_dir: &Path) -> Result<Registry
     let mut checker = Checker {
         diagnostics: Vec::new(),
         base_dir: base_dir.to_owned(),
+        constraints: HashMap::new(),
     };
     let registry = document::load(source, &mut checker);
     match registry {
@@ -99,6 +103,10 @@ pub fn parse(source: &str, shown_path: &str, base_dir: &Path) -> Result<Registry
 struct Checker {
     diagnostics: Vec<Diagnostic>,
     base_dir: PathBuf,
+    /// Argument constraints compiled for checking enums and defaults, by their JSON text:
+    /// manifests repeat the same shapes (`limit`, `path`, …), and compiling is the slow part
+    /// of a load.
+    constraints: HashMap<String, Result<Rc<CompiledSchema>, SchemaError>>,
 }
 
 impl Checker {

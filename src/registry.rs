@@ -1,5 +1,4 @@
-//! The registry: the loaded server identity and tools, in manifest order, with the
-//! `tools/list` answer for each era built once.
+//! The registry: the loaded server identity and tools, in manifest order.
 
 use std::sync::Arc;
 
@@ -25,7 +24,6 @@ pub struct ServerIdentity {
 pub struct Registry {
     pub server: ServerIdentity,
     tools: IndexMap<String, Arc<Tool>>,
-    listings: [Vec<Map<String, Value>>; 4],
     /// Outputs kept for `resources/read`.
     store: ResourceStore,
 }
@@ -40,8 +38,6 @@ pub struct UnknownTool {
 
 impl Registry {
     pub fn new(server: ServerIdentity, tools: Vec<Tool>) -> Self {
-        let listings =
-            Era::ALL.map(|era| tools.iter().map(|tool| tool.definition_for(era)).collect());
         let tools = tools
             .into_iter()
             .map(|tool| (tool.name.clone(), Arc::new(tool)))
@@ -49,7 +45,6 @@ impl Registry {
         Self {
             server,
             tools,
-            listings,
             store: ResourceStore::new(StoreLimits::default()),
         }
     }
@@ -76,8 +71,9 @@ impl Registry {
         self.tools.values()
     }
 
-    /// The `tools/list` entries a client of `era` sees, in manifest order.
-    pub fn listing(&self, era: Era) -> &[Map<String, Value>] {
-        &self.listings[era.index()]
+    /// The `tools/list` entries a client of `era` sees, in manifest order. Made on demand:
+    /// the server keeps its own copy, in rmcp's types.
+    pub fn listing(&self, era: Era) -> Vec<Map<String, Value>> {
+        self.tools().map(|tool| tool.definition_for(era)).collect()
     }
 }

@@ -304,6 +304,28 @@ mod tests {
     }
 
     #[test]
+    fn deferred_schemas_compile_on_first_use() {
+        let schema =
+            CompiledSchema::deferred(json!({"type": "integer", "maximum": 5})).expect("dialect");
+        assert!(
+            schema.validator.get().is_none(),
+            "compiled before first use"
+        );
+        assert!(schema.is_valid(&json!(3)));
+        assert_eq!(
+            schema.violations(&json!(9), "value"),
+            ["value: 9 is greater than the maximum of 5"]
+        );
+        // A schema that cannot compile is a violation, never a panic.
+        let broken = CompiledSchema::deferred(json!({"pattern": "("})).expect("dialect");
+        assert!(!broken.is_valid(&json!("x")));
+        assert!(
+            broken.violations(&json!("x"), "value")[0]
+                .starts_with("value: the schema does not compile")
+        );
+    }
+
+    #[test]
     fn local_references_work() {
         let schema = compile(&json!({
             "type": "object",

@@ -13,8 +13,7 @@ pub fn render(registry: &Registry, json: bool, protocol_version: &str) -> String
         let era = Era::of_version(protocol_version);
         let tools: Vec<Value> = registry
             .listing(era)
-            .iter()
-            .cloned()
+            .into_iter()
             .map(Value::Object)
             .collect();
         return format!(

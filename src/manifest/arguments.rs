@@ -6,13 +6,14 @@
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 use std::ops::Range;
+use std::rc::Rc;
 
 use toml::Spanned;
 
 use super::Checker;
 use super::json::toml_to_json;
 use super::wire::ArgumentWire;
-use crate::schema::CompiledSchema;
+use crate::schema::{CompiledSchema, SchemaError};
 use crate::suggest::suggest;
 
 const TYPES: [&str; 6] = ["string", "integer", "number", "boolean", "array", "object"];
@@ -244,7 +245,7 @@ fn add_values(
         .and_then(|default| Some((default.span(), toml_to_json(default.get_ref())?)));
     if choices.is_some() || default.is_some() || schema.contains_key("pattern") {
         // With the `enum` in place, a value passes when it is listed and fits the rest.
-        match CompiledSchema::compile(&Value::Object(schema.clone())) {
+        match constraints(schema, checker) {
             Ok(compiled) => {
                 check_values(
                     argument,
@@ -271,6 +272,25 @@ fn add_values(
             Value::Array(examples.iter().filter_map(toml_to_json).collect()),
         );
     }
+}
+
+/// The argument's schema without its annotations, compiled once per distinct shape.
+fn constraints(
+    schema: &Map<String, Value>,
+    checker: &mut Checker,
+) -> Result<Rc<CompiledSchema>, SchemaError> {
+    let mut constraints = schema.clone();
+    for annotation in ["title", "description", "examples", "default"] {
+        constraints.shift_remove(annotation);
+    }
+    let constraints = Value::Object(constraints);
+    let key = constraints.to_string();
+    if let Some(compiled) = checker.constraints.get(&key) {
+        return compiled.clone();
+    }
+    let compiled = CompiledSchema::compile(&constraints).map(Rc::new);
+    checker.constraints.insert(key, compiled.clone());
+    compiled
 }
 
 fn check_values(

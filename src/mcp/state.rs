@@ -80,11 +80,25 @@ impl Snapshot {
                 .map(|definition| convert::tool(definition).map_err(DefinitionError::from))
                 .collect()
         };
+        let modern = listing(Era::Modern)?;
+        // Eras differ only in their output schemas: share every equal schema with the
+        // modern listing rather than keep four copies of each (10,000 tools add up).
+        let share = |mut tools: Vec<Tool>| {
+            for (tool, same) in tools.iter_mut().zip(&modern) {
+                if tool.input_schema == same.input_schema {
+                    tool.input_schema.clone_from(&same.input_schema);
+                }
+                if tool.output_schema == same.output_schema {
+                    tool.output_schema.clone_from(&same.output_schema);
+                }
+            }
+            tools
+        };
         let listings = [
-            listing(Era::Initial)?,
-            listing(Era::Early)?,
-            listing(Era::Legacy)?,
-            listing(Era::Modern)?,
+            share(listing(Era::Initial)?),
+            share(listing(Era::Early)?),
+            share(listing(Era::Legacy)?),
+            modern,
         ];
         let implementation = convert::implementation(&registry.server.implementation)?;
         let mut capabilities = if registry.serves_resources() {
