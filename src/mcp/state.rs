@@ -73,33 +73,23 @@ pub struct DefinitionError(#[from] serde_json::Error);
 
 impl Snapshot {
     fn new(registry: Arc<Registry>, watching: bool) -> Result<Self, DefinitionError> {
-        let listing = |era: Era| -> Result<Vec<Tool>, DefinitionError> {
-            registry
-                .listing(era)
-                .iter()
-                .map(|definition| convert::tool(definition).map_err(DefinitionError::from))
-                .collect()
-        };
-        let modern = listing(Era::Modern)?;
-        // Eras differ only in their output schemas: share every equal schema with the
-        // modern listing rather than keep four copies of each (10,000 tools add up).
-        let share = |mut tools: Vec<Tool>| {
-            for (tool, same) in tools.iter_mut().zip(&modern) {
-                if tool.input_schema == same.input_schema {
-                    tool.input_schema.clone_from(&same.input_schema);
-                }
-                if tool.output_schema == same.output_schema {
-                    tool.output_schema.clone_from(&same.output_schema);
-                }
-            }
-            tools
-        };
-        let listings = [
-            share(listing(Era::Initial)?),
-            share(listing(Era::Early)?),
-            share(listing(Era::Legacy)?),
-            modern,
-        ];
+        // Eras differ only in their output schemas: each tool is converted once, and the
+        // other eras' entries are clones sharing its schemas (10,000 tools add up).
+        let mut listings: [Vec<Tool>; 4] = Default::default();
+        for tool in registry.tools() {
+            let modern = convert::tool(&tool.definition_for(Era::Modern))?;
+            let legacy = if tool.legacy_wrapped() {
+                convert::tool(&tool.definition_for(Era::Legacy))?
+            } else {
+                modern.clone()
+            };
+            let mut early = modern.clone();
+            early.output_schema = None;
+            listings[Era::Initial.index()].push(early.clone());
+            listings[Era::Early.index()].push(early);
+            listings[Era::Legacy.index()].push(legacy);
+            listings[Era::Modern.index()].push(modern);
+        }
         let implementation = convert::implementation(&registry.server.implementation)?;
         let mut capabilities = if registry.serves_resources() {
             ServerCapabilities::builder()
