@@ -62,8 +62,14 @@ pub(crate) fn floor(options: &Options, upstream: &str) -> anyhow::Result<Figures
         let result = http::run(&get, clients, options.duration)?;
         load(&mut figures, &format!("floor.http_c{clients}"), &result);
     }
+    // A call over stdio pays a pipe round trip on top of what its backend needs.
     let both = figures["floor.pipe.p50_us"] + figures["floor.http_c1.p50_us"];
     figures.insert("floor.pipe+http.p50_us".into(), both);
+    for figure in ["p50_us", "p90_us", "p99_us"] {
+        let both =
+            figures[&format!("floor.spawn.{figure}")] + figures[&format!("floor.pipe.{figure}")];
+        figures.insert(format!("floor.spawn+pipe.{figure}"), both);
+    }
     Ok(figures)
 }
 
@@ -184,15 +190,18 @@ fn big_list(
     let mut cold = Vec::new();
     let mut steady = Vec::new();
     let mut bytes = 0;
+    let mut rss = Vec::new();
     for _ in 0..options.big_starts {
         let (mut server, start) = StdioServer::start(binary, manifest)?;
         cold.push(start.tools_list.as_secs_f64() * 1e3);
         bytes = start.list_bytes;
         steady.extend(server.lists(options.list_calls)?);
+        rss.push(kib_to_mib(server.peak_rss_kib()?));
         server.stop()?;
     }
     figures.insert(format!("list.{count}.load_and_list_ms"), median(&cold));
     figures.insert(format!("list.{count}.p50_us"), Latency::of(&steady).p50);
+    figures.insert(format!("list.{count}.rss_mib"), median(&rss));
     #[expect(clippy::cast_precision_loss, reason = "figures for people")]
     figures.insert(format!("list.{count}.kib"), bytes as f64 / 1024.0);
     Ok(())

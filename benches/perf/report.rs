@@ -123,6 +123,7 @@ const ROWS: &[Row] = &[
     ),
     row("1,000 tools: tools/list p50 (µs)", "list.1000.p50_us", None),
     row("1,000 tools: answer (KiB)", "list.1000.kib", None),
+    row("1,000 tools: peak RSS (MiB)", "list.1000.rss_mib", None),
     row(
         "10,000 tools: load + list (ms)",
         "list.10000.load_and_list_ms",
@@ -134,6 +135,7 @@ const ROWS: &[Row] = &[
         None,
     ),
     row("10,000 tools: answer (KiB)", "list.10000.kib", None),
+    row("10,000 tools: peak RSS (MiB)", "list.10000.rss_mib", None),
     row(
         "tools/list slope (µs per tool)",
         "list.slope_us_per_tool",
@@ -178,7 +180,7 @@ pub(crate) fn table(floor: &Figures, binaries: &IndexMap<String, Figures>) -> St
     out.push_str(
         "\n× floor: latency ÷ floor latency, or floor throughput ÷ throughput (1.00 = as fast as the \
          machine allows; the floor of a static call is a line through `cat`, of a command call \
-         spawning the same `/bin/echo`, of an HTTP-backed call the pipe plus one loopback GET, \
+         spawning the same `/bin/echo` plus that pipe round trip, of an HTTP-backed call the pipe plus one loopback GET, \
          of HTTP throughput a loopback GET to the same upstream).\n",
     );
     out

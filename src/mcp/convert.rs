@@ -13,8 +13,8 @@ use crate::results::{Content, ToolResult, mime};
 pub(super) const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
 
 /// A tool definition we built as MCP JSON, as rmcp's `Tool`.
-pub(super) fn tool(definition: &Map<String, Value>) -> Result<Tool, serde_json::Error> {
-    serde_json::from_value(Value::Object(definition.clone()))
+pub(super) fn tool(definition: Map<String, Value>) -> Result<Tool, serde_json::Error> {
+    serde_json::from_value(Value::Object(definition))
 }
 
 pub(super) fn implementation(

@@ -77,9 +77,9 @@ impl Snapshot {
         // other eras' entries are clones sharing its schemas (10,000 tools add up).
         let mut listings: [Vec<Tool>; 4] = Default::default();
         for tool in registry.tools() {
-            let modern = convert::tool(&tool.definition_for(Era::Modern))?;
+            let modern = convert::tool(tool.definition_for(Era::Modern))?;
             let legacy = if tool.legacy_wrapped() {
-                convert::tool(&tool.definition_for(Era::Legacy))?
+                convert::tool(tool.definition_for(Era::Legacy))?
             } else {
                 modern.clone()
             };
