@@ -26,7 +26,7 @@ pub enum SchemaError {
 /// schema, which made a 10,000-tool manifest slow to start.
 #[derive(Debug)]
 pub struct CompiledSchema {
-    /// The schema, kept until it is compiled.
+    /// The schema to compile on first use (`None` when compiled at load).
     deferred: Option<(Value, Draft)>,
     validator: OnceLock<Result<Validator, String>>,
 }
