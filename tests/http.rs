@@ -208,6 +208,36 @@ argv = ["env"]
 }
 
 #[test]
+fn the_endpoint_is_exactly_its_path() {
+    let server = example(&["--path", "/tools/rpc"]);
+    assert!(server.url.ends_with("/tools/rpc"), "{}", server.url);
+    let origin = server.url.trim_end_matches("/tools/rpc");
+    let post = |url: String| {
+        server
+            .client
+            .post(url)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .body(initialize().to_string())
+            .send()
+            .expect("POST")
+            .status()
+    };
+    assert_eq!(post(server.url.clone()), 200);
+    assert_eq!(
+        post(format!("{origin}/mcp")),
+        404,
+        "the default path is not served"
+    );
+    assert_eq!(
+        post(format!("{}/more", server.url)),
+        404,
+        "nor paths below the endpoint"
+    );
+    assert_eq!(post(format!("{origin}/tools")), 404);
+}
+
+#[test]
 fn tokens_come_from_files_too_and_never_from_argv() {
     let workspace = Workspace::new("[[tools]]\nname = \"x\"\n[tools.command]\nargv = [\"true\"]\n");
     std::fs::write(workspace.path("token"), "from-a-file\n").expect("token file");

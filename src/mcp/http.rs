@@ -6,6 +6,7 @@
 //! The 2026-07-28 era is always stateless (rmcp routes it so).
 
 mod auth;
+mod endpoint;
 mod listener;
 mod sessions;
 
@@ -26,6 +27,7 @@ pub use auth::BearerToken;
 pub use listener::serve_listener;
 
 use super::Handler;
+use endpoint::Endpoint;
 
 /// Everything the HTTP transport can be told.
 #[derive(Debug, Clone)]
@@ -102,19 +104,28 @@ pub(crate) fn router(handler: Handler, options: &HttpOptions, lifecycle: &Lifecy
         config.with_allowed_origins(options.allowed_origins.clone())
     };
     let factory = move || Ok(handler.clone());
+    // Exactly one path: `route_service`, not `nest_service`, which would also take every
+    // path below it and rewrite each request's URI.
+    let path = options.path.as_str();
     let mcp = match options.sessions {
-        None => Router::new().fallback_service(StreamableHttpService::new(
-            factory,
-            Arc::new(NeverSessionManager::default()),
-            config,
-        )),
+        None => Router::new().route_service(
+            path,
+            Endpoint::new(StreamableHttpService::new(
+                factory,
+                Arc::new(NeverSessionManager::default()),
+                config,
+            )),
+        ),
         Some(limits) => {
             let mut manager = LocalSessionManager::default();
             manager.session_config.keep_alive = Some(limits.idle);
             let manager = Arc::new(manager);
             Router::new()
-                .fallback_service(StreamableHttpService::new(factory, manager.clone(), config))
-                .layer(axum::middleware::from_fn_with_state(
+                .route_service(
+                    path,
+                    Endpoint::new(StreamableHttpService::new(factory, manager.clone(), config)),
+                )
+                .route_layer(axum::middleware::from_fn_with_state(
                     sessions::Cap {
                         manager,
                         max: limits.max_sessions,
@@ -124,13 +135,13 @@ pub(crate) fn router(handler: Handler, options: &HttpOptions, lifecycle: &Lifecy
         }
     };
     let mcp = match &options.token {
-        Some(token) => mcp.layer(axum::middleware::from_fn_with_state(
+        Some(token) => mcp.route_layer(axum::middleware::from_fn_with_state(
             token.clone(),
             auth::require_bearer,
         )),
         None => mcp,
     };
-    let mcp = mcp.layer(axum::middleware::from_fn_with_state(
+    let mcp = mcp.route_layer(axum::middleware::from_fn_with_state(
         lifecycle.draining.clone(),
         refuse_while_draining,
     ));
@@ -150,7 +161,7 @@ pub(crate) fn router(handler: Handler, options: &HttpOptions, lifecycle: &Lifecy
                 }
             }),
         )
-        .nest_service(&options.path, mcp)
+        .merge(mcp)
 }
 
 /// While draining, new MCP requests get 503 so a load balancer retries them elsewhere.
