@@ -36,6 +36,9 @@
 //!   `install`); [`cli`] parses the command line and [`run`] wires everything for `main`.
 //! - Small pieces: [`units`] (durations and sizes), [`suggest`] (did you mean).
 //!
+//! `build.rs` only asks the linker to pack relocations (a smaller binary that starts with
+//! less memory); the release profile is tuned the same way (README, Performance).
+//!
 //! Errors are typed (`thiserror`) inside; `anyhow` appears only in [`run`] (and in the
 //! benchmark, `benches/perf/`, which measures all of this beside the machine's floor).
 
