@@ -150,13 +150,16 @@ fn watching_reloads_valid_edits_and_keeps_serving_through_broken_ones() {
     wait_for(&mut server, |message| {
         message["method"] == json!("notifications/tools/list_changed")
     });
-    let log = server.stderr();
-    assert!(
-        log.contains(
-            "changed `greet` incompatibly: `name` changed type from \"string\" to \"integer\""
-        ),
-        "{log}"
-    );
+    // The log line is written before the notification, but stderr is read by another thread.
+    let expected =
+        "changed `greet` incompatibly: `name` changed type from \"string\" to \"integer\"";
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    let mut log = server.stderr();
+    while !log.contains(expected) && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+        log = server.stderr();
+    }
+    assert!(log.contains(expected), "{log}");
 }
 
 #[test]
