@@ -132,7 +132,6 @@ fn stdio_calls(
     let (mut server, _) = StdioServer::start(binary, manifest)?;
     let cases = [
         ("static", "noop", json!({})),
-        ("command", "echo", json!({"message": "hello bench"})),
         ("http", "fetch_json", json!({"id": 7})),
     ];
     for (case, tool, arguments) in cases {
@@ -141,11 +140,33 @@ fn stdio_calls(
             .with_context(|| format!("stdio {case}"))?;
         latency(figures, &format!("stdio.{case}"), &Latency::of(&samples));
     }
+    command_calls(options, &mut server, figures).context("stdio command")?;
     figures.insert(
         "rss.stdio_peak_mib".into(),
         kib_to_mib(server.peak_rss_kib()?),
     );
     server.stop()
+}
+
+/// The command case, with the spawn floor sampled between its calls: on this machine the
+/// cost of a spawn drifts by a third within a run, so a floor taken minutes earlier makes a
+/// noisy ratio. The target compares the command calls with this paired floor.
+fn command_calls(
+    options: &Options,
+    server: &mut StdioServer,
+    figures: &mut Figures,
+) -> anyhow::Result<()> {
+    let arguments = json!({"message": "hello bench"});
+    server.calls("echo", &arguments, options.warmup, 0)?;
+    let mut calls = Vec::with_capacity(options.calls);
+    let mut spawns = Vec::with_capacity(options.calls);
+    for _ in 0..options.calls {
+        spawns.extend(floor::spawn(1)?);
+        calls.extend(server.calls("echo", &arguments, 0, 1)?);
+    }
+    latency(figures, "stdio.command", &Latency::of(&calls));
+    latency(figures, "stdio.command_spawn_floor", &Latency::of(&spawns));
+    Ok(())
 }
 
 fn http_load(
