@@ -148,9 +148,14 @@ fn stdio_calls(
     server.stop()
 }
 
-/// The command case, with the spawn floor sampled between its calls: on this machine the
-/// cost of a spawn drifts by a third within a run, so a floor taken minutes earlier makes a
-/// noisy ratio. The target compares the command calls with this paired floor.
+/// Spawns, then calls, per block of the paired command measurement.
+const SPAWN_BLOCK: usize = 50;
+
+/// The command case, with the spawn floor sampled in blocks between blocks of its calls: on
+/// this machine the cost of a spawn drifts by a third within a run, so a floor taken minutes
+/// earlier makes a noisy ratio. Blocks rather than single spawns, so that the server's own
+/// work after an answer (reaping the process group) does not slow the floor's spawns. The
+/// target compares the command calls with this paired floor.
 fn command_calls(
     options: &Options,
     server: &mut StdioServer,
@@ -160,9 +165,10 @@ fn command_calls(
     server.calls("echo", &arguments, options.warmup, 0)?;
     let mut calls = Vec::with_capacity(options.calls);
     let mut spawns = Vec::with_capacity(options.calls);
-    for _ in 0..options.calls {
-        spawns.extend(floor::spawn(1)?);
-        calls.extend(server.calls("echo", &arguments, 0, 1)?);
+    while calls.len() < options.calls {
+        let block = SPAWN_BLOCK.min(options.calls - calls.len());
+        spawns.extend(floor::spawn(block)?);
+        calls.extend(server.calls("echo", &arguments, 0, block)?);
     }
     latency(figures, "stdio.command", &Latency::of(&calls));
     latency(figures, "stdio.command_spawn_floor", &Latency::of(&spawns));
