@@ -142,6 +142,24 @@ fn http_options(args: &HttpArgs) -> Result<HttpOptions, UsageError> {
             args.path
         )));
     }
+    // A literal path only: the router reads `{…}` as a capture, and `?`, `#` or a space can
+    // never arrive in a request's path.
+    if args
+        .path
+        .chars()
+        .any(|c| matches!(c, '{' | '}' | '?' | '#') || c.is_whitespace())
+    {
+        return Err(UsageError(format!(
+            "error: the endpoint path `{}` may not contain `{{`, `}}`, `?`, `#` or spaces",
+            args.path
+        )));
+    }
+    if matches!(args.path.as_str(), "/healthz" | "/readyz") {
+        return Err(UsageError(format!(
+            "error: the endpoint path `{}` is taken by the health checks; choose another, e.g. `/mcp`",
+            args.path
+        )));
+    }
     let token = read_token(args)?;
     let loopback = address.ip().is_loopback();
     if !loopback && token.is_none() && !args.allow_unauthenticated {

@@ -265,6 +265,35 @@ fn tokens_come_from_files_too_and_never_from_argv() {
 }
 
 #[test]
+fn endpoint_paths_that_cannot_be_served_literally_are_refused() {
+    let workspace = Workspace::new("[[tools]]\nname = \"x\"\n[tools.command]\nargv = [\"true\"]\n");
+    for (path, problem) in [
+        ("/a{", "may not contain `{`, `}`, `?`, `#` or spaces"),
+        (
+            "/items/{id}",
+            "may not contain `{`, `}`, `?`, `#` or spaces",
+        ),
+        ("/mcp?x=1", "may not contain `{`, `}`, `?`, `#` or spaces"),
+        (
+            "/healthz",
+            "is taken by the health checks; choose another, e.g. `/mcp`",
+        ),
+        ("mcp", "must start with `/` and name something, e.g. `/mcp`"),
+    ] {
+        let (code, stdout, stderr) = run(
+            &["--http", "127.0.0.1:0", "--path", path],
+            workspace.dir.path(),
+        );
+        assert_eq!((code, stdout.as_str()), (2, ""), "{path}: {stderr}");
+        assert_eq!(
+            stderr,
+            format!("error: the endpoint path `{path}` {problem}\n"),
+            "{path}"
+        );
+    }
+}
+
+#[test]
 fn a_public_address_without_auth_is_refused() {
     let workspace = Workspace::new("[[tools]]\nname = \"x\"\n[tools.command]\nargv = [\"true\"]\n");
     let (code, stdout, stderr) = run(&["--http", "0.0.0.0:0"], workspace.dir.path());
