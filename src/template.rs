@@ -40,10 +40,8 @@ pub enum TemplateError {
 pub enum RenderError {
     #[error("argument `{name}` is required by the command but was not given")]
     Missing { name: String },
-    #[error("the value of `{name}` contains a NUL byte, which cannot be passed to a command")]
-    NulByte { name: String },
-    #[error("an element uses two list arguments (`{first}` and `{second}`); only one can repeat")]
-    TwoLists { first: String, second: String },
+    #[error("the value of `{name}` contains {sink}")]
+    Unrepresentable { name: String, sink: &'static str },
 }
 
 impl Template {
@@ -102,12 +100,24 @@ impl Template {
         })
     }
 
-    /// Renders with `repeat` standing in for the one list argument being expanded.
-    fn render_with(
+    /// The one rendering routine: fills each placeholder with its argument's text as `sink`
+    /// requires (encoded, checked, or refused). `Ok(None)` when an argument it uses is absent
+    /// or null and the sink leaves such a value out; `repeat` stands in for the one list
+    /// argument an argv element is being repeated for.
+    pub fn render(
         &self,
         arguments: &Map<String, Value>,
+        sink: Sink,
+    ) -> Result<Option<String>, RenderError> {
+        self.render_item(arguments, sink, None)
+    }
+
+    fn render_item(
+        &self,
+        arguments: &Map<String, Value>,
+        sink: Sink,
         repeat: Option<(&str, &Value)>,
-    ) -> Result<String, RenderError> {
+    ) -> Result<Option<String>, RenderError> {
         let mut out = String::new();
         for segment in &self.segments {
             match segment {
@@ -117,35 +127,32 @@ impl Template {
                         Some((list, item)) if list == name => Some(item),
                         _ => present(arguments, name),
                     };
-                    let value = value.ok_or_else(|| RenderError::Missing { name: name.clone() })?;
+                    let Some(value) = value else {
+                        match sink {
+                            Sink::Argv => {
+                                return Err(RenderError::Missing { name: name.clone() });
+                            }
+                            Sink::Display => continue,
+                            _ => return Ok(None),
+                        }
+                    };
                     let text = value_text(value);
-                    if text.contains('\0') {
-                        return Err(RenderError::NulByte { name: name.clone() });
+                    if sink.refuses_control() && text.contains(['\0', '\r', '\n'])
+                        || text.contains('\0') && sink.refuses_nul()
+                    {
+                        return Err(RenderError::Unrepresentable {
+                            name: name.clone(),
+                            sink: sink.describe(),
+                        });
                     }
-                    out.push_str(&text);
+                    match sink {
+                        Sink::PathSegment => out.push_str(&encode_segment(&text)),
+                        _ => out.push_str(&text),
+                    }
                 }
             }
         }
-        Ok(out)
-    }
-
-    /// Renders with each value passed through `encode` (for URL parts); `None` when an
-    /// argument it uses is absent. Literal text is kept as written.
-    pub fn render_encoded(
-        &self,
-        arguments: &Map<String, Value>,
-        encode: impl Fn(&str) -> String,
-    ) -> Option<String> {
-        let mut out = String::new();
-        for segment in &self.segments {
-            match segment {
-                Segment::Literal(text) => out.push_str(text),
-                Segment::Placeholder(name) => {
-                    out.push_str(&encode(&value_text(present(arguments, name)?)));
-                }
-            }
-        }
-        Some(out)
+        Ok(Some(out))
     }
 
     /// The template's text when it has no placeholders.
@@ -163,59 +170,106 @@ impl Template {
             _ => None,
         }
     }
+}
 
-    /// Renders text for a person to read: an absent argument reads as nothing.
-    pub fn render_lenient(&self, arguments: &Map<String, Value>) -> String {
-        self.segments
-            .iter()
-            .map(|segment| match segment {
-                Segment::Literal(text) => text.clone(),
-                Segment::Placeholder(name) => {
-                    present(arguments, name).map(value_text).unwrap_or_default()
-                }
-            })
-            .collect()
+/// Where a rendered value goes; each sink has its own rules for absent values, encoding and
+/// bytes it cannot carry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sink {
+    /// One argv element: every argument must be present; no NUL.
+    Argv,
+    /// An environment variable's value: unset when an argument is absent; no NUL.
+    Env,
+    /// One URL path segment: percent-encoded so it can add no `/`, `?` or `#`.
+    PathSegment,
+    /// A query or form value (encoded by the serializer).
+    Query,
+    /// A header value: no NUL, CR or LF.
+    Header,
+    /// Text inside a JSON string.
+    JsonText,
+    /// Text for a person or a model to read: an absent argument reads as nothing.
+    Display,
+}
+
+impl Sink {
+    fn refuses_nul(self) -> bool {
+        matches!(self, Self::Argv | Self::Env | Self::Header)
     }
 
-    /// Renders a template used outside argv (an environment value): `None` when an argument
-    /// it uses is absent, so the variable is left unset.
-    pub fn render_optional(
-        &self,
-        arguments: &Map<String, Value>,
-    ) -> Result<Option<String>, RenderError> {
-        if self
-            .placeholders()
-            .any(|name| present(arguments, name).is_none())
-        {
-            return Ok(None);
+    fn refuses_control(self) -> bool {
+        matches!(self, Self::Header)
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            Self::Argv => "a NUL byte, which cannot be passed to a command",
+            Self::Env => "a NUL byte, which an environment variable cannot carry",
+            Self::Header => "a line break or NUL byte, which a header cannot carry",
+            Self::PathSegment | Self::Query | Self::JsonText | Self::Display => "a character the destination cannot carry",
         }
-        self.render_with(arguments, None).map(Some)
     }
+}
+
+/// Everything but RFC 3986's unreserved characters is encoded in a path segment value.
+const SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+/// One path segment value, percent-encoded: it cannot add `/`, `?` or `#`.
+pub fn encode_segment(value: &str) -> String {
+    percent_encoding::utf8_percent_encode(value, SEGMENT).to_string()
 }
 
 /// One element of a command line as the manifest declares it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ArgvElement {
     /// A string such as `"--limit={limit}"`: always present.
-    Single(Template),
+    Single(Repeated),
     /// A nested array such as `["--limit", "{limit}"]`: all or nothing.
-    Group(Vec<Template>),
+    Group(Repeated),
     /// `{ flag = "--all", if = "all" }`: present when the boolean argument is `true`.
     Flag { flag: String, argument: String },
+}
+
+/// An element's templates, and the list argument they repeat for. Which argument repeats
+/// is fixed at load, from the input schema (only an argument pinned to `"type": "array"`
+/// repeats); at call time an array in any other argument is one element's JSON text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Repeated {
+    pub templates: Vec<Template>,
+    pub repeat: Option<String>,
+}
+
+impl Repeated {
+    pub fn once(templates: Vec<Template>) -> Self {
+        Self {
+            templates,
+            repeat: None,
+        }
+    }
 }
 
 impl ArgvElement {
     /// Every argument name the element uses.
     pub fn placeholders(&self) -> Vec<&str> {
         match self {
-            Self::Single(template) => template.placeholders().collect(),
-            Self::Group(templates) => templates.iter().flat_map(Template::placeholders).collect(),
+            Self::Single(repeated) | Self::Group(repeated) => repeated
+                .templates
+                .iter()
+                .flat_map(Template::placeholders)
+                .collect(),
             Self::Flag { argument, .. } => vec![argument.as_str()],
         }
     }
 }
 
-/// Renders a whole command line (or a script's positional parameters).
+/// Renders a whole command line (or a script's positional parameters). The number of
+/// elements depends only on the manifest and on three things it declares: which groups'
+/// arguments are present, which flags are `true`, and how many items the one declared list
+/// argument of an element has.
 pub fn render_argv(
     elements: &[ArgvElement],
     arguments: &Map<String, Value>,
@@ -228,18 +282,17 @@ pub fn render_argv(
                     argv.push(flag.clone());
                 }
             }
-            ArgvElement::Single(template) => {
-                render_repeated(std::slice::from_ref(template), arguments, &mut argv)?;
-            }
-            ArgvElement::Group(templates) => {
-                let included = templates
+            ArgvElement::Single(repeated) => render_repeated(repeated, arguments, &mut argv)?,
+            ArgvElement::Group(repeated) => {
+                let included = repeated
+                    .templates
                     .iter()
                     .flat_map(Template::placeholders)
                     .all(|name| {
                         present(arguments, name).is_some_and(|value| *value != Value::Bool(false))
                     });
                 if included {
-                    render_repeated(templates, arguments, &mut argv)?;
+                    render_repeated(repeated, arguments, &mut argv)?;
                 }
             }
         }
@@ -247,41 +300,43 @@ pub fn render_argv(
     Ok(argv)
 }
 
-/// Renders `templates` once, or once per item when they use a list argument.
+/// Renders the templates once, or once per item of the declared list argument.
 fn render_repeated(
-    templates: &[Template],
+    repeated: &Repeated,
     arguments: &Map<String, Value>,
     argv: &mut Vec<String>,
 ) -> Result<(), RenderError> {
-    let mut list: Option<(&str, &Vec<Value>)> = None;
-    for name in templates.iter().flat_map(Template::placeholders) {
-        if let Some(Value::Array(items)) = present(arguments, name) {
-            match list {
-                Some((first, _)) if first != name => {
-                    return Err(RenderError::TwoLists {
-                        first: first.to_owned(),
-                        second: name.to_owned(),
-                    });
-                }
-                _ => list = Some((name, items)),
-            }
-        }
-    }
-    match list {
-        None => {
-            for template in templates {
-                argv.push(template.render_with(arguments, None)?);
-            }
-        }
-        Some((name, items)) => {
+    let items = repeated
+        .repeat
+        .as_deref()
+        .and_then(|name| Some((name, present(arguments, name)?)));
+    match items {
+        Some((name, Value::Array(items))) => {
             for item in items {
-                for template in templates {
-                    argv.push(template.render_with(arguments, Some((name, item)))?);
+                for template in &repeated.templates {
+                    argv.push(render_element(template, arguments, Some((name, item)))?);
                 }
+            }
+        }
+        _ => {
+            for template in &repeated.templates {
+                argv.push(render_element(template, arguments, None)?);
             }
         }
     }
     Ok(())
+}
+
+fn render_element(
+    template: &Template,
+    arguments: &Map<String, Value>,
+    repeat: Option<(&str, &Value)>,
+) -> Result<String, RenderError> {
+    template
+        .render_item(arguments, Sink::Argv, repeat)?
+        .ok_or_else(|| RenderError::Missing {
+            name: template.placeholders().next().unwrap_or_default().to_owned(),
+        })
 }
 
 fn present<'a>(arguments: &'a Map<String, Value>, name: &str) -> Option<&'a Value> {
@@ -300,7 +355,9 @@ pub fn value_text(value: &Value) -> String {
 mod tests {
     use serde_json::{Map, Value, json};
 
-    use super::{ArgvElement, RenderError, Template, TemplateError, render_argv};
+    use super::{
+        ArgvElement, RenderError, Repeated, Sink, Template, TemplateError, render_argv,
+    };
 
     fn arguments(value: Value) -> Map<String, Value> {
         match value {
@@ -309,17 +366,32 @@ mod tests {
         }
     }
 
+    fn templates(texts: &[&str]) -> Vec<Template> {
+        texts
+            .iter()
+            .map(|text| Template::parse(text).expect("template parses"))
+            .collect()
+    }
+
     fn single(text: &str) -> ArgvElement {
-        ArgvElement::Single(Template::parse(text).expect("template parses"))
+        ArgvElement::Single(Repeated::once(templates(&[text])))
     }
 
     fn group(texts: &[&str]) -> ArgvElement {
-        ArgvElement::Group(
-            texts
-                .iter()
-                .map(|text| Template::parse(text).expect("template parses"))
-                .collect(),
-        )
+        ArgvElement::Group(Repeated::once(templates(texts)))
+    }
+
+    /// An element declared to repeat for the list argument `list`.
+    fn repeating(texts: &[&str], list: &str, grouped: bool) -> ArgvElement {
+        let repeated = Repeated {
+            templates: templates(texts),
+            repeat: Some(list.to_owned()),
+        };
+        if grouped {
+            ArgvElement::Group(repeated)
+        } else {
+            ArgvElement::Single(repeated)
+        }
     }
 
     #[test]
@@ -347,7 +419,7 @@ mod tests {
         let template = Template::parse("{{literal}} {name}}}").expect("parses");
         assert_eq!(template.placeholders().collect::<Vec<_>>(), vec!["name"]);
         let rendered = render_argv(
-            &[ArgvElement::Single(template)],
+            &[ArgvElement::Single(Repeated::once(vec![template]))],
             &arguments(json!({"name": "x"})),
         );
         assert_eq!(rendered, Ok(vec!["{literal} x}".into()]));
@@ -417,8 +489,11 @@ mod tests {
     }
 
     #[test]
-    fn lists_repeat_elements_and_groups() {
-        let elements = [group(&["--tag", "{tags}"]), single("{files}")];
+    fn declared_lists_repeat_elements_and_groups() {
+        let elements = [
+            repeating(&["--tag", "{tags}"], "tags", true),
+            repeating(&["{files}"], "files", false),
+        ];
         let rendered = render_argv(
             &elements,
             &arguments(json!({"tags": ["a", "b"], "files": ["x y", 3, {"k": 1}]})),
@@ -436,8 +511,33 @@ mod tests {
             ])
         );
         assert_eq!(
-            render_argv(&[single("{files}")], &arguments(json!({"files": []}))),
+            render_argv(
+                &[repeating(&["{files}"], "files", false)],
+                &arguments(json!({"files": []}))
+            ),
             Ok(vec![])
+        );
+    }
+
+    #[test]
+    fn an_array_in_an_undeclared_list_is_one_element_of_json() {
+        // `x` was not pinned to `"type": "array"` at load, so it cannot add elements.
+        for element in [single("{x}"), single("pre-{x}"), group(&["--x", "{x}"])] {
+            let rendered = render_argv(
+                &[single("prog"), element],
+                &arguments(json!({"x": ["--evil", "a"]})),
+            )
+            .expect("renders");
+            assert_eq!(rendered.len(), if rendered[1] == "--x" { 3 } else { 2 });
+            assert!(
+                rendered.iter().any(|arg| arg.ends_with("[\"--evil\",\"a\"]")),
+                "{rendered:?}"
+            );
+            assert!(!rendered.contains(&"--evil".to_owned()), "{rendered:?}");
+        }
+        assert_eq!(
+            render_argv(&[single("{x}")], &arguments(json!({"x": []}))),
+            Ok(vec!["[]".into()])
         );
     }
 
@@ -452,7 +552,10 @@ mod tests {
         );
         assert_eq!(
             render_argv(&[single("{q}")], &arguments(json!({"q": "a\u{0}b"}))),
-            Err(RenderError::NulByte { name: "q".into() })
+            Err(RenderError::Unrepresentable {
+                name: "q".into(),
+                sink: "a NUL byte, which cannot be passed to a command"
+            })
         );
     }
 
@@ -467,10 +570,29 @@ mod tests {
     #[test]
     fn optional_environment_values_are_unset_when_an_argument_is_absent() {
         let template = Template::parse("q={q}").expect("parses");
-        assert_eq!(template.render_optional(&arguments(json!({}))), Ok(None));
+        assert_eq!(template.render(&arguments(json!({})), Sink::Env), Ok(None));
         assert_eq!(
-            template.render_optional(&arguments(json!({"q": 1.5}))),
+            template.render(&arguments(json!({"q": 1.5})), Sink::Env),
             Ok(Some("q=1.5".into()))
+        );
+        assert_eq!(
+            template.render(&arguments(json!({})), Sink::Display),
+            Ok(Some("q=".into()))
+        );
+    }
+
+    #[test]
+    fn each_sink_refuses_what_it_cannot_carry() {
+        let template = Template::parse("{v}").expect("parses");
+        let line_break = arguments(json!({"v": "a\r\nHost: evil"}));
+        assert!(template.render(&line_break, Sink::Header).is_err());
+        assert_eq!(
+            template.render(&line_break, Sink::Env),
+            Ok(Some("a\r\nHost: evil".into()))
+        );
+        assert_eq!(
+            template.render(&arguments(json!({"v": "../a/b?c#d"})), Sink::PathSegment),
+            Ok(Some("..%2Fa%2Fb%3Fc%23d".into()))
         );
     }
 }

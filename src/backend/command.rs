@@ -21,7 +21,7 @@ use super::process_group::GroupGuard;
 use super::supervise::{Finished, Forwarding, STDERR_TAIL_BYTES, Supervision, supervise};
 use crate::events::LogLevel;
 use crate::results::{Captured, OutputFile};
-use crate::template::{ArgvElement, RenderError, Template, render_argv};
+use crate::template::{ArgvElement, RenderError, Sink, Template, render_argv};
 
 /// The variable naming the per-call directory a command may write output files into.
 pub const OUTPUT_DIR_VARIABLE: &str = "MCP_SERVE_OUTPUT_DIR";
@@ -278,7 +278,7 @@ impl CommandBackend {
             InheritEnv::Only(names) => format!("environment: only {}, plus:\n", names.join(", ")),
         });
         for (name, template) in &self.env {
-            if let Some(value) = template.render_optional(arguments)? {
+            if let Some(value) = template.render(arguments, Sink::Env)? {
                 out.push_str(&format!("  {name}={value}\n"));
             }
         }
@@ -350,7 +350,7 @@ impl CommandBackend {
             command.env_remove(name);
         }
         for (name, template) in &self.env {
-            if let Some(value) = template.render_optional(arguments)? {
+            if let Some(value) = template.render(arguments, Sink::Env)? {
                 command.env(name, value);
             }
         }

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use tokio::io::{AsyncBufReadExt as _, BufReader};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt as _, BufReader};
 use tokio::net::unix::pipe;
 use tokio::sync::{Notify, mpsc};
 
@@ -47,13 +47,13 @@ pub async fn forward(
     let mut lines = BufReader::new(receiver);
     let mut line = Vec::new();
     let mut done = false;
+    let mut skipping = false;
     loop {
-        line.clear();
         let read = if done {
             // After exit, take only what is already in the pipe.
             match tokio::time::timeout(
                 std::time::Duration::from_millis(20),
-                lines.read_until(b'\n', &mut line),
+                read_bounded(&mut lines, &mut line, &mut skipping),
             )
             .await
             {
@@ -62,7 +62,7 @@ pub async fn forward(
             }
         } else {
             tokio::select! {
-                read = lines.read_until(b'\n', &mut line) => read,
+                read = read_bounded(&mut lines, &mut line, &mut skipping) => read,
                 () = exited.notified() => {
                     done = true;
                     continue;
@@ -70,14 +70,15 @@ pub async fn forward(
             }
         };
         match read {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {}
+            Ok(Line::End) | Err(_) => break,
+            Ok(Line::TooLong) => {
+                tracing::warn!(program = %tool_program, "ignoring an over-long event line");
+                continue;
+            }
+            Ok(Line::Complete) => {}
         }
-        if line.len() > MAX_LINE {
-            tracing::warn!(program = %tool_program, "ignoring an over-long event line");
-            continue;
-        }
-        let text = String::from_utf8_lossy(&line);
+        let text = String::from_utf8_lossy(&line).into_owned();
+        line.clear();
         let text = text.trim();
         if text.is_empty() {
             continue;
@@ -92,5 +93,83 @@ pub async fn forward(
                 tracing::warn!(program = %tool_program, %problem, "ignoring a malformed event line");
             }
         }
+    }
+}
+
+/// What [`read_bounded`] found.
+#[derive(Debug, PartialEq, Eq)]
+enum Line {
+    /// A line (with its newline, unless the pipe ended) is in the buffer.
+    Complete,
+    /// A line longer than [`MAX_LINE`] was skipped, without keeping more than that in memory.
+    TooLong,
+    End,
+}
+
+/// Reads one line into `line`, holding at most [`MAX_LINE`] bytes of it: the rest of an
+/// over-long line is skipped as it arrives, so a newline-free flood costs no memory.
+/// Cancel-safe: a partial line stays in `line` (and `skipping` remembers an over-long one).
+async fn read_bounded(
+    reader: &mut (impl AsyncBufRead + Unpin),
+    line: &mut Vec<u8>,
+    skipping: &mut bool,
+) -> std::io::Result<Line> {
+    loop {
+        let available = reader.fill_buf().await?;
+        if available.is_empty() {
+            return Ok(if *skipping {
+                *skipping = false;
+                Line::TooLong
+            } else if line.is_empty() {
+                Line::End
+            } else {
+                Line::Complete
+            });
+        }
+        let newline = available.iter().position(|byte| *byte == b'\n');
+        let take = newline.map_or(available.len(), |index| index + 1);
+        if !*skipping && line.len() + take > MAX_LINE {
+            line.clear();
+            *skipping = true;
+        }
+        if !*skipping {
+            line.extend_from_slice(&available[..take]);
+        }
+        reader.consume(take);
+        if newline.is_some() {
+            if *skipping {
+                *skipping = false;
+                line.clear();
+                return Ok(Line::TooLong);
+            }
+            return Ok(Line::Complete);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Line, MAX_LINE, read_bounded};
+
+    #[tokio::test]
+    async fn a_newline_free_flood_is_skipped_without_being_held() {
+        let mut input = vec![b'x'; MAX_LINE * 8];
+        input.extend_from_slice(b"\n{\"ok\":1}\n");
+        let mut reader = tokio::io::BufReader::with_capacity(4096, input.as_slice());
+        let (mut line, mut skipping) = (Vec::new(), false);
+        let first = read_bounded(&mut reader, &mut line, &mut skipping).await;
+        assert_eq!(first.expect("reads"), Line::TooLong);
+        assert!(
+            line.capacity() <= MAX_LINE * 2,
+            "held {} bytes of a flood",
+            line.capacity()
+        );
+        line.clear();
+        let second = read_bounded(&mut reader, &mut line, &mut skipping).await;
+        assert_eq!(second.expect("reads"), Line::Complete);
+        assert_eq!(line, b"{\"ok\":1}\n");
+        line.clear();
+        let end = read_bounded(&mut reader, &mut line, &mut skipping).await;
+        assert_eq!(end.expect("reads"), Line::End);
     }
 }

@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use crate::results::content::Annotations;
 use crate::results::{Content, ToolResult};
 use crate::schema::CompiledSchema;
-use crate::template::Template;
+use crate::template::{Sink, Template};
 
 /// A declared result.
 #[derive(Debug, Clone)]
@@ -43,7 +43,7 @@ impl StaticResult {
                     template,
                     annotations,
                 } => Content::Text {
-                    text: template.render_lenient(arguments),
+                    text: template.render(arguments, Sink::Display).ok().flatten().unwrap_or_default(),
                     annotations: annotations.clone(),
                 },
             })

@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use crate::cli::{CheckArgs, Format};
 use crate::manifest::ManifestError;
 use crate::registry::Registry;
-use crate::template::ArgvElement;
+use crate::template::{ArgvElement, Repeated};
 use crate::tool::Tool;
 
 /// Hosts with known limits.
@@ -128,6 +128,13 @@ fn lint_tool(tool: &Tool, findings: &mut Vec<Finding>) {
             "runs a shell (`script`); arguments reach it only as $1…, but check the script quotes them".into(),
         )),
         Program::Argv(elements) => {
+            for argument in unpinned_placeholders(elements, &tool.input_schema) {
+                findings.push(Finding::warning(
+                    "unpinned-argument",
+                    name,
+                    format!("`{{{argument}}}` is not pinned to one type in the input schema: an array or object value is passed as one argv element of JSON text, never as several elements (declare `\"type\": \"array\"` to repeat an element per item)"),
+                ));
+            }
             if let Some(argument) = option_like_placeholder(elements, &tool.input_schema) {
                 findings.push(Finding::warning(
                     "option-injection",
@@ -139,11 +146,35 @@ fn lint_tool(tool: &Tool, findings: &mut Vec<Finding>) {
     }
 }
 
+/// Arguments used in argv whose schema does not pin one JSON type (no `type`, a list of
+/// types, `anyOf`, `$ref` …): their arrays and objects reach the program as JSON text.
+fn unpinned_placeholders(elements: &[ArgvElement], schema: &Value) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for element in elements {
+        if matches!(element, ArgvElement::Flag { .. }) {
+            continue;
+        }
+        for name in element.placeholders() {
+            let pinned = schema
+                .pointer(&format!("/properties/{}/type", name.replace('~', "~0").replace('/', "~1")))
+                .is_some_and(Value::is_string);
+            if !pinned && !names.iter().any(|known| known == name) {
+                names.push(name.to_owned());
+            }
+        }
+    }
+    names
+}
+
 /// A string argument that fills a whole element, not after `--`, not an option's value.
 fn option_like_placeholder(elements: &[ArgvElement], schema: &Value) -> Option<String> {
     let mut previous: Option<String> = None;
     for element in elements {
-        let ArgvElement::Single(template) = element else {
+        let ArgvElement::Single(Repeated { templates, .. }) = element else {
+            previous = None;
+            continue;
+        };
+        let [template] = templates.as_slice() else {
             previous = None;
             continue;
         };

@@ -14,7 +14,7 @@ use super::wire::CommandWire;
 use crate::backend::command::{CommandBackend, InheritEnv, Program, StdinMode};
 use crate::events::LogLevel;
 use crate::suggest::suggest;
-use crate::template::{ArgvElement, Template};
+use crate::template::{ArgvElement, Repeated, Template};
 use crate::units::{parse_duration, parse_size};
 
 pub(super) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -325,7 +325,9 @@ fn check_program(
         return;
     };
     match elements.first() {
-        Some(ArgvElement::Single(template)) if template.placeholders().next().is_none() => {
+        Some(ArgvElement::Single(Repeated { templates, .. }))
+            if templates.iter().all(|template| template.placeholders().next().is_none()) =>
+        {
             if let toml::Value::String(program) = first.get_ref()
                 && program.contains('/')
                 && !Path::new(program).is_absolute()
@@ -381,13 +383,16 @@ fn parse_elements(
                             ));
                     }
                 }
-                check_single_list(
+                let repeat = declared_list(
                     &template.placeholders().collect::<Vec<_>>(),
                     span,
                     facts,
                     checker,
                 );
-                elements.push(ArgvElement::Single(template));
+                elements.push(ArgvElement::Single(Repeated {
+                    templates: vec![template],
+                    repeat,
+                }));
             }
             toml::Value::Array(items) => {
                 let mut templates = Vec::new();
@@ -413,8 +418,8 @@ fn parse_elements(
                         .hint("a group is left out when an argument it uses is absent; use plain elements instead");
                 }
                 let names: Vec<&str> = templates.iter().flat_map(Template::placeholders).collect();
-                check_single_list(&names, span, facts, checker);
-                elements.push(ArgvElement::Group(templates));
+                let repeat = declared_list(&names, span, facts, checker);
+                elements.push(ArgvElement::Group(Repeated { templates, repeat }));
             }
             toml::Value::Table(table) => {
                 if let Some(flag) = parse_flag(table, span, facts, checker) {
@@ -481,18 +486,21 @@ fn parse_flag(
     })
 }
 
-fn check_single_list(
+/// The one argument an element repeats for: an argument the input schema pins to
+/// `"type": "array"`. Any other argument fills its place once, whatever its value.
+fn declared_list(
     names: &[&str],
     span: Range<usize>,
     facts: &ArgumentFacts,
     checker: &mut Checker,
-) {
+) -> Option<String> {
     let mut lists: Vec<&str> = names
         .iter()
         .copied()
         .filter(|name| facts.is_list(name))
         .collect();
-    lists.dedup();
+    let mut seen = HashSet::new();
+    lists.retain(|name| seen.insert(*name));
     if lists.len() > 1 {
         checker
             .error(
@@ -504,6 +512,7 @@ fn check_single_list(
             )
             .hint("split it into separate elements or groups");
     }
+    lists.first().map(|name| (*name).to_owned())
 }
 
 fn parse_template(

@@ -125,6 +125,10 @@ where
         loop {
             let available = self.reader.fill_buf().await?;
             if available.is_empty() {
+                // A last message without its newline is still a message.
+                if !self.discarding && !self.line.is_empty() {
+                    return Ok(LineRead::Line);
+                }
                 return Ok(LineRead::Eof);
             }
             let newline = available.iter().position(|byte| *byte == b'\n');

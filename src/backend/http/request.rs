@@ -2,18 +2,10 @@
 //! percent-encoded path segment, a serialized query pair, a header value checked for line
 //! breaks, a JSON value, a form pair. The scheme, host and port are fixed by the manifest.
 
-use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_json::{Map, Value};
 
 use super::HttpBackend;
-use crate::template::{Template, value_text};
-
-/// Everything but RFC 3986's unreserved characters is encoded in a path segment value.
-const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
-    .remove(b'-')
-    .remove(b'.')
-    .remove(b'_')
-    .remove(b'~');
+use crate::template::{Sink, Template, value_text};
 
 /// A URL whose origin is literal and whose path segments may use placeholders.
 #[derive(Debug, Clone)]
@@ -60,7 +52,9 @@ impl JsonTemplate {
                 .filter(|value| !value.is_null())
                 .cloned(),
             Self::Text(template) => template
-                .render_encoded(arguments, str::to_owned)
+                .render(arguments, Sink::JsonText)
+                .ok()
+                .flatten()
                 .map(Value::String),
             Self::Array(items) => Some(Value::Array(
                 items
@@ -92,11 +86,6 @@ impl JsonTemplate {
     }
 }
 
-/// One path segment value, percent-encoded: it cannot add `/`, `?` or `#`.
-fn encode_segment(value: &str) -> String {
-    utf8_percent_encode(value, SEGMENT).to_string()
-}
-
 /// Whether a segment reads as `.` or `..` to a URL parser, which would climb the path
 /// (WHATWG URL parsing treats `%2e` as a dot).
 fn is_dot_segment(segment: &str) -> bool {
@@ -111,7 +100,8 @@ impl HttpBackend {
         for segment in &self.url.segments {
             url.push('/');
             let rendered = segment
-                .render_encoded(arguments, encode_segment)
+                .render(arguments, Sink::PathSegment)
+                .map_err(|error| error.to_string())?
                 .ok_or_else(|| "an argument the URL needs was not given".to_owned())?;
             if segment.placeholders().next().is_some() && is_dot_segment(&rendered) {
                 return Err(format!(
@@ -143,14 +133,12 @@ impl HttpBackend {
         let mut request = reqwest::Request::new(self.method.clone(), url);
         *request.timeout_mut() = Some(self.timeout);
         for (name, template) in &self.headers {
-            let Some(value) = template.render_encoded(arguments, str::to_owned) else {
+            let Some(value) = template
+                .render(arguments, Sink::Header)
+                .map_err(|error| format!("the `{name}` header: {error}"))?
+            else {
                 continue;
             };
-            if value.contains(['\r', '\n', '\0']) {
-                return Err(format!(
-                    "the value for the `{name}` header contains a line break, which a header cannot carry"
-                ));
-            }
             let value = reqwest::header::HeaderValue::from_str(&value).map_err(|_| {
                 format!("the value for the `{name}` header is not a valid header value")
             })?;
@@ -203,14 +191,17 @@ fn repeated(template: &Template, arguments: &Map<String, Value>) -> Vec<String> 
         };
     }
     template
-        .render_encoded(arguments, str::to_owned)
+        .render(arguments, Sink::Query)
+        .ok()
+        .flatten()
         .into_iter()
         .collect()
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{encode_segment, is_dot_segment};
+    use super::is_dot_segment;
+    use crate::template::encode_segment;
 
     #[test]
     fn path_values_cannot_change_the_path() {

@@ -39,7 +39,7 @@ pub(super) async fn require_bearer(
     let presented = request
         .headers()
         .get(header::AUTHORIZATION)
-        .and_then(|value| value.as_bytes().strip_prefix(b"Bearer "))
+        .and_then(|value| bearer_credentials(value.as_bytes()))
         .is_some_and(|presented| token.matches(presented));
     if !presented {
         let body = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"missing or invalid bearer token"}}"#;
@@ -59,9 +59,30 @@ pub(super) async fn require_bearer(
     next.run(request).await
 }
 
+/// The credentials of a `Bearer` authorization value. The scheme is case-insensitive
+/// (RFC 7235, section 2.1) and may be followed by more than one space.
+fn bearer_credentials(value: &[u8]) -> Option<&[u8]> {
+    let (scheme, rest) = value.split_at_checked(6)?;
+    if !scheme.eq_ignore_ascii_case(b"bearer") || !rest.starts_with(b" ") {
+        return None;
+    }
+    let credentials = rest.trim_ascii_start();
+    (!credentials.is_empty()).then_some(credentials)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::BearerToken;
+    use super::{BearerToken, bearer_credentials};
+
+    #[test]
+    fn the_scheme_is_case_insensitive() {
+        assert_eq!(bearer_credentials(b"Bearer abc"), Some(&b"abc"[..]));
+        assert_eq!(bearer_credentials(b"bearer abc"), Some(&b"abc"[..]));
+        assert_eq!(bearer_credentials(b"BEARER   abc"), Some(&b"abc"[..]));
+        assert_eq!(bearer_credentials(b"Bearerabc"), None);
+        assert_eq!(bearer_credentials(b"Basic abc"), None);
+        assert_eq!(bearer_credentials(b"Bearer "), None);
+    }
 
     #[test]
     fn only_the_exact_token_matches_and_debug_hides_it() {
