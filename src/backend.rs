@@ -6,26 +6,37 @@ pub mod events_pipe;
 pub mod files;
 pub mod http;
 pub mod process_group;
+pub mod processes;
 pub mod static_result;
 mod supervise;
 
 use serde_json::{Map, Value};
 
-use crate::results::store::ResourceStore;
+use std::sync::Arc;
+
+use crate::results::store::{Caller, ResourceStore};
 use crate::results::{OutputSpec, ToolResult};
 use crate::schema::CompiledSchema;
 use capture::CaptureOptions;
-use command::CommandBackend;
+use command::{CommandBackend, RunContext};
+use processes::Processes;
 use events_pipe::EventSender;
 use static_result::StaticResult;
 
-/// What a call can reach besides its arguments.
+/// What a call can reach besides its arguments. Built per call by whoever serves it (the
+/// MCP handler, `mcp-serve call`, `mcp-serve test`): nothing here is process-wide state.
 #[derive(Debug)]
 pub struct CallContext<'a> {
     /// Where kept outputs go.
     pub store: &'a ResourceStore,
+    /// Who is calling, for the outputs it keeps.
+    pub caller: Caller,
     /// Where progress and log events go, when the client wants them.
     pub events: Option<EventSender>,
+    /// Variables holding secrets (the manifest's, the server's token): no command sees them.
+    pub withheld_env: &'a [String],
+    /// The server's processes: every command is started and cleaned up through it.
+    pub processes: &'a Arc<Processes>,
 }
 
 /// A tool's backend.
@@ -51,18 +62,20 @@ impl Backend {
         let store = context.store;
         match self {
             Self::Command(command) => {
+                // Dropped at the end of the call: a failed or cancelled call leaves no file.
+                let spool = spec.keep_full_output.then(|| store.spool()).flatten();
                 let capture = CaptureOptions {
                     limit: command.max_output,
                     truncate: spec.mode.truncates(),
-                    spool: spec.keep_full_output.then(|| store.spool_path()).flatten(),
+                    spool: spool.as_ref().and_then(|spool| spool.path().map(Into::into)),
+                };
+                let run = RunContext {
+                    events: context.events.as_ref(),
+                    withheld_env: context.withheld_env,
+                    processes: context.processes,
                 };
                 match command
-                    .run(
-                        arguments,
-                        capture,
-                        spec.files.is_some(),
-                        context.events.as_ref(),
-                    )
+                    .run(arguments, capture, spec.files.is_some(), &run)
                     .await
                 {
                     Ok(output) => ToolResult::from_command(
@@ -70,7 +83,7 @@ impl Backend {
                         output.files,
                         spec,
                         output_schema,
-                        store,
+                        &store.keeper(context.caller.clone()),
                     ),
                     Err(error) => {
                         tracing::info!(%error, "command failed");

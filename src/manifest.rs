@@ -72,6 +72,7 @@ pub fn parse(source: &str, shown_path: &str, base_dir: &Path) -> Result<Registry
         diagnostics: Vec::new(),
         base_dir: base_dir.to_owned(),
         constraints: HashMap::new(),
+        withheld_env: Vec::new(),
     };
     let registry = document::load(source, &mut checker);
     match registry {
@@ -107,6 +108,8 @@ struct Checker {
     /// manifests repeat the same shapes (`limit`, `path`, …), and compiling is the slow part
     /// of a load.
     constraints: HashMap<String, Result<Rc<CompiledSchema>, SchemaError>>,
+    /// Environment variables that hold the manifest's secrets: no command sees them.
+    withheld_env: Vec<String>,
 }
 
 impl Checker {

@@ -24,8 +24,11 @@ pub struct ServerIdentity {
 pub struct Registry {
     pub server: ServerIdentity,
     tools: IndexMap<String, Arc<Tool>>,
-    /// Outputs kept for `resources/read`.
-    store: ResourceStore,
+    /// Outputs kept for `resources/read`; shared with the registry a reload replaces this
+    /// one with, so links handed out before the reload keep working.
+    store: Arc<ResourceStore>,
+    /// Environment variables holding the manifest's secrets, never passed to a command.
+    withheld_env: Vec<String>,
 }
 
 /// `tools/call` named a tool that does not exist.
@@ -45,12 +48,29 @@ impl Registry {
         Self {
             server,
             tools,
-            store: ResourceStore::new(StoreLimits::default()),
+            store: Arc::new(ResourceStore::new(StoreLimits::default())),
+            withheld_env: Vec::new(),
         }
+    }
+
+    #[must_use]
+    pub fn with_withheld_env(mut self, names: Vec<String>) -> Self {
+        self.withheld_env = names;
+        self
+    }
+
+    /// Serves the outputs `previous` kept (after a reload): same entries, same URIs.
+    pub fn adopt_store(&mut self, previous: &Registry) {
+        self.store = Arc::clone(&previous.store);
     }
 
     pub fn store(&self) -> &ResourceStore {
         &self.store
+    }
+
+    /// The variables no command may see: the manifest's secrets.
+    pub fn withheld_env(&self) -> &[String] {
+        &self.withheld_env
     }
 
     /// Whether any tool keeps outputs as resources, so the server offers `resources/*`.

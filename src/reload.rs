@@ -32,8 +32,9 @@ pub async fn watch(path: PathBuf, handler: Handler) {
             tokio::task::spawn_blocking(move || manifest::load(&path)).await
         };
         match loaded {
-            Ok(Ok(registry)) => {
+            Ok(Ok(mut registry)) => {
                 let old = handler.registry();
+                registry.adopt_store(&old);
                 for line in describe_changes(&old, &registry) {
                     tracing::info!("reload: {line}");
                 }

@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 use crate::era::Era;
 use crate::schema::CompiledSchema;
 pub use content::Content;
-use store::ResourceStore;
+use store::Keeper;
 
 /// How a command's stdout maps to a result.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -76,6 +76,8 @@ pub struct Captured {
     pub total: u64,
     /// The whole output, when it was cut short and kept.
     pub kept: Option<std::path::PathBuf>,
+    /// The command was stopped for writing more than the most we read from anyone.
+    pub stopped_early: bool,
 }
 
 impl Captured {
@@ -141,7 +143,7 @@ impl ToolResult {
         files: Vec<OutputFile>,
         spec: &OutputSpec,
         output_schema: Option<&CompiledSchema>,
-        store: &ResourceStore,
+        store: &Keeper<'_>,
     ) -> Self {
         let mut result = match &spec.mode {
             OutputMode::Text => Self::from_text(stdout, spec, store),
@@ -178,7 +180,7 @@ impl ToolResult {
         result
     }
 
-    fn from_text(stdout: Captured, spec: &OutputSpec, store: &ResourceStore) -> Self {
+    fn from_text(stdout: Captured, spec: &OutputSpec, store: &Keeper<'_>) -> Self {
         if !stdout.is_truncated() {
             return Self::text(trim_trailing_newlines(&String::from_utf8_lossy(
                 &stdout.head,
@@ -188,10 +190,20 @@ impl ToolResult {
         let left_out = stdout.total - shown;
         let head = String::from_utf8_lossy(&stdout.head);
         let tail = String::from_utf8_lossy(&stdout.tail);
+        let what = if stdout.stopped_early {
+            format!(
+                "the command wrote more than {} bytes and was stopped there",
+                stdout.total
+            )
+        } else {
+            format!(
+                "the output was {} bytes, more than this tool's limit",
+                stdout.total
+            )
+        };
         let mut text = format!(
-            "{}\n\n[… {left_out} bytes left out: the output was {} bytes, more than this tool's limit …]\n\n{}",
+            "{}\n\n[… {left_out} bytes left out: {what} …]\n\n{}",
             head.trim_end_matches('\u{FFFD}'),
-            stdout.total,
             trim_trailing_newlines(tail.trim_start_matches('\u{FFFD}'))
         );
         let mut result = Self::text(String::new());
@@ -351,7 +363,7 @@ fn output_problem(value: &Value, output_schema: Option<&CompiledSchema>) -> Opti
     })
 }
 
-fn file_block(file: OutputFile, mode: FilesMode, tool: &str, store: &ResourceStore) -> Content {
+fn file_block(file: OutputFile, mode: FilesMode, tool: &str, store: &Keeper<'_>) -> Content {
     let mime_type = mime::guess(&file.name, &file.bytes);
     match mode {
         FilesMode::Embed if mime_type.starts_with("image/") && mime_type != "image/svg+xml" => {

@@ -12,6 +12,7 @@ use anyhow::Context as _;
 use tracing_subscriber::EnvFilter;
 
 use crate::cli::{Cli, Command, HttpArgs};
+use crate::backend::processes::Processes;
 use crate::commands;
 use crate::manifest::{self, ManifestError};
 use crate::mcp::http::{self, BearerToken, HttpOptions, SessionLimits};
@@ -68,11 +69,17 @@ fn serve(
 ) -> anyhow::Result<()> {
     let tools = registry.tools().count();
     let max_calls = usize::try_from(cli.max_calls).unwrap_or(usize::MAX);
+    let (processes, hardening) = Processes::supervising();
+    tracing::debug!(?hardening, "protected the server process");
+    let processes = Arc::new(processes);
     let handler_options = HandlerOptions {
         max_calls,
         queue: cli.queue,
         heartbeat: (!cli.heartbeat.is_zero()).then_some(cli.heartbeat),
         watching: cli.watch,
+        // The token's variable stays in our environment; keep it out of every command's.
+        withheld_env: cli.http.auth_token_env.iter().cloned().collect(),
+        processes: Arc::clone(&processes),
     };
     let handler = Handler::new(Arc::new(registry), handler_options)
         .context("could not prepare the tool list")?;
@@ -105,7 +112,7 @@ fn serve(
     });
     // Dropping the runtime drops every in-flight call, which stops its process group.
     runtime.shutdown_timeout(Duration::from_secs(1));
-    crate::backend::process_group::stop_remaining();
+    processes.stop_remaining();
     outcome
 }
 
@@ -211,10 +218,6 @@ fn http_options(args: &HttpArgs) -> Result<HttpOptions, UsageError> {
 /// The bearer token, from an environment variable or a file, never from argv (where `ps`
 /// would show it).
 fn read_token(args: &HttpArgs) -> Result<Option<BearerToken>, UsageError> {
-    if let Some(name) = &args.auth_token_env {
-        // The variable stays in our environment; keep it out of every command's.
-        crate::backend::command::withhold_env(vec![name.clone()]);
-    }
     let (token, source) = match (&args.auth_token_env, &args.auth_token_file) {
         (Some(name), _) => (
             std::env::var(name).map_err(|_| {

@@ -19,11 +19,37 @@ pub enum SecretError {
     Unclosed,
 }
 
+/// The secrets one manifest string referenced.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Used {
+    /// Their values (empty ones left out: there is nothing to redact).
+    pub values: Vec<String>,
+    /// The environment variables they came from.
+    pub variables: Vec<String>,
+}
+
+impl Used {
+    pub fn extend(&mut self, other: Self) {
+        self.values.extend(other.values);
+        self.variables.extend(other.variables);
+    }
+}
+
 /// Replaces every `${env:NAME}` / `${file:PATH}` in `text` with the secret's value, escaped
-/// for the template syntax (`{` → `{{`). Returns the text and the values it used.
-pub fn resolve(text: &str, base_dir: &Path) -> Result<(String, Vec<String>), SecretError> {
+/// for the template syntax (`{` → `{{`). Returns the text and what it used.
+pub fn resolve(text: &str, base_dir: &Path) -> Result<(String, Used), SecretError> {
+    resolve_encoded(text, base_dir, |value| value.to_owned())
+}
+
+/// Like [`resolve`], with each value passed through `encode` first (a secret in a URL path
+/// is percent-encoded, so a `/` in it cannot add a segment).
+pub fn resolve_encoded(
+    text: &str,
+    base_dir: &Path,
+    encode: impl Fn(&str) -> String,
+) -> Result<(String, Used), SecretError> {
     let mut out = String::with_capacity(text.len());
-    let mut used = Vec::new();
+    let mut used = Used::default();
     let mut rest = text;
     while let Some(start) = rest.find("${") {
         out.push_str(&rest[..start]);
@@ -32,6 +58,7 @@ pub fn resolve(text: &str, base_dir: &Path) -> Result<(String, Vec<String>), Sec
         let reference = &after[..end];
         let value = match reference.split_once(':') {
             Some(("env", name)) => {
+                used.variables.push(name.to_owned());
                 std::env::var(name).map_err(|_| SecretError::MissingVariable {
                     name: name.to_owned(),
                 })?
@@ -49,9 +76,9 @@ pub fn resolve(text: &str, base_dir: &Path) -> Result<(String, Vec<String>), Sec
                 });
             }
         };
-        out.push_str(&value.replace('{', "{{").replace('}', "}}"));
+        out.push_str(&encode(&value).replace('{', "{{").replace('}', "}}"));
         if !value.is_empty() {
-            used.push(value);
+            used.values.push(value);
         }
         rest = &after[end + 1..];
     }
@@ -59,34 +86,71 @@ pub fn resolve(text: &str, base_dir: &Path) -> Result<(String, Vec<String>), Sec
     Ok((out, used))
 }
 
-/// Replaces known secret values with `[redacted]`.
+/// Replaces known secret values with `[redacted]`, in every form a value takes on its way
+/// into a request and back out of a response: as written, percent-encoded (path segments,
+/// upper- and lower-case hex), form-encoded (query strings and form bodies, where a space
+/// is `+`), and escaped inside a JSON string. Blobs are redacted before they are
+/// base64-encoded, so no base64 form is needed.
 #[derive(Debug, Clone, Default)]
 pub struct Redactor {
-    secrets: Arc<[String]>,
+    /// Every form of every secret, longest first.
+    forms: Arc<[String]>,
 }
 
+/// What a redacted secret reads as.
+pub const REDACTED: &str = "[redacted]";
+
 impl Redactor {
-    pub fn new(mut secrets: Vec<String>) -> Self {
+    pub fn new(secrets: Vec<String>) -> Self {
+        let mut forms: Vec<String> = secrets
+            .iter()
+            .filter(|secret| !secret.is_empty())
+            .flat_map(|secret| forms_of(secret))
+            .collect();
         // Longest first, so a secret that contains another is replaced whole.
-        secrets.sort_by_key(|secret| std::cmp::Reverse(secret.len()));
-        secrets.dedup();
+        forms.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+        forms.dedup();
         Self {
-            secrets: secrets.into(),
+            forms: forms.into(),
         }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.secrets.is_empty()
+        self.forms.is_empty()
     }
 
     pub fn redact(&self, text: &str) -> String {
         let mut text = text.to_owned();
-        for secret in self.secrets.iter() {
-            if text.contains(secret.as_str()) {
-                text = text.replace(secret.as_str(), "[redacted]");
+        for form in self.forms.iter() {
+            if text.contains(form.as_str()) {
+                text = text.replace(form.as_str(), REDACTED);
             }
         }
         text
+    }
+
+    /// Redacts raw bytes (a response body about to become a blob).
+    pub fn redact_bytes(&self, bytes: Vec<u8>) -> Vec<u8> {
+        let mut bytes = bytes;
+        for form in self.forms.iter() {
+            let form = form.as_bytes();
+            if !bytes.windows(form.len()).any(|window| window == form) {
+                continue;
+            }
+            let mut out = Vec::with_capacity(bytes.len());
+            let mut index = 0;
+            while index < bytes.len() {
+                if bytes[index..].starts_with(form) {
+                    out.extend_from_slice(REDACTED.as_bytes());
+                    index += form.len();
+                } else {
+                    out.push(bytes[index]);
+                    index += 1;
+                }
+            }
+            bytes = out;
+        }
+        bytes
     }
 
     /// Redacts every string inside a JSON value.
@@ -102,13 +166,57 @@ impl Redactor {
                 }
             }
             serde_json::Value::Object(object) => {
-                for item in object.values_mut() {
-                    self.redact_json(item);
+                let entries = std::mem::take(object);
+                for (key, mut item) in entries {
+                    self.redact_json(&mut item);
+                    object.insert(self.redact(&key), item);
                 }
             }
             _ => {}
         }
     }
+}
+
+/// The forms a secret can take between the manifest and a result.
+fn forms_of(secret: &str) -> Vec<String> {
+    let percent = percent_encoding::utf8_percent_encode(secret, percent_encoding::NON_ALPHANUMERIC)
+        .to_string();
+    let segment = crate::template::encode_segment(secret);
+    let form: String = form_urlencoded::byte_serialize(secret.as_bytes()).collect();
+    let json = serde_json::to_string(secret).unwrap_or_default();
+    let json = json
+        .strip_prefix('"')
+        .and_then(|json| json.strip_suffix('"'))
+        .unwrap_or_default()
+        .to_owned();
+    let mut forms = vec![
+        secret.to_owned(),
+        lower_hex(&percent),
+        lower_hex(&segment),
+        lower_hex(&form),
+        json.replace('/', "\\/"),
+        percent,
+        segment,
+        form,
+        json,
+    ];
+    forms.retain(|form| !form.is_empty());
+    forms
+}
+
+/// `%2F` → `%2f`: servers echo either.
+fn lower_hex(encoded: &str) -> String {
+    let mut out = String::with_capacity(encoded.len());
+    let mut chars = encoded.chars();
+    while let Some(c) = chars.next() {
+        out.push(c);
+        if c == '%' {
+            for hex in chars.by_ref().take(2) {
+                out.push(hex.to_ascii_lowercase());
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -118,6 +226,28 @@ mod tests {
     use super::{Redactor, SecretError, resolve};
 
     #[test]
+    fn every_encoding_of_a_secret_is_redacted() {
+        let secret = "ab+cd/ef== x\"y";
+        let redactor = Redactor::new(vec![secret.into()]);
+        let encodings = [
+            secret.to_owned(),
+            "ab%2Bcd%2Fef%3D%3D%20x%22y".to_owned(),
+            "ab%2bcd%2fef%3d%3d%20x%22y".to_owned(),
+            "ab%2Bcd%2Fef%3D%3D+x%22y".to_owned(),
+            "ab+cd\\/ef== x\\\"y".to_owned(),
+            "ab+cd/ef== x\\\"y".to_owned(),
+        ];
+        for encoded in encodings {
+            let text = format!("before {encoded} after");
+            assert_eq!(redactor.redact(&text), "before [redacted] after", "{encoded}");
+        }
+        assert_eq!(
+            redactor.redact_bytes(format!("\0{secret}\0").into_bytes()),
+            b"\0[redacted]\0"
+        );
+    }
+
+    #[test]
     fn resolves_environment_and_file_references() {
         let dir = tempfile::tempdir().expect("dir");
         std::fs::write(dir.path().join("token"), "t{o}k\n").expect("write");
@@ -125,7 +255,8 @@ mod tests {
             resolve("Bearer ${file:token} at ${env:HOME}", dir.path()).expect("resolves");
         let home = std::env::var("HOME").unwrap_or_default();
         assert_eq!(text, format!("Bearer t{{{{o}}}}k at {home}"));
-        assert_eq!(used, vec!["t{o}k".to_owned(), home]);
+        assert_eq!(used.values, vec!["t{o}k".to_owned(), home]);
+        assert_eq!(used.variables, vec!["HOME".to_owned()]);
     }
 
     #[test]

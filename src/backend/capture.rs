@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use tokio::io::{AsyncBufReadExt as _, AsyncRead, AsyncReadExt as _, AsyncWriteExt as _};
+use tokio_util::sync::CancellationToken;
 
 use super::events_pipe::EventSender;
 use crate::events::{CallEvent, LogLevel};
@@ -12,8 +13,7 @@ use crate::results::Captured;
 
 /// The most stdout drained from a truncating command before it is stopped.
 const DRAIN_LIMIT: u64 = 256 << 20;
-/// The most stdout spooled for the resource store.
-const SPOOL_LIMIT: u64 = 64 << 20;
+use crate::results::store::SPOOL_LIMIT;
 
 /// How to capture stdout.
 #[derive(Debug, Clone)]
@@ -38,9 +38,12 @@ pub enum Capture {
     Overflow,
 }
 
+/// Reads until the end of the stream, or until `stop` is cancelled (the command exited
+/// but something it left behind still holds the pipe).
 pub async fn capture_stdout(
     mut reader: impl AsyncRead + Unpin,
     options: CaptureOptions,
+    stop: CancellationToken,
 ) -> std::io::Result<Capture> {
     let half = options.limit / 2;
     let mut head: Vec<u8> = Vec::new();
@@ -53,7 +56,10 @@ pub async fn capture_stdout(
     };
     let mut chunk = vec![0_u8; 16 * 1024];
     loop {
-        let read = reader.read(&mut chunk).await?;
+        let read = tokio::select! {
+            read = reader.read(&mut chunk) => read?,
+            () = stop.cancelled() => 0,
+        };
         if read == 0 {
             break;
         }
@@ -85,13 +91,14 @@ pub async fn capture_stdout(
             tail.drain(..tail.len() - half);
         }
         if total >= DRAIN_LIMIT {
-            let captured = finish(
+            let mut captured = finish(
                 head,
                 tail,
                 half,
                 total,
                 spool.is_some().then(|| options.spool.clone()).flatten(),
             );
+            captured.stopped_early = true;
             return Ok(Capture::Done {
                 captured,
                 stopped_early: true,
@@ -130,6 +137,7 @@ fn finish(
         tail,
         total,
         kept,
+        stopped_early: false,
     }
 }
 
@@ -139,6 +147,7 @@ pub async fn capture_tail(
     reader: impl AsyncRead + Unpin,
     keep: usize,
     forward: Option<(EventSender, LogLevel)>,
+    stop: CancellationToken,
 ) -> String {
     let mut reader = tokio::io::BufReader::new(reader);
     let mut buffer = Vec::new();
@@ -146,10 +155,11 @@ pub async fn capture_tail(
     loop {
         line.clear();
         // Lines are bounded so a newline-free flood cannot grow memory.
-        let read = (&mut reader)
-            .take(8 * 1024)
-            .read_until(b'\n', &mut line)
-            .await;
+        let mut bounded = (&mut reader).take(8 * 1024);
+        let read = tokio::select! {
+            read = bounded.read_until(b'\n', &mut line) => read,
+            () = stop.cancelled() => Ok(0),
+        };
         match read {
             Ok(0) | Err(_) => break,
             Ok(_) => {}
@@ -192,7 +202,9 @@ mod tests {
     }
 
     async fn run(input: &[u8], options: CaptureOptions) -> Capture {
-        capture_stdout(input, options).await.expect("reads")
+        capture_stdout(input, options, tokio_util::sync::CancellationToken::new())
+            .await
+            .expect("reads")
     }
 
     #[tokio::test]

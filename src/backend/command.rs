@@ -5,7 +5,7 @@
 use std::os::unix::process::ExitStatusExt as _;
 use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
-use std::sync::OnceLock;
+use std::sync::Arc;
 
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -18,6 +18,7 @@ use super::capture::{Capture, CaptureOptions, tail_text};
 use super::events_pipe::{self, EVENTS_VARIABLE, EventSender};
 use super::files::collect_files;
 use super::process_group::GroupGuard;
+use super::processes::{CALL_VARIABLE, Processes};
 use super::supervise::{Finished, Forwarding, STDERR_TAIL_BYTES, Supervision, supervise};
 use crate::events::LogLevel;
 use crate::results::{Captured, OutputFile};
@@ -26,14 +27,6 @@ use crate::template::{ArgvElement, RenderError, Sink, Template, render_argv};
 /// The variable naming the per-call directory a command may write output files into.
 pub const OUTPUT_DIR_VARIABLE: &str = "MCP_SERVE_OUTPUT_DIR";
 
-/// Environment variables that hold our own secrets (the HTTP bearer token): never passed to
-/// a command, whatever `inherit-env` says. Set once at start-up.
-static WITHHELD_ENV: OnceLock<Vec<String>> = OnceLock::new();
-
-/// Keeps `names` out of every command's environment. Only the first call has an effect.
-pub fn withhold_env(names: Vec<String>) {
-    let _ = WITHHELD_ENV.set(names);
-}
 
 /// A command tool's backend, fully checked at load.
 #[derive(Debug, Clone)]
@@ -81,6 +74,18 @@ pub enum StdinMode {
     Null,
     /// All arguments as one JSON document.
     Json,
+}
+
+/// What a running command may reach besides its arguments.
+#[derive(Debug)]
+pub struct RunContext<'a> {
+    /// Where progress and log events go, when the client wants them.
+    pub events: Option<&'a EventSender>,
+    /// Variables holding secrets, never passed to the command.
+    pub withheld_env: &'a [String],
+    /// The server's processes: every command is registered there, and what escapes its
+    /// group is found there.
+    pub processes: &'a Arc<Processes>,
 }
 
 /// A command that ran and exited with a success code.
@@ -174,9 +179,12 @@ impl CommandBackend {
         arguments: &Map<String, Value>,
         capture: CaptureOptions,
         output_dir: bool,
-        events: Option<&EventSender>,
+        context: &RunContext<'_>,
     ) -> Result<CommandOutput, CommandError> {
-        let (mut command, program) = self.command(arguments)?;
+        let events = context.events;
+        let (mut command, program) = self.command(arguments, context.withheld_env)?;
+        let call_id = context.processes.call_id();
+        command.env(CALL_VARIABLE, &call_id);
         let events = events.filter(|_| self.events || self.stderr_log.is_some());
         let (_directory, outputs, pipe) =
             prepare_directory(&mut command, output_dir, self.events && events.is_some()).map_err(
@@ -190,12 +198,17 @@ impl CommandBackend {
             events: events.cloned(),
             stderr_log: self.stderr_log,
         };
-        let child = command.spawn().map_err(|source| CommandError::Spawn {
-            program: program.clone(),
-            source,
-        })?;
+        let child = context
+            .processes
+            .spawn(&mut command)
+            .map_err(|source| CommandError::Spawn {
+                program: program.clone(),
+                source,
+            })?;
         tracing::debug!(tool_program = %program, pid = ?child.id(), "started command");
-        let group = child.id().map(GroupGuard::new);
+        let group = child
+            .id()
+            .map(|pid| GroupGuard::new(pid, Arc::clone(context.processes)));
         let stdin_document = matches!(self.stdin, StdinMode::Json)
             .then(|| Value::Object(arguments.clone()).to_string());
         // The process is supervised on its own task, so that when this call is dropped
@@ -211,6 +224,8 @@ impl CommandBackend {
                 program: program.clone(),
                 timeout: self.timeout,
                 cancel: cancel.clone(),
+                processes: Arc::clone(context.processes),
+                call_id,
             },
         ));
         let stop_on_drop = cancel.drop_guard();
@@ -254,7 +269,13 @@ impl CommandBackend {
             }
             Err(source) => return Err(CommandError::Io { program, source }),
         };
-        let stdout = self.classify(program.clone(), status, stdout, stderr_tail)?;
+        let stdout = if stdout.stopped_early {
+            // We stopped it (it wrote more than anyone reads): its signal is ours, and the
+            // text it wrote is the answer, cut short.
+            stdout
+        } else {
+            self.classify(program.clone(), status, stdout, stderr_tail)?
+        };
         let files = match &outputs {
             Some(directory) => collect_files(directory, self.max_output)
                 .map_err(|problem| CommandError::Files { program, problem })?,
@@ -312,8 +333,13 @@ impl CommandBackend {
         })
     }
 
-    /// The process to start, fully configured, and the program's name for messages.
-    fn command(&self, arguments: &Map<String, Value>) -> Result<(Command, String), CommandError> {
+    /// The process to start, fully configured, and the program's name for messages;
+    /// `withheld` variables are never passed on, whatever `inherit-env` says.
+    fn command(
+        &self,
+        arguments: &Map<String, Value>,
+        withheld: &[String],
+    ) -> Result<(Command, String), CommandError> {
         let argv = self.argv(arguments)?;
         let Some((program, rest)) = argv.split_first() else {
             return Err(RenderError::Missing {
@@ -346,7 +372,7 @@ impl CommandBackend {
                 }
             }
         }
-        for name in WITHHELD_ENV.get().into_iter().flatten() {
+        for name in withheld {
             command.env_remove(name);
         }
         for (name, template) in &self.env {

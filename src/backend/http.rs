@@ -70,6 +70,12 @@ impl HttpBackend {
     ) -> ToolResult {
         match self.exchange(arguments).await {
             Ok((content_type, bytes)) => {
+                // Before anything is decoded or encoded: a blob's base64 cannot hide a secret.
+                let bytes = if self.redactor.is_empty() {
+                    bytes
+                } else {
+                    self.redactor.redact_bytes(bytes)
+                };
                 let mut result = self.map_response(content_type.as_deref(), bytes, output_schema);
                 for block in &mut result.content {
                     if let Content::Text { text, .. } = block {

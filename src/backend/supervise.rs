@@ -14,12 +14,18 @@ use tokio_util::sync::CancellationToken;
 
 use super::capture::{Capture, CaptureOptions, capture_stdout, capture_tail};
 use super::events_pipe::{self, EventSender};
-use super::process_group::{GroupGuard, TERMINATE_GRACE};
+use super::process_group::GroupGuard;
+use super::processes::{self, Processes, TERMINATE_GRACE};
 use crate::events::LogLevel;
 use crate::results::Captured;
 
 /// How much of stderr (its end) is kept for error messages.
 pub(super) const STDERR_TAIL_BYTES: usize = 4096;
+
+/// How long stdout and stderr are still read after the command exited and its group and
+/// orphans were killed. Only a process that left the group *and* cleared its environment
+/// can still hold a pipe then; the call does not wait for it.
+const DRAIN_AFTER_EXIT: Duration = Duration::from_secs(1);
 
 /// Feeds stdin, drains stdout (bounded) and stderr (its tail), and waits for the exit,
 /// all under the timeout; on timeout the group gets SIGTERM, a grace period, SIGKILL.
@@ -35,7 +41,11 @@ pub(super) async fn supervise(
         program,
         timeout,
         cancel,
+        processes,
+        call_id,
     } = supervision;
+    let leader = child.id();
+    let drained = CancellationToken::new();
     let program = program.as_str();
     let guard = group;
     let group = guard.as_ref();
@@ -65,21 +75,41 @@ pub(super) async fn supervise(
             let _ = stdin.write_all(document.as_bytes()).await;
         }
     };
-    let read_stdout = read_stdout(stdout, capture, group);
+    let read_stdout = read_stdout(stdout, capture, group, drained.clone());
+    let stderr_drained = drained.clone();
     let read_stderr = async move {
         match stderr {
-            Some(stderr) => capture_tail(stderr, STDERR_TAIL_BYTES, stderr_forward).await,
+            Some(stderr) => {
+                capture_tail(stderr, STDERR_TAIL_BYTES, stderr_forward, stderr_drained).await
+            }
             None => String::new(),
         }
     };
     let wait = async {
-        let status = child.wait().await;
-        // Whatever the command left running in its group goes with it, so no stray
-        // process keeps our pipes open or outlives the call.
+        // The leader stays a zombie until the group is dealt with, so the group id is
+        // still ours when it is signalled.
+        if let Some(pid) = leader {
+            processes::exited(pid).await;
+        }
+        // Whatever the command left running in its group goes with it, and so does what
+        // left the group, so no stray process keeps our pipes open or outlives the call.
         if let Some(group) = group {
             group.signal(Signal::SIGKILL);
         }
+        let status = child.wait().await;
+        if let Some(group) = group {
+            group.reaped();
+        }
+        if let Some(pid) = leader {
+            processes.forget_leader(pid);
+        }
+        sweep(&processes, &call_id).await;
         exited.notify_one();
+        let drained = drained.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(DRAIN_AFTER_EXIT).await;
+            drained.cancel();
+        });
         status
     };
     let all = async {
@@ -91,9 +121,6 @@ pub(super) async fn supervise(
     let cancelled = tokio::select! {
         done = tokio::time::timeout(timeout, &mut all) => match done {
             Ok(((), stdout, stderr_tail, status)) => {
-                if let Some(guard) = &guard {
-                    guard.disarm();
-                }
                 return Finished::Exited { stdout, stderr_tail, status };
             }
             Err(_elapsed) => false,
@@ -113,11 +140,24 @@ pub(super) async fn supervise(
         }
         String::new()
     };
+    // If the leader was not reaped here, tokio reaps it once the child is dropped; its
+    // orphans go either way.
+    if let Some(pid) = leader {
+        processes.forget_leader(pid);
+    }
+    sweep(&processes, &call_id).await;
     if cancelled {
         Finished::Cancelled
     } else {
         Finished::TimedOut { stderr_tail }
     }
+}
+
+/// Kills the call's orphans, off the async threads (it reads `/proc`).
+async fn sweep(processes: &Arc<Processes>, call_id: &str) {
+    let processes = Arc::clone(processes);
+    let call_id = call_id.to_owned();
+    let _ = tokio::task::spawn_blocking(move || processes.sweep(&call_id)).await;
 }
 
 /// What a supervision task owns besides the child.
@@ -128,6 +168,9 @@ pub(super) struct Supervision {
     pub(super) program: String,
     pub(super) timeout: Duration,
     pub(super) cancel: CancellationToken,
+    pub(super) processes: Arc<Processes>,
+    /// The `MCP_SERVE_CALL` tag of this call's processes.
+    pub(super) call_id: String,
 }
 
 /// Where a call's events come from and go to.
@@ -156,6 +199,7 @@ async fn read_stdout(
     stdout: Option<tokio::process::ChildStdout>,
     capture: CaptureOptions,
     group: Option<&GroupGuard>,
+    drained: CancellationToken,
 ) -> std::io::Result<Capture> {
     let Some(stdout) = stdout else {
         return Ok(Capture::Done {
@@ -163,7 +207,7 @@ async fn read_stdout(
             stopped_early: false,
         });
     };
-    let result = capture_stdout(stdout, capture).await;
+    let result = capture_stdout(stdout, capture, drained).await;
     if let (
         Ok(
             Capture::Overflow

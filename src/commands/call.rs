@@ -294,6 +294,7 @@ pub fn command(registry: &Registry, args: &CallArgs) -> Result<ExitCode, String>
         .enable_all()
         .build()
         .map_err(|error| format!("error: could not start the async runtime: {error}"))?;
+    let processes = std::sync::Arc::new(crate::backend::processes::Processes::supervising().0);
     let result = runtime.block_on(async {
         let (sender, mut receiver) = tokio::sync::mpsc::channel(256);
         let printer = tokio::spawn(async move {
@@ -303,7 +304,10 @@ pub fn command(registry: &Registry, args: &CallArgs) -> Result<ExitCode, String>
         });
         let context = crate::backend::CallContext {
             store: registry.store(),
+            caller: crate::results::store::Caller::Only,
             events: Some(sender),
+            withheld_env: registry.withheld_env(),
+            processes: &processes,
         };
         let result = call(tool, arguments, &context).await;
         drop(context);
@@ -312,7 +316,7 @@ pub fn command(registry: &Registry, args: &CallArgs) -> Result<ExitCode, String>
         result
     });
     runtime.shutdown_timeout(Duration::from_secs(1));
-    crate::backend::process_group::stop_remaining();
+    processes.stop_remaining();
     let mut stdout = std::io::stdout().lock();
     if let Err(error) = print_result(
         &result,

@@ -8,7 +8,11 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use std::sync::Arc;
+
 use crate::backend::CallContext;
+use crate::backend::processes::Processes;
+use crate::results::store::Caller;
 use crate::registry::Registry;
 use crate::results::{Content, ToolResult};
 use crate::tool::Example;
@@ -17,6 +21,7 @@ use crate::tool::Example;
 pub async fn run(registry: &Registry, only: Option<&str>) -> (String, bool) {
     let mut report = String::new();
     let (mut passed, mut failed) = (0, 0);
+    let processes = Arc::new(Processes::supervising().0);
     for tool in registry
         .tools()
         .filter(|tool| only.is_none_or(|name| tool.name == name))
@@ -24,7 +29,10 @@ pub async fn run(registry: &Registry, only: Option<&str>) -> (String, bool) {
         for example in &tool.examples {
             let context = CallContext {
                 store: registry.store(),
+                caller: Caller::Only,
                 events: None,
+                withheld_env: registry.withheld_env(),
+                processes: &processes,
             };
             let result = tool.call(Some(example.arguments.clone()), &context).await;
             let problems = check(example, &result);

@@ -12,12 +12,39 @@ use super::wire::HttpWire;
 use crate::backend::http::{
     Body, HttpBackend, JsonTemplate, LazyClient, RedirectRules, UrlTemplate,
 };
-use crate::secret::{Redactor, resolve};
+use crate::secret::{Redactor, Used, resolve, resolve_encoded};
 use crate::suggest::suggest;
-use crate::template::Template;
+use crate::template::{Template, encode_segment};
 use crate::units::{parse_duration, parse_size};
 
 const METHODS: [&str; 7] = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"];
+
+/// Headers a manifest can never set: they frame the message or steer the connection, so
+/// only the HTTP client may write them.
+const FORBIDDEN_HEADERS: [&str; 10] = [
+    "content-length",
+    "transfer-encoding",
+    "connection",
+    "keep-alive",
+    "proxy-connection",
+    "te",
+    "trailer",
+    "upgrade",
+    "expect",
+    "http2-settings",
+];
+
+/// Headers that carry credentials: arguments may fill them only with
+/// `argument-credentials = true`.
+const CREDENTIAL_HEADERS: [&str; 3] = ["authorization", "proxy-authorization", "cookie"];
+
+/// What a built HTTP backend needs from the manifest's secrets.
+#[derive(Debug, Default)]
+pub(super) struct SecretUse {
+    pub(super) used: Used,
+    /// A header carries a secret (so a redirect to another host must not resend it).
+    pub(super) in_headers: bool,
+}
 
 pub(super) fn build_http(
     wire: &Spanned<HttpWire>,
@@ -27,7 +54,7 @@ pub(super) fn build_http(
 ) -> Option<HttpBackend> {
     let errors_before = checker.diagnostics.len();
     let wire = wire.get_ref();
-    let mut secrets = Vec::new();
+    let mut secrets = SecretUse::default();
     let method = match &wire.method {
         None => reqwest::Method::GET,
         Some(method) => {
@@ -93,10 +120,12 @@ pub(super) fn build_http(
     let client = LazyClient::new(RedirectRules {
         max_redirects: wire.max_redirects.unwrap_or(5),
         allow_other_hosts: wire.allow_other_hosts.unwrap_or(false),
+        secret_headers: secrets.in_headers,
     });
     if checker.diagnostics.len() > errors_before {
         return None;
     }
+    checker.withheld_env.extend(secrets.used.variables);
     Some(HttpBackend {
         tool: tool.to_owned(),
         method,
@@ -112,7 +141,7 @@ pub(super) fn build_http(
             .as_ref()
             .map(|pointer| pointer.get_ref().clone()),
         client,
-        redactor: Redactor::new(secrets),
+        redactor: Redactor::new(secrets.used.values),
     })
 }
 
@@ -123,7 +152,7 @@ type Headers = Vec<(reqwest::header::HeaderName, Template)>;
 fn query_and_headers(
     wire: &HttpWire,
     facts: &ArgumentFacts,
-    secrets: &mut Vec<String>,
+    secrets: &mut SecretUse,
     checker: &mut Checker,
 ) -> (Pairs, Headers) {
     let mut query = Vec::new();
@@ -141,7 +170,9 @@ fn query_and_headers(
                 continue;
             }
         };
-        if let Some(template) = secret_template(&text, value.span(), facts, secrets, checker) {
+        if let Some((template, _)) =
+            secret_template(&text, value.span(), facts, &mut secrets.used, checker)
+        {
             query.push((name.get_ref().clone(), template));
         }
     }
@@ -155,8 +186,45 @@ fn query_and_headers(
             );
             continue;
         };
-        if let Some(template) =
-            secret_template(value.get_ref(), value.span(), facts, secrets, checker)
+        let lower = header.as_str();
+        if FORBIDDEN_HEADERS.contains(&lower) {
+            checker
+                .error(
+                    format!("`{}` cannot be set by a manifest", name.get_ref()),
+                    name.span(),
+                )
+                .hint("it frames the message or steers the connection; the HTTP client writes it");
+            continue;
+        }
+        let Some((template, has_secret)) = secret_template(
+            value.get_ref(),
+            value.span(),
+            facts,
+            &mut secrets.used,
+            checker,
+        ) else {
+            continue;
+        };
+        secrets.in_headers |= has_secret;
+        let templated = template.placeholders().next().is_some();
+        if templated && lower == "host" {
+            checker
+                .error("arguments can never choose the `Host` header", value.span())
+                .hint("the host is fixed by the manifest; write it out, or leave `Host` to the URL");
+            continue;
+        }
+        if templated
+            && CREDENTIAL_HEADERS.contains(&lower)
+            && !wire.argument_credentials.unwrap_or(false)
+        {
+            checker
+                .error(
+                    format!("arguments cannot fill the `{}` header", name.get_ref()),
+                    value.span(),
+                )
+                .hint("it carries credentials; reference a secret (`${env:NAME}`), or set `argument-credentials = true` if the caller must supply them");
+            continue;
+        }
         {
             if template
                 .as_literal()
@@ -177,22 +245,16 @@ fn query_and_headers(
     (query, headers)
 }
 
-/// Splits the URL into a literal origin and templated path segments.
+/// Splits the URL into a literal origin and templated path segments. Secrets are resolved
+/// per part, each encoded for where it stands.
 fn url_template(
     url: &Spanned<String>,
     facts: &ArgumentFacts,
-    secrets: &mut Vec<String>,
+    secrets: &mut SecretUse,
     checker: &mut Checker,
 ) -> Option<UrlTemplate> {
     let span = url.span();
-    let (text, used) = match resolve(url.get_ref(), &checker.base_dir) {
-        Ok(resolved) => resolved,
-        Err(error) => {
-            checker.error(format!("`url`: {error}"), span);
-            return None;
-        }
-    };
-    secrets.extend(used);
+    let text = url.get_ref();
     let Some((scheme, rest)) = text
         .split_once("://")
         .filter(|(scheme, _)| matches!(*scheme, "http" | "https"))
@@ -200,8 +262,25 @@ fn url_template(
         checker.error("`url` must start with `http://` or `https://`", span);
         return None;
     };
-    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let authority_end = find_unreferenced(rest, &['/', '?', '#']).unwrap_or(rest.len());
     let (authority, rest) = rest.split_at(authority_end);
+    let resolved = |part: &str,
+                    encode: fn(&str) -> String,
+                    secrets: &mut SecretUse,
+                    checker: &mut Checker| {
+        match resolve_encoded(part, &checker.base_dir, encode) {
+            Ok((text, used)) => {
+                secrets.used.extend(used);
+                Some(text)
+            }
+            Err(error) => {
+                checker.error(format!("`url`: {error}"), span.clone());
+                None
+            }
+        }
+    };
+    let authority = resolved(authority, str::to_owned, secrets, checker)?;
+    let authority = authority.as_str();
     if authority.is_empty() || authority.contains(['{', '}']) {
         checker
             .error(
@@ -211,15 +290,22 @@ fn url_template(
             .hint("arguments can fill path segments and query parameters, never the host");
         return None;
     }
-    if rest.contains('#') {
+    if find_unreferenced(rest, &['#']).is_some() {
         checker.error("`url` cannot have a fragment", span);
         return None;
     }
-    let (path, literal_query) = match rest.split_once('?') {
-        Some((path, query)) => (path, Some(query)),
+    let (path, literal_query) = match find_unreferenced(rest, &['?']) {
+        Some(at) => (&rest[..at], Some(&rest[at + 1..])),
         None => (rest, None),
     };
-    if literal_query.is_some_and(|query| query.contains(['{', '}'])) {
+    let literal_query = match literal_query {
+        Some(query) => Some(resolved(query, encode_query, secrets, checker)?),
+        None => None,
+    };
+    if literal_query
+        .as_deref()
+        .is_some_and(|query| query.contains(['{', '}']))
+    {
         checker
             .error(
                 "placeholders in the query go in the `query` table, not in `url`",
@@ -229,8 +315,16 @@ fn url_template(
         return None;
     }
     let mut segments = Vec::new();
-    for segment in path.split('/').skip(1) {
-        let template = template_at(segment, span.clone(), facts, checker)?;
+    let mut boundaries = vec![];
+    let mut rest_of_path = path;
+    while let Some(at) = find_unreferenced(rest_of_path, &['/']) {
+        boundaries.push(&rest_of_path[..at]);
+        rest_of_path = &rest_of_path[at + 1..];
+    }
+    boundaries.push(rest_of_path);
+    for segment in boundaries.into_iter().skip(1) {
+        let segment = resolved(segment, encode_segment, secrets, checker)?;
+        let template = template_at(&segment, span.clone(), facts, checker)?;
         for name in template.placeholders() {
             if !facts.is_always_present(name) {
                 checker
@@ -246,22 +340,45 @@ fn url_template(
     Some(UrlTemplate {
         origin: format!("{scheme}://{authority}"),
         segments,
-        literal_query: literal_query.map(str::to_owned),
+        literal_query,
     })
 }
 
-/// Resolves secrets in `text`, then parses it as a template.
+/// The first of `separators` in `text` that is not inside a `${…}` secret reference (a
+/// `${file:dir/key}` reference holds a `/` that separates nothing).
+fn find_unreferenced(text: &str, separators: &[char]) -> Option<usize> {
+    let mut inside = false;
+    let mut previous = None;
+    for (at, c) in text.char_indices() {
+        match c {
+            '{' if previous == Some('$') => inside = true,
+            '}' if inside => inside = false,
+            c if !inside && separators.contains(&c) => return Some(at),
+            _ => {}
+        }
+        previous = Some(c);
+    }
+    None
+}
+
+/// A secret inside a literal query string, encoded as a query value.
+fn encode_query(value: &str) -> String {
+    form_urlencoded::byte_serialize(value.as_bytes()).collect()
+}
+
+/// Resolves secrets in `text`, then parses it as a template; says whether it used a secret.
 fn secret_template(
     text: &str,
     span: Range<usize>,
     facts: &ArgumentFacts,
-    secrets: &mut Vec<String>,
+    secrets: &mut Used,
     checker: &mut Checker,
-) -> Option<Template> {
+) -> Option<(Template, bool)> {
     match resolve(text, &checker.base_dir) {
         Ok((resolved, used)) => {
+            let has_secret = !used.values.is_empty();
             secrets.extend(used);
-            template_at(&resolved, span, facts, checker)
+            Some((template_at(&resolved, span, facts, checker)?, has_secret))
         }
         Err(error) => {
             checker.error(error.to_string(), span);

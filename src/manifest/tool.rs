@@ -50,7 +50,12 @@ pub(super) fn build_tools(
     checker
         .diagnostics
         .is_empty()
-        .then(|| Registry::new(identity, tools))
+        .then(|| {
+            let mut withheld = std::mem::take(&mut checker.withheld_env);
+            withheld.sort_unstable();
+            withheld.dedup();
+            Registry::new(identity, tools).with_withheld_env(withheld)
+        })
 }
 
 fn server_identity(server: ServerWire, checker: &mut Checker) -> ServerIdentity {

@@ -117,6 +117,9 @@ pub(super) struct HttpWire {
     pub(super) response_pointer: Option<Spanned<String>>,
     pub(super) max_redirects: Option<u8>,
     pub(super) allow_other_hosts: Option<bool>,
+    /// Let arguments fill `Authorization`, `Proxy-Authorization` and `Cookie` headers
+    /// (default false: those carry the manifest's own credentials only).
+    pub(super) argument_credentials: Option<bool>,
 }
 
 /// Behaviour hints shown to hosts.

@@ -20,11 +20,25 @@ use super::{convert, notify};
 use std::time::Duration;
 
 use crate::backend::CallContext;
+use crate::results::store::Caller;
 use crate::era::Era;
 use crate::results::ToolResult;
 
 /// How long 2026-era clients may cache `tools/list` when the manifest is not watched.
 const LIST_TTL_MS: u64 = 60_000;
+
+/// Who sent the request in hand: the one stdio client, a legacy HTTP session, or a
+/// stateless HTTP request nothing identifies.
+fn caller(context: &RequestContext<RoleServer>) -> Caller {
+    let Some(parts) = context.extensions.get::<axum::http::request::Parts>() else {
+        return Caller::Only;
+    };
+    parts
+        .headers
+        .get("mcp-session-id")
+        .and_then(|value| value.to_str().ok())
+        .map_or(Caller::Anonymous, |session| Caller::Session(session.to_owned()))
+}
 
 /// The era of the request in hand: its own `_meta` version, else the negotiated one.
 fn era(context: &RequestContext<RoleServer>) -> Era {
@@ -120,7 +134,10 @@ impl ServerHandler for Handler {
         };
         let call_context = CallContext {
             store: snapshot.registry.store(),
+            caller: caller(&context),
             events,
+            withheld_env: &snapshot.withheld_env,
+            processes: &self.state.processes,
         };
         // Dropping the call future kills the backend's process group.
         let result = tokio::select! {
@@ -156,7 +173,7 @@ impl ServerHandler for Handler {
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         if !self.registry().serves_resources() {
             return Err(ErrorData::new(
@@ -168,7 +185,7 @@ impl ServerHandler for Handler {
         let resources = self
             .registry()
             .store()
-            .list()
+            .list(&caller(&context))
             .iter()
             .filter_map(convert::resource)
             .collect();
@@ -181,7 +198,7 @@ impl ServerHandler for Handler {
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         if !self.registry().serves_resources() {
             return Err(ErrorData::new(
@@ -190,7 +207,11 @@ impl ServerHandler for Handler {
                 None,
             ));
         }
-        let Some((mime_type, bytes)) = self.registry().store().read(&request.uri) else {
+        let Some((mime_type, bytes)) = self
+            .registry()
+            .store()
+            .read(&request.uri, &caller(&context))
+        else {
             return Err(ErrorData::resource_not_found(
                 format!(
                     "no resource `{}`: kept outputs expire after an hour, or when the store is full",

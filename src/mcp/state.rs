@@ -16,6 +16,7 @@ use rmcp::service::{RoleServer, SubscriptionSink};
 use serde_json::Value;
 
 use super::convert;
+use crate::backend::processes::Processes;
 use crate::era::Era;
 use crate::events::LogLevel;
 use crate::limit::Limiter;
@@ -28,7 +29,7 @@ pub struct Handler {
 }
 
 /// How the handler behaves.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct HandlerOptions {
     /// Tool calls running at once, across all tools.
     pub max_calls: usize,
@@ -38,6 +39,11 @@ pub struct HandlerOptions {
     pub heartbeat: Option<Duration>,
     /// The manifest is watched: advertise `listChanged` and accept change subscriptions.
     pub watching: bool,
+    /// Variables holding the server's own secrets (the bearer token's), never passed to a
+    /// command; the manifest's are added per registry.
+    pub withheld_env: Vec<String>,
+    /// The server's processes.
+    pub processes: Arc<Processes>,
 }
 
 #[derive(Debug)]
@@ -49,6 +55,8 @@ pub(super) struct State {
     pub(super) log_level: RwLock<LogLevel>,
     pub(super) heartbeat: Option<Duration>,
     pub(super) watching: bool,
+    withheld_env: Vec<String>,
+    pub(super) processes: Arc<Processes>,
     /// 2025-era sessions to send `notifications/tools/list_changed` to.
     peers: Mutex<Vec<Peer<RoleServer>>>,
     /// 2026-era `subscriptions/listen` streams.
@@ -64,6 +72,8 @@ pub(super) struct Snapshot {
     pub(super) listings: [Vec<Tool>; 4],
     pub(super) info: ServerConfig,
     pub(super) server_info: Value,
+    /// The server's withheld variables and the manifest's.
+    pub(super) withheld_env: Vec<String>,
 }
 
 /// The manifest produced a definition rmcp cannot represent (a bug on our side).
@@ -72,7 +82,11 @@ pub(super) struct Snapshot {
 pub struct DefinitionError(#[from] serde_json::Error);
 
 impl Snapshot {
-    fn new(registry: Arc<Registry>, watching: bool) -> Result<Self, DefinitionError> {
+    fn new(
+        registry: Arc<Registry>,
+        watching: bool,
+        withheld_env: &[String],
+    ) -> Result<Self, DefinitionError> {
         // Eras differ only in their output schemas: each tool is converted once, and the
         // other eras' entries are clones sharing its schemas (10,000 tools add up).
         let mut listings: [Vec<Tool>; 4] = Default::default();
@@ -109,18 +123,21 @@ impl Snapshot {
         let mut info = ServerConfig::new(capabilities).with_server_info(implementation);
         info.instructions.clone_from(&registry.server.instructions);
         let server_info = Value::Object(registry.server.implementation.clone());
+        let mut withheld = withheld_env.to_vec();
+        withheld.extend(registry.withheld_env().iter().cloned());
         Ok(Self {
             registry,
             listings,
             info,
             server_info,
+            withheld_env: withheld,
         })
     }
 }
 
 impl Handler {
     pub fn new(registry: Arc<Registry>, options: HandlerOptions) -> Result<Self, DefinitionError> {
-        let snapshot = Snapshot::new(registry, options.watching)?;
+        let snapshot = Snapshot::new(registry, options.watching, &options.withheld_env)?;
         Ok(Self {
             state: Arc::new(State {
                 current: RwLock::new(Arc::new(snapshot)),
@@ -128,6 +145,8 @@ impl Handler {
                 log_level: RwLock::new(LogLevel::Info),
                 heartbeat: options.heartbeat,
                 watching: options.watching,
+                withheld_env: options.withheld_env,
+                processes: options.processes,
                 peers: Mutex::new(Vec::new()),
                 sinks: Mutex::new(Vec::new()),
                 next_sink: AtomicU64::new(0),
@@ -149,7 +168,11 @@ impl Handler {
 
     /// Serves `registry` from now on; calls already running keep their definitions.
     pub fn replace(&self, registry: Arc<Registry>) -> Result<(), DefinitionError> {
-        let snapshot = Arc::new(Snapshot::new(registry, self.state.watching)?);
+        let snapshot = Arc::new(Snapshot::new(
+            registry,
+            self.state.watching,
+            &self.state.withheld_env,
+        )?);
         match self.state.current.write() {
             Ok(mut current) => *current = snapshot,
             Err(poisoned) => *poisoned.into_inner() = snapshot,

@@ -36,6 +36,37 @@ pub struct ResourceStore {
     dir: std::sync::OnceLock<Option<tempfile::TempDir>>,
     entries: Mutex<Entries>,
     next_id: AtomicU64,
+    /// Bytes reserved by spools of calls in flight.
+    spooling: AtomicU64,
+}
+
+/// The most of one call's output spooled for keeping.
+pub const SPOOL_LIMIT: u64 = 64 << 20;
+
+/// A call's output file before it is kept; removed when dropped (kept files were moved).
+#[derive(Debug)]
+pub struct Spool<'a> {
+    store: &'a ResourceStore,
+    path: Option<PathBuf>,
+    reserve: u64,
+}
+
+impl Spool<'_> {
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+}
+
+impl Drop for Spool<'_> {
+    fn drop(&mut self) {
+        if let Some(path) = &self.path {
+            // Gone already when the store kept it (it was moved) or nothing was written.
+            let _ = std::fs::remove_file(path);
+        }
+        self.store
+            .spooling
+            .fetch_sub(self.reserve, Ordering::AcqRel);
+    }
 }
 
 #[derive(Debug, Default)]
@@ -49,6 +80,52 @@ struct Entry {
     path: PathBuf,
     link: ResourceLink,
     created: Instant,
+    owner: Caller,
+}
+
+/// Who is asking, as far as the server can tell: kept outputs are listed to the caller
+/// that made them, and read by anyone holding their link except another session's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Caller {
+    /// The one client of a stdio server.
+    Only,
+    /// A legacy HTTP session.
+    Session(String),
+    /// A stateless HTTP request: nothing says who sent it, so `resources/list` shows it
+    /// nothing; its links (unguessable) still read.
+    Anonymous,
+}
+
+impl Caller {
+    fn may_list(&self, owner: &Caller) -> bool {
+        self != &Caller::Anonymous && self == owner
+    }
+
+    fn may_read(&self, owner: &Caller) -> bool {
+        match owner {
+            Caller::Session(_) => self == owner,
+            Caller::Only | Caller::Anonymous => true,
+        }
+    }
+}
+
+/// The store, as seen by one call: what it keeps is the caller's.
+#[derive(Debug, Clone)]
+pub struct Keeper<'a> {
+    pub store: &'a ResourceStore,
+    pub caller: Caller,
+}
+
+impl Keeper<'_> {
+    /// Keeps a file (moved into the store); `None` if it cannot be kept.
+    pub fn keep_file(&self, path: &Path, name: &str, mime_type: &str) -> Option<ResourceLink> {
+        self.store.keep_file(path, name, mime_type, &self.caller)
+    }
+
+    /// Keeps bytes; `None` if they cannot be kept.
+    pub fn keep_bytes(&self, bytes: &[u8], name: &str, mime_type: &str) -> Option<ResourceLink> {
+        self.store.keep_bytes(bytes, name, mime_type, &self.caller)
+    }
 }
 
 impl ResourceStore {
@@ -58,6 +135,7 @@ impl ResourceStore {
             dir: std::sync::OnceLock::new(),
             entries: Mutex::new(Entries::default()),
             next_id: AtomicU64::new(1),
+            spooling: AtomicU64::new(0),
         }
     }
 
@@ -74,14 +152,42 @@ impl ResourceStore {
             .map(tempfile::TempDir::path)
     }
 
-    /// A fresh path inside the store for output to be written to before it is kept.
-    pub fn spool_path(&self) -> Option<PathBuf> {
+    /// A fresh file inside the store for output to be written to before it is kept, at
+    /// most [`SPOOL_LIMIT`] bytes. Calls in flight share a budget as large as the store's
+    /// own, so the disk holds at most twice `max_total_bytes`; `None` when it is spent. The
+    /// file goes when the spool is dropped, unless the store kept it.
+    pub fn spool(&self) -> Option<Spool<'_>> {
+        let reserve = SPOOL_LIMIT.min(self.limits.max_total_bytes);
+        let reserved = self.spooling.fetch_add(reserve, Ordering::AcqRel);
+        if reserved + reserve > self.limits.max_total_bytes {
+            self.spooling.fetch_sub(reserve, Ordering::AcqRel);
+            tracing::debug!("not keeping this call's full output: the store's budget for calls in flight is spent");
+            return None;
+        }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        Some(self.dir()?.join(format!("spool-{id}")))
+        let spool = Spool {
+            store: self,
+            path: self.dir().map(|dir| dir.join(format!("spool-{id}"))),
+            reserve,
+        };
+        spool.path.is_some().then_some(spool)
     }
 
-    /// Keeps a file (moved into the store); `None` if it cannot be kept.
-    pub fn keep_file(&self, path: &Path, name: &str, mime_type: &str) -> Option<ResourceLink> {
+    /// The store as one caller sees it.
+    pub fn keeper(&self, caller: Caller) -> Keeper<'_> {
+        Keeper {
+            store: self,
+            caller,
+        }
+    }
+
+    fn keep_file(
+        &self,
+        path: &Path,
+        name: &str,
+        mime_type: &str,
+        owner: &Caller,
+    ) -> Option<ResourceLink> {
         let size = std::fs::metadata(path).ok()?.len();
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let target = self.dir()?.join(format!("resource-{id}"));
@@ -89,24 +195,29 @@ impl ResourceStore {
             let _ = std::fs::remove_file(path);
             return None;
         }
-        self.register(id, target, size, name, mime_type)
+        self.register(target, size, name, mime_type, owner)
     }
 
-    /// Keeps bytes; `None` if they cannot be kept.
-    pub fn keep_bytes(&self, bytes: &[u8], name: &str, mime_type: &str) -> Option<ResourceLink> {
+    fn keep_bytes(
+        &self,
+        bytes: &[u8],
+        name: &str,
+        mime_type: &str,
+        owner: &Caller,
+    ) -> Option<ResourceLink> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let target = self.dir()?.join(format!("resource-{id}"));
         std::fs::write(&target, bytes).ok()?;
-        self.register(id, target, bytes.len() as u64, name, mime_type)
+        self.register(target, bytes.len() as u64, name, mime_type, owner)
     }
 
     fn register(
         &self,
-        id: u64,
         path: PathBuf,
         size: u64,
         name: &str,
         mime_type: &str,
+        owner: &Caller,
     ) -> Option<ResourceLink> {
         let mut entries = self.entries.lock().ok()?;
         self.expire(&mut entries);
@@ -123,8 +234,15 @@ impl ResourceStore {
         }
         let encoded =
             percent_encoding::utf8_percent_encode(name, percent_encoding::NON_ALPHANUMERIC);
+        // The link is the capability: 128 random bits, so no caller can guess another's.
+        let mut key = [0_u8; 16];
+        if getrandom::fill(&mut key).is_err() {
+            let _ = std::fs::remove_file(&path);
+            return None;
+        }
+        let key: String = key.iter().map(|byte| format!("{byte:02x}")).collect();
         let link = ResourceLink {
-            uri: format!("mcp-serve://outputs/{id}/{encoded}"),
+            uri: format!("mcp-serve://outputs/{key}/{encoded}"),
             name: name.to_owned(),
             title: None,
             description: None,
@@ -139,6 +257,7 @@ impl ResourceStore {
                 path,
                 link: link.clone(),
                 created: Instant::now(),
+                owner: owner.clone(),
             },
         );
         Some(link)
@@ -160,8 +279,8 @@ impl ResourceStore {
         }
     }
 
-    /// What the store holds now, oldest first.
-    pub fn list(&self) -> Vec<ResourceLink> {
+    /// What the store holds now for `caller`, oldest first.
+    pub fn list(&self, caller: &Caller) -> Vec<ResourceLink> {
         let Ok(mut entries) = self.entries.lock() else {
             return Vec::new();
         };
@@ -169,16 +288,20 @@ impl ResourceStore {
         entries
             .by_uri
             .values()
+            .filter(|entry| caller.may_list(&entry.owner))
             .map(|entry| entry.link.clone())
             .collect()
     }
 
-    /// The MIME type and bytes of a stored resource.
-    pub fn read(&self, uri: &str) -> Option<(String, Vec<u8>)> {
+    /// The MIME type and bytes of a stored resource `caller` may read.
+    pub fn read(&self, uri: &str, caller: &Caller) -> Option<(String, Vec<u8>)> {
         let path = {
             let mut entries = self.entries.lock().ok()?;
             self.expire(&mut entries);
-            let entry = entries.by_uri.get(uri)?;
+            let entry = entries
+                .by_uri
+                .get(uri)
+                .filter(|entry| caller.may_read(&entry.owner))?;
             (
                 entry.path.clone(),
                 entry.link.mime_type.clone().unwrap_or_default(),
@@ -192,7 +315,7 @@ impl ResourceStore {
 mod tests {
     use std::time::Duration;
 
-    use super::{ResourceStore, StoreLimits};
+    use super::{Caller, ResourceStore, StoreLimits};
 
     #[test]
     fn keeps_lists_reads_and_evicts_the_oldest() {
@@ -200,21 +323,27 @@ mod tests {
             max_total_bytes: 10,
             ttl: Duration::from_secs(60),
         });
-        let first = store
+        let keeper = store.keeper(Caller::Only);
+        let first = keeper
             .keep_bytes(b"123456", "a b.txt", "text/plain")
             .expect("kept");
-        assert_eq!(first.uri, "mcp-serve://outputs/1/a%20b%2Etxt");
+        assert!(first.uri.starts_with("mcp-serve://outputs/"), "{}", first.uri);
+        assert!(first.uri.ends_with("/a%20b%2Etxt"), "{}", first.uri);
         assert_eq!(
-            store.read(&first.uri),
+            store.read(&first.uri, &Caller::Only),
             Some(("text/plain".into(), b"123456".to_vec()))
         );
-        let second = store.keep_bytes(b"7890", "b", "text/plain").expect("kept");
-        let third = store.keep_bytes(b"xyz", "c", "text/plain").expect("kept");
-        let uris: Vec<String> = store.list().into_iter().map(|link| link.uri).collect();
+        let second = keeper.keep_bytes(b"7890", "b", "text/plain").expect("kept");
+        let third = keeper.keep_bytes(b"xyz", "c", "text/plain").expect("kept");
+        let uris: Vec<String> = store
+            .list(&Caller::Only)
+            .into_iter()
+            .map(|link| link.uri)
+            .collect();
         assert_eq!(uris, vec![second.uri, third.uri], "the oldest made room");
-        assert_eq!(store.read(&first.uri), None);
+        assert_eq!(store.read(&first.uri, &Caller::Only), None);
         assert!(
-            store
+            keeper
                 .keep_bytes(&[0; 11], "big", "application/octet-stream")
                 .is_none()
         );
@@ -226,9 +355,51 @@ mod tests {
             max_total_bytes: 100,
             ttl: Duration::from_millis(1),
         });
-        let link = store.keep_bytes(b"x", "x", "text/plain").expect("kept");
+        let link = store
+            .keeper(Caller::Only)
+            .keep_bytes(b"x", "x", "text/plain")
+            .expect("kept");
         std::thread::sleep(Duration::from_millis(20));
-        assert_eq!(store.read(&link.uri), None);
-        assert!(store.list().is_empty());
+        assert_eq!(store.read(&link.uri, &Caller::Only), None);
+        assert!(store.list(&Caller::Only).is_empty());
+    }
+
+    #[test]
+    fn outputs_are_listed_to_their_caller_and_read_by_link() {
+        let store = ResourceStore::new(StoreLimits::default());
+        let alice = Caller::Session("alice".into());
+        let bob = Caller::Session("bob".into());
+        let hers = store
+            .keeper(alice.clone())
+            .keep_bytes(b"a", "a", "text/plain")
+            .expect("kept");
+        let anonymous = store
+            .keeper(Caller::Anonymous)
+            .keep_bytes(b"n", "n", "text/plain")
+            .expect("kept");
+        assert_eq!(store.list(&alice).len(), 1);
+        assert!(store.list(&bob).is_empty(), "another session's output listed");
+        assert!(store.list(&Caller::Anonymous).is_empty());
+        assert!(store.read(&hers.uri, &bob).is_none(), "another session read it");
+        assert!(store.read(&hers.uri, &Caller::Anonymous).is_none());
+        assert!(store.read(&hers.uri, &alice).is_some());
+        assert!(store.read(&anonymous.uri, &bob).is_some(), "links are capabilities");
+    }
+
+    #[test]
+    fn spools_are_removed_unless_kept_and_share_a_budget() {
+        let store = ResourceStore::new(StoreLimits {
+            max_total_bytes: super::SPOOL_LIMIT * 2,
+            ttl: Duration::from_secs(60),
+        });
+        let first = store.spool().expect("a spool");
+        let path = first.path().expect("path").to_owned();
+        std::fs::write(&path, b"partial output").expect("write");
+        let second = store.spool().expect("a second spool");
+        assert!(store.spool().is_none(), "the budget for calls in flight is spent");
+        drop(first);
+        assert!(!path.exists(), "a failed call's spool was left on disk");
+        assert!(store.spool().is_some(), "the budget came back");
+        drop(second);
     }
 }

@@ -1,6 +1,6 @@
 use serde_json::json;
 
-use super::store::{ResourceStore, StoreLimits};
+use super::store::{Caller, ResourceStore, StoreLimits};
 use super::{
     BinaryKind, Captured, Content, FilesMode, OutputFile, OutputMode, OutputSpec, ToolResult,
 };
@@ -23,7 +23,7 @@ fn run(stdout: &[u8], mode: OutputMode, schema: Option<&CompiledSchema>) -> Tool
         Vec::new(),
         &spec(mode),
         schema,
-        &store,
+        &store.keeper(Caller::Only),
     )
 }
 
@@ -53,9 +53,10 @@ fn truncated_text_keeps_head_and_tail_and_says_how_much_is_missing() {
         tail: b"last\n".to_vec(),
         total: 1000,
         kept: None,
+        stopped_early: false,
     };
     let result =
-        ToolResult::from_command(stdout, Vec::new(), &spec(OutputMode::Text), None, &store);
+        ToolResult::from_command(stdout, Vec::new(), &spec(OutputMode::Text), None, &store.keeper(Caller::Only));
     assert_eq!(
         texts(&result),
         vec![
@@ -192,7 +193,7 @@ fn files_are_embedded_or_linked_after_stdout() {
         files(),
         &embed,
         None,
-        &store,
+        &store.keeper(Caller::Only),
     );
     let kinds: Vec<String> = result
         .content
@@ -207,13 +208,13 @@ fn files_are_embedded_or_linked_after_stdout() {
     let mut link = spec(OutputMode::Text);
     link.files = Some(FilesMode::Link);
     let result =
-        ToolResult::from_command(Captured::complete(Vec::new()), files(), &link, None, &store);
+        ToolResult::from_command(Captured::complete(Vec::new()), files(), &link, None, &store.keeper(Caller::Only));
     assert_eq!(result.content.len(), 2, "empty stdout adds no block");
     let Content::ResourceLink(first) = &result.content[0] else {
         panic!("{result:?}")
     };
     assert_eq!(
-        store.read(&first.uri).map(|(mime, _)| mime),
+        store.read(&first.uri, &Caller::Only).map(|(mime, _)| mime),
         Some("image/png".into())
     );
 }

@@ -14,6 +14,9 @@ pub struct RedirectRules {
     pub max_redirects: u8,
     /// Follow a redirect to another scheme, host or port.
     pub allow_other_hosts: bool,
+    /// The tool's headers carry secrets: never resend them to another host, whatever
+    /// `allow_other_hosts` says (the client drops only `Authorization` and `Cookie` itself).
+    pub secret_headers: bool,
 }
 
 /// A tool's client: its rules, and the shared client once the first call asked for it.
@@ -63,6 +66,7 @@ fn make(rules: RedirectRules) -> reqwest::Result<reqwest::Client> {
     let RedirectRules {
         max_redirects,
         allow_other_hosts,
+        secret_headers,
     } = rules;
     let policy = reqwest::redirect::Policy::custom(move |attempt| {
         let first = attempt.previous().first();
@@ -77,6 +81,11 @@ fn make(rules: RedirectRules) -> reqwest::Result<reqwest::Client> {
             let target = attempt.url().host_str().unwrap_or_default().to_owned();
             attempt.error(format!(
                 "a redirect to another host (`{target}`) was refused"
+            ))
+        } else if !same_origin && secret_headers {
+            let target = attempt.url().host_str().unwrap_or_default().to_owned();
+            attempt.error(format!(
+                "a redirect to another host (`{target}`) was refused: the request's headers carry secrets"
             ))
         } else {
             attempt.follow()
@@ -98,6 +107,7 @@ mod tests {
         let client = LazyClient::new(RedirectRules {
             max_redirects: 3,
             allow_other_hosts: false,
+            secret_headers: false,
         });
         assert!(client.client.get().is_none(), "made before the first call");
         let first: *const reqwest::Client = client.get().expect("client");

@@ -1,0 +1,314 @@
+//! Every process this server started, and whatever they left behind.
+//!
+//! A command runs in its own process group, and the group is killed when the call ends. A
+//! process can leave the group (`setsid`, a double fork): then the group no longer finds
+//! it. So the server makes itself a *child subreaper* (`PR_SET_CHILD_SUBREAPER`): an
+//! orphan anywhere below it is re-parented to the server instead of to init. Each call tags
+//! its command's environment with a call id (`MCP_SERVE_CALL`); when the call ends, the
+//! server kills the orphans carrying that call's id, round after round (an orphan's own
+//! children become orphans when it dies), and reaps them. At exit it kills every orphan,
+//! tagged or not. No daemon, no cgroup, no `unsafe`.
+
+use std::collections::HashSet;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use nix::sys::signal::{Signal, kill, killpg};
+use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
+use nix::unistd::Pid;
+
+/// The variable that tags a command (and everything it starts) with its call.
+pub const CALL_VARIABLE: &str = "MCP_SERVE_CALL";
+
+/// How long a process group gets between SIGTERM and SIGKILL.
+pub const TERMINATE_GRACE: Duration = Duration::from_secs(2);
+
+/// Rounds of sweeping: each round kills the orphans found, whose children then become
+/// orphans in turn.
+const SWEEP_ROUNDS: usize = 20;
+
+/// The server's processes: one value per server, shared by every call.
+#[derive(Debug, Default)]
+pub struct Processes {
+    /// Commands' leaders, which tokio reaps; a sweep never touches them.
+    leaders: Mutex<HashSet<i32>>,
+    /// Process groups sent SIGTERM whose grace period has not run out yet.
+    stopping: Mutex<Vec<Pid>>,
+    next_call: AtomicU64,
+    /// Orphans are re-parented to us, so sweeps can find them.
+    subreaper: bool,
+}
+
+/// What the server did to protect itself at start-up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hardening {
+    /// `PR_SET_DUMPABLE` is 0: a same-user process cannot read our memory or
+    /// `/proc/<pid>/environ`, nor attach a debugger.
+    pub non_dumpable: bool,
+    /// `PR_SET_CHILD_SUBREAPER` is set.
+    pub subreaper: bool,
+}
+
+impl Processes {
+    /// For a process that runs commands: marks it non-dumpable and a child subreaper.
+    pub fn supervising() -> (Self, Hardening) {
+        let non_dumpable = nix::sys::prctl::set_dumpable(false)
+            .map_err(|error| tracing::warn!(%error, "could not mark the server non-dumpable"))
+            .is_ok();
+        let subreaper = nix::sys::prctl::set_child_subreaper(true)
+            .map_err(|error| {
+                tracing::warn!(%error, "could not become a child subreaper: processes that leave their group may outlive their call");
+            })
+            .is_ok();
+        let processes = Self {
+            subreaper,
+            ..Self::default()
+        };
+        (
+            processes,
+            Hardening {
+                non_dumpable,
+                subreaper,
+            },
+        )
+    }
+
+    /// A fresh id for one call's processes.
+    pub fn call_id(&self) -> String {
+        let call = self.next_call.fetch_add(1, Ordering::Relaxed);
+        format!("{}-{call}", std::process::id())
+    }
+
+    /// Spawns `command` and records its leader, under the lock a sweep takes, so a sweep
+    /// never mistakes a command that has just started (or just died) for an orphan.
+    pub fn spawn(
+        &self,
+        command: &mut tokio::process::Command,
+    ) -> std::io::Result<tokio::process::Child> {
+        let mut leaders = self
+            .leaders
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let child = command.spawn()?;
+        if let Some(pid) = child.id().and_then(|pid| i32::try_from(pid).ok()) {
+            leaders.insert(pid);
+        }
+        Ok(child)
+    }
+
+    /// The leader was reaped (or handed to tokio's orphan reaper).
+    pub fn forget_leader(&self, pid: u32) {
+        if let (Ok(mut leaders), Ok(pid)) = (self.leaders.lock(), i32::try_from(pid)) {
+            leaders.remove(&pid);
+        }
+    }
+
+    /// Kills and reaps the orphans tagged with `call`, and reaps untagged zombies. Returns
+    /// how many processes were killed.
+    pub fn sweep(&self, call: &str) -> usize {
+        if !self.subreaper {
+            return 0;
+        }
+        let tag = format!("{CALL_VARIABLE}={call}");
+        self.sweep_matching(|pid| environ_has(pid, &tag))
+    }
+
+    /// At exit: kills every orphan still here, tagged or not.
+    pub fn sweep_all(&self) -> usize {
+        if !self.subreaper {
+            return 0;
+        }
+        self.sweep_matching(|_| true)
+    }
+
+    fn sweep_matching(&self, matches: impl Fn(i32) -> bool) -> usize {
+        let mut killed = 0;
+        for _ in 0..SWEEP_ROUNDS {
+            let found: Vec<(i32, bool)> = {
+                let leaders = self
+                    .leaders
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                orphans()
+                    .into_iter()
+                    .filter(|orphan| !leaders.contains(&orphan.pid))
+                    .filter_map(|orphan| {
+                        if orphan.zombie {
+                            Some((orphan.pid, false))
+                        } else {
+                            matches(orphan.pid).then_some((orphan.pid, true))
+                        }
+                    })
+                    .collect()
+            };
+            if found.is_empty() {
+                break;
+            }
+            for (pid, alive) in &found {
+                let pid = Pid::from_raw(*pid);
+                if *alive {
+                    // It may lead a group of its own (after `setsid`): end that too. It is
+                    // our child and not reaped, so the group id cannot have been reused.
+                    let _ = killpg(pid, Signal::SIGKILL);
+                    let _ = kill(pid, Signal::SIGKILL);
+                    killed += 1;
+                }
+                // Our child: reaping it is ours to do. One that has not died of its
+                // SIGKILL yet is found again next round.
+                let _ = waitpid(pid, Some(WaitPidFlag::WNOHANG));
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        if killed > 0 {
+            tracing::info!(killed, "killed processes that had left their call's group");
+        }
+        killed
+    }
+
+    /// Remembers a group that got SIGTERM, for the SIGKILL after its grace period.
+    pub(super) fn stopping(&self, group: Pid) {
+        if let Ok(mut stopping) = self.stopping.lock() {
+            stopping.push(group);
+        }
+    }
+
+    /// The grace period of `group` is over: SIGKILL, unless it was already finished.
+    pub(super) fn finish_stopping(&self, group: Pid) {
+        let mut stopping = self
+            .stopping
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(index) = stopping.iter().position(|pending| *pending == group) {
+            stopping.swap_remove(index);
+            let _ = killpg(group, Signal::SIGKILL);
+        }
+    }
+
+    /// At exit: gives groups still stopping the rest of a grace period, kills them, then
+    /// kills every orphan, so no command outlives the server.
+    pub fn stop_remaining(&self) {
+        let pending: Vec<Pid> = self
+            .stopping
+            .lock()
+            .map(|stopping| stopping.clone())
+            .unwrap_or_default();
+        let deadline = std::time::Instant::now() + TERMINATE_GRACE;
+        while !pending.is_empty()
+            && std::time::Instant::now() < deadline
+            && pending.iter().any(|group| killpg(*group, None).is_ok())
+        {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        for group in pending {
+            self.finish_stopping(group);
+        }
+        self.sweep_all();
+    }
+}
+
+/// A child of this process, as `/proc` shows it.
+struct Orphan {
+    pid: i32,
+    zombie: bool,
+}
+
+/// This process's children (the leaders tokio owns among them), from each thread's
+/// `children` file, or from a scan of `/proc` where the kernel has no such files.
+fn orphans() -> Vec<Orphan> {
+    let me = i32::try_from(std::process::id()).unwrap_or(i32::MAX);
+    let candidates: Vec<i32> = match children_files() {
+        Some(children) => children,
+        None => std::fs::read_dir("/proc")
+            .map(|entries| {
+                entries
+                    .filter_map(Result::ok)
+                    .filter_map(|entry| entry.file_name().to_str()?.parse::<i32>().ok())
+                    .collect()
+            })
+            .unwrap_or_default(),
+    };
+    candidates
+        .into_iter()
+        .filter_map(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            let (state, parent) = parse_stat(&stat)?;
+            (parent == me).then_some(Orphan {
+                pid,
+                zombie: state == 'Z',
+            })
+        })
+        .collect()
+}
+
+/// `/proc/self/task/*/children` (Linux 3.5+ with `CONFIG_PROC_CHILDREN`).
+fn children_files() -> Option<Vec<i32>> {
+    let mut children = Vec::new();
+    for task in std::fs::read_dir("/proc/self/task").ok()? {
+        let path = task.ok()?.path().join("children");
+        let text = std::fs::read_to_string(path).ok()?;
+        children.extend(text.split_ascii_whitespace().filter_map(|pid| pid.parse::<i32>().ok()));
+    }
+    Some(children)
+}
+
+/// The state and parent pid from `/proc/<pid>/stat` (the name may hold spaces and `)`).
+fn parse_stat(stat: &str) -> Option<(char, i32)> {
+    let (_, rest) = stat.rsplit_once(") ")?;
+    let mut fields = rest.split(' ');
+    let state = fields.next()?.chars().next()?;
+    let parent = fields.next()?.parse().ok()?;
+    Some((state, parent))
+}
+
+/// Whether the process's environment holds exactly `entry` (`NAME=value`).
+fn environ_has(pid: i32, entry: &str) -> bool {
+    std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|environ| {
+        environ
+            .split(|byte| *byte == 0)
+            .any(|item| item == entry.as_bytes())
+    })
+}
+
+/// Waits until `pid` (our child) has exited, without reaping it: while it is a zombie its
+/// pid, and so its process group id, cannot be reused, so the group can still be signalled
+/// safely.
+pub async fn exited(pid: u32) {
+    let Ok(raw) = i32::try_from(pid) else { return };
+    let mut children =
+        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::child()).ok();
+    loop {
+        let flags = WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG | WaitPidFlag::WNOWAIT;
+        match nix::sys::wait::waitid(nix::sys::wait::Id::Pid(Pid::from_raw(raw)), flags) {
+            Ok(WaitStatus::StillAlive) | Err(nix::errno::Errno::EINTR) => {}
+            // Exited (a zombie now), or already reaped, or not ours: nothing to wait for.
+            Ok(_) | Err(_) => return,
+        }
+        // SIGCHLD says some child changed; the timer covers a signal we missed.
+        let tick = tokio::time::sleep(Duration::from_millis(100));
+        match children.as_mut() {
+            Some(children) => {
+                tokio::select! {
+                    _ = children.recv() => {}
+                    () = tick => {}
+                }
+            }
+            None => tick.await,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_stat;
+
+    #[test]
+    fn stat_lines_parse_even_with_odd_names() {
+        assert_eq!(
+            parse_stat("123 (a b) c) S 45 123 123 0"),
+            Some(('S', 45))
+        );
+        assert_eq!(parse_stat("9 (z) Z 1 9 9"), Some(('Z', 1)));
+        assert_eq!(parse_stat("garbage"), None);
+    }
+}
