@@ -19,8 +19,8 @@ use crate::results::{OutputSpec, ToolResult};
 use crate::schema::CompiledSchema;
 use capture::CaptureOptions;
 use command::{CommandBackend, RunContext};
-use processes::Processes;
 use events_pipe::EventSender;
+use processes::Processes;
 use static_result::StaticResult;
 
 /// What a call can reach besides its arguments. Built per call by whoever serves it (the
@@ -67,7 +67,9 @@ impl Backend {
                 let capture = CaptureOptions {
                     limit: command.max_output,
                     truncate: spec.mode.truncates(),
-                    spool: spool.as_ref().and_then(|spool| spool.path().map(Into::into)),
+                    spool: spool
+                        .as_ref()
+                        .and_then(|spool| spool.path().map(Into::into)),
                 };
                 let run = RunContext {
                     events: context.events.as_ref(),

@@ -239,6 +239,10 @@ pub struct HttpArgs {
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration_text, requires = "http")]
     pub header_timeout: Duration,
 
+    /// How long a client may take to send a request's body once its headers have arrived
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration_text, requires = "http")]
+    pub body_timeout: Duration,
+
     /// On SIGTERM or SIGINT, how long in-flight calls get to finish before they are stopped
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration_text, requires = "http")]
     pub shutdown_grace: Duration,

@@ -11,8 +11,8 @@ use std::time::Duration;
 use anyhow::Context as _;
 use tracing_subscriber::EnvFilter;
 
-use crate::cli::{Cli, Command, HttpArgs};
 use crate::backend::processes::Processes;
+use crate::cli::{Cli, Command, HttpArgs};
 use crate::commands;
 use crate::manifest::{self, ManifestError};
 use crate::mcp::http::{self, BearerToken, HttpOptions, SessionLimits};
@@ -211,6 +211,7 @@ fn http_options(args: &HttpArgs) -> Result<HttpOptions, UsageError> {
         token,
         max_body_bytes: args.max_body,
         header_read_timeout: args.header_timeout,
+        body_read_timeout: args.body_timeout,
         shutdown_grace: args.shutdown_grace,
     })
 }

@@ -38,7 +38,7 @@ impl Used {
 /// Replaces every `${env:NAME}` / `${file:PATH}` in `text` with the secret's value, escaped
 /// for the template syntax (`{` → `{{`). Returns the text and what it used.
 pub fn resolve(text: &str, base_dir: &Path) -> Result<(String, Used), SecretError> {
-    resolve_encoded(text, base_dir, |value| value.to_owned())
+    resolve_encoded(text, base_dir, ToOwned::to_owned)
 }
 
 /// Like [`resolve`], with each value passed through `encode` first (a secret in a URL path
@@ -101,7 +101,7 @@ pub struct Redactor {
 pub const REDACTED: &str = "[redacted]";
 
 impl Redactor {
-    pub fn new(secrets: Vec<String>) -> Self {
+    pub fn new(secrets: &[String]) -> Self {
         let mut forms: Vec<String> = secrets
             .iter()
             .filter(|secret| !secret.is_empty())
@@ -228,7 +228,7 @@ mod tests {
     #[test]
     fn every_encoding_of_a_secret_is_redacted() {
         let secret = "ab+cd/ef== x\"y";
-        let redactor = Redactor::new(vec![secret.into()]);
+        let redactor = Redactor::new(&[secret.into()]);
         let encodings = [
             secret.to_owned(),
             "ab%2Bcd%2Fef%3D%3D%20x%22y".to_owned(),
@@ -239,7 +239,11 @@ mod tests {
         ];
         for encoded in encodings {
             let text = format!("before {encoded} after");
-            assert_eq!(redactor.redact(&text), "before [redacted] after", "{encoded}");
+            assert_eq!(
+                redactor.redact(&text),
+                "before [redacted] after",
+                "{encoded}"
+            );
         }
         assert_eq!(
             redactor.redact_bytes(format!("\0{secret}\0").into_bytes()),
@@ -281,7 +285,7 @@ mod tests {
 
     #[test]
     fn redaction_replaces_every_occurrence() {
-        let redactor = Redactor::new(vec!["abc".into(), "abcdef".into()]);
+        let redactor = Redactor::new(&["abc".into(), "abcdef".into()]);
         assert_eq!(
             redactor.redact("x abcdef y abc"),
             "x [redacted] y [redacted]"

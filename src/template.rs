@@ -206,7 +206,9 @@ impl Sink {
             Self::Argv => "a NUL byte, which cannot be passed to a command",
             Self::Env => "a NUL byte, which an environment variable cannot carry",
             Self::Header => "a line break or NUL byte, which a header cannot carry",
-            Self::PathSegment | Self::Query | Self::JsonText | Self::Display => "a character the destination cannot carry",
+            Self::PathSegment | Self::Query | Self::JsonText | Self::Display => {
+                "a character the destination cannot carry"
+            }
         }
     }
 }
@@ -335,7 +337,11 @@ fn render_element(
     template
         .render_item(arguments, Sink::Argv, repeat)?
         .ok_or_else(|| RenderError::Missing {
-            name: template.placeholders().next().unwrap_or_default().to_owned(),
+            name: template
+                .placeholders()
+                .next()
+                .unwrap_or_default()
+                .to_owned(),
         })
 }
 
@@ -355,9 +361,7 @@ pub fn value_text(value: &Value) -> String {
 mod tests {
     use serde_json::{Map, Value, json};
 
-    use super::{
-        ArgvElement, RenderError, Repeated, Sink, Template, TemplateError, render_argv,
-    };
+    use super::{ArgvElement, RenderError, Repeated, Sink, Template, TemplateError, render_argv};
 
     fn arguments(value: Value) -> Map<String, Value> {
         match value {
@@ -530,7 +534,9 @@ mod tests {
             .expect("renders");
             assert_eq!(rendered.len(), if rendered[1] == "--x" { 3 } else { 2 });
             assert!(
-                rendered.iter().any(|arg| arg.ends_with("[\"--evil\",\"a\"]")),
+                rendered
+                    .iter()
+                    .any(|arg| arg.ends_with("[\"--evil\",\"a\"]")),
                 "{rendered:?}"
             );
             assert!(!rendered.contains(&"--evil".to_owned()), "{rendered:?}");

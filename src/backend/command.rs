@@ -27,7 +27,6 @@ use crate::template::{ArgvElement, RenderError, Sink, Template, render_argv};
 /// The variable naming the per-call directory a command may write output files into.
 pub const OUTPUT_DIR_VARIABLE: &str = "MCP_SERVE_OUTPUT_DIR";
 
-
 /// A command tool's backend, fully checked at load.
 #[derive(Debug, Clone)]
 pub struct CommandBackend {
@@ -198,13 +197,14 @@ impl CommandBackend {
             events: events.cloned(),
             stderr_log: self.stderr_log,
         };
-        let child = context
-            .processes
-            .spawn(&mut command)
-            .map_err(|source| CommandError::Spawn {
-                program: program.clone(),
-                source,
-            })?;
+        let child =
+            context
+                .processes
+                .spawn(&mut command)
+                .map_err(|source| CommandError::Spawn {
+                    program: program.clone(),
+                    source,
+                })?;
         tracing::debug!(tool_program = %program, pid = ?child.id(), "started command");
         let group = child
             .id()

@@ -247,7 +247,10 @@ fn children_files() -> Option<Vec<i32>> {
     for task in std::fs::read_dir("/proc/self/task").ok()? {
         let path = task.ok()?.path().join("children");
         let text = std::fs::read_to_string(path).ok()?;
-        children.extend(text.split_ascii_whitespace().filter_map(|pid| pid.parse::<i32>().ok()));
+        children.extend(
+            text.split_ascii_whitespace()
+                .filter_map(|pid| pid.parse::<i32>().ok()),
+        );
     }
     Some(children)
 }
@@ -275,8 +278,7 @@ fn environ_has(pid: i32, entry: &str) -> bool {
 /// safely.
 pub async fn exited(pid: u32) {
     let Ok(raw) = i32::try_from(pid) else { return };
-    let mut children =
-        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::child()).ok();
+    let mut children = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::child()).ok();
     loop {
         let flags = WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG | WaitPidFlag::WNOWAIT;
         match nix::sys::wait::waitid(nix::sys::wait::Id::Pid(Pid::from_raw(raw)), flags) {
@@ -304,10 +306,7 @@ mod tests {
 
     #[test]
     fn stat_lines_parse_even_with_odd_names() {
-        assert_eq!(
-            parse_stat("123 (a b) c) S 45 123 123 0"),
-            Some(('S', 45))
-        );
+        assert_eq!(parse_stat("123 (a b) c) S 45 123 123 0"), Some(('S', 45)));
         assert_eq!(parse_stat("9 (z) Z 1 9 9"), Some(('Z', 1)));
         assert_eq!(parse_stat("garbage"), None);
     }

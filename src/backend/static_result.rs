@@ -43,7 +43,11 @@ impl StaticResult {
                     template,
                     annotations,
                 } => Content::Text {
-                    text: template.render(arguments, Sink::Display).ok().flatten().unwrap_or_default(),
+                    text: template
+                        .render(arguments, Sink::Display)
+                        .ok()
+                        .flatten()
+                        .unwrap_or_default(),
                     annotations: annotations.clone(),
                 },
             })

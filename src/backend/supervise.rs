@@ -85,33 +85,7 @@ pub(super) async fn supervise(
             None => String::new(),
         }
     };
-    let wait = async {
-        // The leader stays a zombie until the group is dealt with, so the group id is
-        // still ours when it is signalled.
-        if let Some(pid) = leader {
-            processes::exited(pid).await;
-        }
-        // Whatever the command left running in its group goes with it, and so does what
-        // left the group, so no stray process keeps our pipes open or outlives the call.
-        if let Some(group) = group {
-            group.signal(Signal::SIGKILL);
-        }
-        let status = child.wait().await;
-        if let Some(group) = group {
-            group.reaped();
-        }
-        if let Some(pid) = leader {
-            processes.forget_leader(pid);
-        }
-        sweep(&processes, &call_id).await;
-        exited.notify_one();
-        let drained = drained.clone();
-        tokio::spawn(async move {
-            tokio::time::sleep(DRAIN_AFTER_EXIT).await;
-            drained.cancel();
-        });
-        status
-    };
+    let wait = reap(&mut child, group, &processes, &call_id, (&exited, &drained));
     let all = async {
         let (fed_stdin, stdout, stderr, status, ()) =
             tokio::join!(feed, read_stdout, read_stderr, wait, read_events);
@@ -151,6 +125,43 @@ pub(super) async fn supervise(
     } else {
         Finished::TimedOut { stderr_tail }
     }
+}
+
+/// Waits for the leader to exit, kills what it left (its group, then its orphans) while it
+/// is still a zombie, reaps it, and from then on gives the pipes [`DRAIN_AFTER_EXIT`].
+async fn reap(
+    child: &mut Child,
+    group: Option<&GroupGuard>,
+    processes: &Arc<Processes>,
+    call_id: &str,
+    (exited, drained): (&Notify, &CancellationToken),
+) -> std::io::Result<ExitStatus> {
+    let leader = child.id();
+    // The leader stays a zombie until the group is dealt with, so the group id is still
+    // ours when it is signalled.
+    if let Some(pid) = leader {
+        processes::exited(pid).await;
+    }
+    // Whatever the command left running in its group goes with it, and so does what left
+    // the group, so no stray process keeps our pipes open or outlives the call.
+    if let Some(group) = group {
+        group.signal(Signal::SIGKILL);
+    }
+    let status = child.wait().await;
+    if let Some(group) = group {
+        group.reaped();
+    }
+    if let Some(pid) = leader {
+        processes.forget_leader(pid);
+    }
+    sweep(processes, call_id).await;
+    exited.notify_one();
+    let drained = drained.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(DRAIN_AFTER_EXIT).await;
+        drained.cancel();
+    });
+    status
 }
 
 /// Kills the call's orphans, off the async threads (it reads `/proc`).

@@ -156,7 +156,10 @@ fn unpinned_placeholders(elements: &[ArgvElement], schema: &Value) -> Vec<String
         }
         for name in element.placeholders() {
             let pinned = schema
-                .pointer(&format!("/properties/{}/type", name.replace('~', "~0").replace('/', "~1")))
+                .pointer(&format!(
+                    "/properties/{}/type",
+                    name.replace('~', "~0").replace('/', "~1")
+                ))
                 .is_some_and(Value::is_string);
             if !pinned && !names.iter().any(|known| known == name) {
                 names.push(name.to_owned());

@@ -12,8 +12,8 @@ use std::sync::Arc;
 
 use crate::backend::CallContext;
 use crate::backend::processes::Processes;
-use crate::results::store::Caller;
 use crate::registry::Registry;
+use crate::results::store::Caller;
 use crate::results::{Content, ToolResult};
 use crate::tool::Example;
 

@@ -326,7 +326,9 @@ fn check_program(
     };
     match elements.first() {
         Some(ArgvElement::Single(Repeated { templates, .. }))
-            if templates.iter().all(|template| template.placeholders().next().is_none()) =>
+            if templates
+                .iter()
+                .all(|template| template.placeholders().next().is_none()) =>
         {
             if let toml::Value::String(program) = first.get_ref()
                 && program.contains('/')

@@ -141,7 +141,7 @@ pub(super) fn build_http(
             .as_ref()
             .map(|pointer| pointer.get_ref().clone()),
         client,
-        redactor: Redactor::new(secrets.used.values),
+        redactor: Redactor::new(&secrets.used.values),
     })
 }
 
@@ -210,7 +210,9 @@ fn query_and_headers(
         if templated && lower == "host" {
             checker
                 .error("arguments can never choose the `Host` header", value.span())
-                .hint("the host is fixed by the manifest; write it out, or leave `Host` to the URL");
+                .hint(
+                    "the host is fixed by the manifest; write it out, or leave `Host` to the URL",
+                );
             continue;
         }
         if templated
@@ -264,21 +266,19 @@ fn url_template(
     };
     let authority_end = find_unreferenced(rest, &['/', '?', '#']).unwrap_or(rest.len());
     let (authority, rest) = rest.split_at(authority_end);
-    let resolved = |part: &str,
-                    encode: fn(&str) -> String,
-                    secrets: &mut SecretUse,
-                    checker: &mut Checker| {
-        match resolve_encoded(part, &checker.base_dir, encode) {
-            Ok((text, used)) => {
-                secrets.used.extend(used);
-                Some(text)
+    let resolved =
+        |part: &str, encode: fn(&str) -> String, secrets: &mut SecretUse, checker: &mut Checker| {
+            match resolve_encoded(part, &checker.base_dir, encode) {
+                Ok((text, used)) => {
+                    secrets.used.extend(used);
+                    Some(text)
+                }
+                Err(error) => {
+                    checker.error(format!("`url`: {error}"), span.clone());
+                    None
+                }
             }
-            Err(error) => {
-                checker.error(format!("`url`: {error}"), span.clone());
-                None
-            }
-        }
-    };
+        };
     let authority = resolved(authority, str::to_owned, secrets, checker)?;
     let authority = authority.as_str();
     if authority.is_empty() || authority.contains(['{', '}']) {

@@ -47,15 +47,12 @@ pub(super) fn build_tools(
             tools.push(tool);
         }
     }
-    checker
-        .diagnostics
-        .is_empty()
-        .then(|| {
-            let mut withheld = std::mem::take(&mut checker.withheld_env);
-            withheld.sort_unstable();
-            withheld.dedup();
-            Registry::new(identity, tools).with_withheld_env(withheld)
-        })
+    checker.diagnostics.is_empty().then(|| {
+        let mut withheld = std::mem::take(&mut checker.withheld_env);
+        withheld.sort_unstable();
+        withheld.dedup();
+        Registry::new(identity, tools).with_withheld_env(withheld)
+    })
 }
 
 fn server_identity(server: ServerWire, checker: &mut Checker) -> ServerIdentity {

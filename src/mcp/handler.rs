@@ -20,9 +20,9 @@ use super::{convert, notify};
 use std::time::Duration;
 
 use crate::backend::CallContext;
-use crate::results::store::Caller;
 use crate::era::Era;
 use crate::results::ToolResult;
+use crate::results::store::Caller;
 
 /// How long 2026-era clients may cache `tools/list` when the manifest is not watched.
 const LIST_TTL_MS: u64 = 60_000;
@@ -37,7 +37,9 @@ fn caller(context: &RequestContext<RoleServer>) -> Caller {
         .headers
         .get("mcp-session-id")
         .and_then(|value| value.to_str().ok())
-        .map_or(Caller::Anonymous, |session| Caller::Session(session.to_owned()))
+        .map_or(Caller::Anonymous, |session| {
+            Caller::Session(session.to_owned())
+        })
 }
 
 /// The era of the request in hand: its own `_meta` version, else the negotiated one.

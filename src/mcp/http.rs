@@ -6,6 +6,7 @@
 //! The 2026-07-28 era is always stateless (rmcp routes it so).
 
 mod auth;
+mod body;
 mod endpoint;
 mod listener;
 mod sessions;
@@ -49,6 +50,8 @@ pub struct HttpOptions {
     /// How long a connection may take to send a request's headers, and how long an idle
     /// keep-alive connection stays open.
     pub header_read_timeout: Duration,
+    /// How long a request's body may take to arrive once its headers have.
+    pub body_read_timeout: Duration,
     /// How long in-flight calls get to finish after SIGTERM before their processes are killed.
     pub shutdown_grace: Duration,
 }
@@ -110,11 +113,14 @@ pub(crate) fn router(handler: Handler, options: &HttpOptions, lifecycle: &Lifecy
     let mcp = match options.sessions {
         None => Router::new().route_service(
             path,
-            Endpoint::new(StreamableHttpService::new(
-                factory,
-                Arc::new(NeverSessionManager::default()),
-                config,
-            )),
+            Endpoint::new(
+                StreamableHttpService::new(
+                    factory,
+                    Arc::new(NeverSessionManager::default()),
+                    config,
+                ),
+                None,
+            ),
         ),
         Some(limits) => {
             let mut manager = LocalSessionManager::default();
@@ -123,7 +129,10 @@ pub(crate) fn router(handler: Handler, options: &HttpOptions, lifecycle: &Lifecy
             Router::new()
                 .route_service(
                     path,
-                    Endpoint::new(StreamableHttpService::new(factory, manager.clone(), config)),
+                    Endpoint::new(
+                        StreamableHttpService::new(factory, manager.clone(), config),
+                        Some(manager.clone()),
+                    ),
                 )
                 .route_layer(axum::middleware::from_fn_with_state(
                     sessions::Cap {
@@ -134,6 +143,14 @@ pub(crate) fn router(handler: Handler, options: &HttpOptions, lifecycle: &Lifecy
                 ))
         }
     };
+    // Outside the session cap, which reads what it finds.
+    let mcp = mcp.route_layer(axum::middleware::from_fn_with_state(
+        body::BodyLimits {
+            timeout: options.body_read_timeout,
+            max_bytes: options.max_body_bytes,
+        },
+        body::read_body,
+    ));
     let mcp = match &options.token {
         Some(token) => mcp.route_layer(axum::middleware::from_fn_with_state(
             token.clone(),

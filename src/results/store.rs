@@ -4,6 +4,7 @@
 //! It is bounded in total size and in age; the oldest entries go first. Each server process
 //! has its own store (replicas behind a load balancer do not share one).
 
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -161,7 +162,9 @@ impl ResourceStore {
         let reserved = self.spooling.fetch_add(reserve, Ordering::AcqRel);
         if reserved + reserve > self.limits.max_total_bytes {
             self.spooling.fetch_sub(reserve, Ordering::AcqRel);
-            tracing::debug!("not keeping this call's full output: the store's budget for calls in flight is spent");
+            tracing::debug!(
+                "not keeping this call's full output: the store's budget for calls in flight is spent"
+            );
             return None;
         }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
@@ -240,7 +243,10 @@ impl ResourceStore {
             let _ = std::fs::remove_file(&path);
             return None;
         }
-        let key: String = key.iter().map(|byte| format!("{byte:02x}")).collect();
+        let key = key.iter().fold(String::with_capacity(32), |mut out, byte| {
+            let _ = write!(out, "{byte:02x}");
+            out
+        });
         let link = ResourceLink {
             uri: format!("mcp-serve://outputs/{key}/{encoded}"),
             name: name.to_owned(),
@@ -327,7 +333,11 @@ mod tests {
         let first = keeper
             .keep_bytes(b"123456", "a b.txt", "text/plain")
             .expect("kept");
-        assert!(first.uri.starts_with("mcp-serve://outputs/"), "{}", first.uri);
+        assert!(
+            first.uri.starts_with("mcp-serve://outputs/"),
+            "{}",
+            first.uri
+        );
         assert!(first.uri.ends_with("/a%20b%2Etxt"), "{}", first.uri);
         assert_eq!(
             store.read(&first.uri, &Caller::Only),
@@ -378,12 +388,21 @@ mod tests {
             .keep_bytes(b"n", "n", "text/plain")
             .expect("kept");
         assert_eq!(store.list(&alice).len(), 1);
-        assert!(store.list(&bob).is_empty(), "another session's output listed");
+        assert!(
+            store.list(&bob).is_empty(),
+            "another session's output listed"
+        );
         assert!(store.list(&Caller::Anonymous).is_empty());
-        assert!(store.read(&hers.uri, &bob).is_none(), "another session read it");
+        assert!(
+            store.read(&hers.uri, &bob).is_none(),
+            "another session read it"
+        );
         assert!(store.read(&hers.uri, &Caller::Anonymous).is_none());
         assert!(store.read(&hers.uri, &alice).is_some());
-        assert!(store.read(&anonymous.uri, &bob).is_some(), "links are capabilities");
+        assert!(
+            store.read(&anonymous.uri, &bob).is_some(),
+            "links are capabilities"
+        );
     }
 
     #[test]
@@ -396,7 +415,10 @@ mod tests {
         let path = first.path().expect("path").to_owned();
         std::fs::write(&path, b"partial output").expect("write");
         let second = store.spool().expect("a second spool");
-        assert!(store.spool().is_none(), "the budget for calls in flight is spent");
+        assert!(
+            store.spool().is_none(),
+            "the budget for calls in flight is spent"
+        );
         drop(first);
         assert!(!path.exists(), "a failed call's spool was left on disk");
         assert!(store.spool().is_some(), "the budget came back");

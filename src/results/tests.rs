@@ -55,8 +55,13 @@ fn truncated_text_keeps_head_and_tail_and_says_how_much_is_missing() {
         kept: None,
         stopped_early: false,
     };
-    let result =
-        ToolResult::from_command(stdout, Vec::new(), &spec(OutputMode::Text), None, &store.keeper(Caller::Only));
+    let result = ToolResult::from_command(
+        stdout,
+        Vec::new(),
+        &spec(OutputMode::Text),
+        None,
+        &store.keeper(Caller::Only),
+    );
     assert_eq!(
         texts(&result),
         vec![
@@ -207,8 +212,13 @@ fn files_are_embedded_or_linked_after_stdout() {
     assert_eq!(kinds, ["text", "image", "resource"]);
     let mut link = spec(OutputMode::Text);
     link.files = Some(FilesMode::Link);
-    let result =
-        ToolResult::from_command(Captured::complete(Vec::new()), files(), &link, None, &store.keeper(Caller::Only));
+    let result = ToolResult::from_command(
+        Captured::complete(Vec::new()),
+        files(),
+        &link,
+        None,
+        &store.keeper(Caller::Only),
+    );
     assert_eq!(result.content.len(), 2, "empty stdout adds no block");
     let Content::ResourceLink(first) = &result.content[0] else {
         panic!("{result:?}")

@@ -1,4 +1,12 @@
-//! rmcp's Streamable HTTP service behind an `Arc`, so that serving a request copies nothing.
+//! rmcp's Streamable HTTP service behind an `Arc`, so that serving a request copies nothing,
+//! plus two things rmcp does not do:
+//!
+//! - when rmcp has no answer for a request (its handler was stopped: the server is shutting
+//!   down past its grace period), it sends HTTP 500 with plain text; the client gets a
+//!   JSON-RPC error for its request id instead;
+//! - in a legacy session, a client that hangs up before its answer arrives has its call
+//!   cancelled (`notifications/cancelled` into the session), which kills the command; rmcp
+//!   does this only for stateless requests.
 //!
 //! axum clones a route's service for every request, and rmcp's own `Service::call` clones
 //! the service again; each clone deep-copies its configuration (the allowed `Host` and
@@ -12,22 +20,35 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
+use axum::body::Body;
 use axum::extract::Request;
+use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse as _, Response};
+use http_body::Frame;
+use rmcp::model::ClientJsonRpcMessage;
 use rmcp::transport::streamable_http_server::StreamableHttpService;
 use rmcp::transport::streamable_http_server::session::SessionManager;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use serde_json::{Value, json};
 
+use super::body::Peek;
 use crate::mcp::Handler;
 
 /// The MCP endpoint: one rmcp service shared by every request.
 pub(super) struct Endpoint<M> {
     service: Arc<StreamableHttpService<Handler, M>>,
+    /// The legacy sessions, to cancel a call whose client hung up.
+    sessions: Option<Arc<LocalSessionManager>>,
 }
 
 impl<M> Endpoint<M> {
-    pub(super) fn new(service: StreamableHttpService<Handler, M>) -> Self {
+    pub(super) fn new(
+        service: StreamableHttpService<Handler, M>,
+        sessions: Option<Arc<LocalSessionManager>>,
+    ) -> Self {
         Self {
             service: Arc::new(service),
+            sessions,
         }
     }
 }
@@ -36,6 +57,7 @@ impl<M> Clone for Endpoint<M> {
     fn clone(&self) -> Self {
         Self {
             service: Arc::clone(&self.service),
+            sessions: self.sessions.clone(),
         }
     }
 }
@@ -57,6 +79,118 @@ impl<M: SessionManager> tower::Service<Request> for Endpoint<M> {
 
     fn call(&mut self, request: Request) -> Self::Future {
         let service = Arc::clone(&self.service);
-        Box::pin(async move { Ok(service.handle(request).await.into_response()) })
+        let id = request
+            .extensions()
+            .get::<Peek>()
+            .and_then(|peek| peek.id.clone());
+        let hang_up = match (&self.sessions, &id) {
+            (Some(sessions), Some(id)) => request
+                .headers()
+                .get("mcp-session-id")
+                .and_then(|value| value.to_str().ok())
+                .map(|session| HangUp {
+                    sessions: Arc::clone(sessions),
+                    session: session.into(),
+                    request: id.clone(),
+                    armed: true,
+                }),
+            _ => None,
+        };
+        Box::pin(async move {
+            let response = service.handle(request).await.into_response();
+            if response.status() == StatusCode::INTERNAL_SERVER_ERROR
+                && let Some(id) = id
+            {
+                return Ok(no_answer(&id));
+            }
+            Ok(match hang_up {
+                // The answer is on its way; the call is over only when it has been sent.
+                Some(hang_up) => {
+                    let (parts, body) = response.into_parts();
+                    Response::from_parts(parts, Body::new(Watched { body, hang_up }))
+                }
+                None => response,
+            })
+        })
+    }
+}
+
+/// The JSON-RPC error for a request rmcp gave no answer to.
+fn no_answer(id: &Value) -> Response {
+    let body = json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "error": {
+            "code": -32603,
+            "message": "the server stopped before this request finished (it is shutting down); try again",
+        },
+    });
+    (
+        StatusCode::OK,
+        [(header::CONTENT_TYPE, "application/json")],
+        body.to_string(),
+    )
+        .into_response()
+}
+
+/// Cancels a session's request when dropped before its answer was sent.
+struct HangUp {
+    sessions: Arc<LocalSessionManager>,
+    session: Arc<str>,
+    request: Value,
+    armed: bool,
+}
+
+impl Drop for HangUp {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        let cancelled = json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/cancelled",
+            "params": {"requestId": self.request, "reason": "the client hung up"},
+        });
+        let Ok(message) = serde_json::from_value::<ClientJsonRpcMessage>(cancelled) else {
+            return;
+        };
+        let sessions = Arc::clone(&self.sessions);
+        let session = Arc::clone(&self.session);
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                tracing::info!(%session, "a session's client hung up: cancelling its request");
+                let _ = sessions.accept_message(&session, message).await;
+            });
+        }
+    }
+}
+
+/// A response body that disarms its [`HangUp`] once sent in full.
+struct Watched {
+    body: Body,
+    hang_up: HangUp,
+}
+
+impl http_body::Body for Watched {
+    type Data = axum::body::Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        context: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Self::Data>, Self::Error>>> {
+        let polled = Pin::new(&mut self.body).poll_frame(context);
+        if matches!(polled, Poll::Ready(None)) || self.body.is_end_stream() {
+            self.hang_up.armed = false;
+        }
+        polled
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.body.size_hint()
     }
 }

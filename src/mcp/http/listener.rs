@@ -12,6 +12,9 @@ use tokio::net::TcpListener;
 use super::{HttpOptions, Lifecycle, router};
 use crate::mcp::Handler;
 
+/// The most a request's head (request line and headers) may take; hyper answers 431 past it.
+const MAX_HEADER_BYTES: usize = 64 * 1024;
+
 /// Serves until `shutdown` resolves, then drains: readiness turns 503 and new MCP requests
 /// are refused with 503 while in-flight calls get up to `shutdown_grace` to finish; then the
 /// listener closes and whatever is left is cancelled (which kills its processes).
@@ -28,6 +31,8 @@ pub async fn serve_listener(
     builder
         .timer(TokioTimer::new())
         .header_read_timeout(options.header_read_timeout)
+        // Headers larger than this get 431 (hyper's default is about 400 KB).
+        .max_buf_size(MAX_HEADER_BYTES)
         .keep_alive(true);
     tokio::pin!(shutdown);
     let drained = async {

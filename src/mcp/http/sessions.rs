@@ -9,17 +9,24 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
+use super::body::Peek;
+
 #[derive(Debug, Clone)]
 pub(super) struct Cap {
     pub(super) manager: Arc<LocalSessionManager>,
     pub(super) max: usize,
 }
 
-/// Refuses a request that would open a new session (a POST without `Mcp-Session-Id`) when
-/// the cap is reached, with 503 and `Retry-After`.
+/// Refuses a request that would open a new session (an `initialize` POST) when the cap is
+/// reached, with 503 and `Retry-After`. Stateless requests (2026-07-28 clients, which never
+/// open a session) are not counted and never refused.
 pub(super) async fn enforce_cap(State(cap): State<Cap>, request: Request, next: Next) -> Response {
-    let opens_session =
-        request.method() == Method::POST && !request.headers().contains_key("mcp-session-id");
+    let opens_session = request.method() == Method::POST
+        && !request.headers().contains_key("mcp-session-id")
+        && request
+            .extensions()
+            .get::<Peek>()
+            .is_some_and(|peek| peek.method.as_deref() == Some("initialize"));
     if opens_session && cap.manager.sessions.read().await.len() >= cap.max {
         tracing::warn!(
             max = cap.max,

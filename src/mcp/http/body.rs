@@ -1,0 +1,138 @@
+//! Reading a request's body before rmcp does: within a time limit (a client that sends its
+//! headers and then trickles or stalls gets 408, not a connection held forever) and a size
+//! limit (413), and a look at what the message is, for the layers that need to know (the
+//! session cap, cancelling a session's call when its client hangs up, the JSON-RPC error
+//! that replaces an empty answer).
+
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use http_body_util::BodyExt as _;
+use serde_json::Value;
+
+/// How long and how large a body may be.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct BodyLimits {
+    pub(super) timeout: Duration,
+    pub(super) max_bytes: usize,
+}
+
+/// What the body says it is; in the request's extensions after [`read_body`].
+#[derive(Debug, Clone, Default)]
+pub(super) struct Peek {
+    /// The JSON-RPC method, when the body is one message with one.
+    pub(super) method: Option<String>,
+    /// The request id, when the message is a request.
+    pub(super) id: Option<Value>,
+}
+
+impl Peek {
+    fn of(bytes: &[u8]) -> Self {
+        #[derive(serde::Deserialize)]
+        struct Message {
+            method: Option<String>,
+            id: Option<Value>,
+        }
+        match serde_json::from_slice::<Message>(bytes) {
+            Ok(message) => Self {
+                method: message.method,
+                id: message.id.filter(|id| id.is_string() || id.is_number()),
+            },
+            Err(_) => Self::default(),
+        }
+    }
+}
+
+pub(super) async fn read_body(
+    State(limits): State<BodyLimits>,
+    request: Request,
+    next: Next,
+) -> Response {
+    if request.method() != Method::POST {
+        return next.run(request).await;
+    }
+    let (mut parts, body) = request.into_parts();
+    let limited = http_body_util::Limited::new(body, limits.max_bytes);
+    let bytes = match tokio::time::timeout(limits.timeout, limited.collect()).await {
+        Ok(Ok(collected)) => collected.to_bytes(),
+        Ok(Err(error)) => {
+            if error
+                .downcast_ref::<http_body_util::LengthLimitError>()
+                .is_some()
+            {
+                return refuse(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    &format!(
+                        "the request body is larger than {} bytes, the limit",
+                        limits.max_bytes
+                    ),
+                );
+            }
+            tracing::debug!(%error, "reading a request body failed");
+            return refuse(
+                StatusCode::BAD_REQUEST,
+                "the request body could not be read",
+            );
+        }
+        Err(_elapsed) => {
+            tracing::info!(
+                after = ?limits.timeout,
+                "a client did not send its request body in time"
+            );
+            return refuse(
+                StatusCode::REQUEST_TIMEOUT,
+                &format!(
+                    "the request body did not arrive within {}s",
+                    limits.timeout.as_secs_f64()
+                ),
+            );
+        }
+    };
+    parts.extensions.insert(Peek::of(&bytes));
+    next.run(Request::from_parts(parts, Body::from(bytes)))
+        .await
+}
+
+/// An HTTP error with a JSON-RPC error body (no id: the message was never read).
+fn refuse(status: StatusCode, message: &str) -> Response {
+    let body = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": null,
+        "error": {"code": -32600, "message": message},
+    });
+    let mut response = (
+        status,
+        [(header::CONTENT_TYPE, "application/json")],
+        body.to_string(),
+    )
+        .into_response();
+    if status == StatusCode::REQUEST_TIMEOUT {
+        response.headers_mut().insert(
+            header::CONNECTION,
+            header::HeaderValue::from_static("close"),
+        );
+    }
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Peek;
+
+    #[test]
+    fn peeks_at_the_method_and_id_only() {
+        let peek = Peek::of(br#"{"jsonrpc":"2.0","id":7,"method":"initialize","params":{}}"#);
+        assert_eq!(peek.method.as_deref(), Some("initialize"));
+        assert_eq!(peek.id, Some(serde_json::json!(7)));
+        let notification = Peek::of(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        assert_eq!(notification.id, None);
+        let garbage = Peek::of(b"{not json");
+        assert!(garbage.method.is_none() && garbage.id.is_none());
+        let odd_id = Peek::of(br#"{"id":{"x":1},"method":"m"}"#);
+        assert_eq!(odd_id.id, None);
+    }
+}
