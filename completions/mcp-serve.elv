@@ -33,6 +33,7 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
             cand --auth-token-file 'Require `Authorization: Bearer <token>`, the token read from this file'
             cand --max-body 'The largest request body accepted'
             cand --header-timeout 'How long a client may take to send request headers, and how long an idle connection stays open'
+            cand --body-timeout 'How long a client may take to send a request''s body once its headers have arrived'
             cand --shutdown-grace 'On SIGTERM or SIGINT, how long in-flight calls get to finish before they are stopped'
             cand -v 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
             cand --verbose 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'

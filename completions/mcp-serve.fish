@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_mcp_serve_global_optspecs
-    string join \n c/config= v/verbose max-calls= queue= watch heartbeat= http= path= sessions max-sessions= session-idle= sse allowed-host= allowed-origin= auth-token-env= auth-token-file= allow-unauthenticated max-body= header-timeout= shutdown-grace= h/help V/version
+    string join \n c/config= v/verbose max-calls= queue= watch heartbeat= http= path= sessions max-sessions= session-idle= sse allowed-host= allowed-origin= auth-token-env= auth-token-file= allow-unauthenticated max-body= header-timeout= body-timeout= shutdown-grace= h/help V/version
 end
 
 function __fish_mcp_serve_needs_command
@@ -38,6 +38,7 @@ complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l auth-token-env -d '
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l auth-token-file -d 'Require `Authorization: Bearer <token>`, the token read from this file' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l max-body -d 'The largest request body accepted' -r
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l header-timeout -d 'How long a client may take to send request headers, and how long an idle connection stays open' -r
+complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l body-timeout -d 'How long a client may take to send a request\'s body once its headers have arrived' -r
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l shutdown-grace -d 'On SIGTERM or SIGINT, how long in-flight calls get to finish before they are stopped' -r
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l watch -d 'Reload the manifest when it changes (a broken edit keeps the previous tools), and tell clients that the tool list changed'

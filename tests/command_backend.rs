@@ -155,9 +155,12 @@ stdin = "json"
     let result = server.call("env", json!({"query": "$HOME; `id`"}));
     let mut variables: Vec<&str> = text(&result).lines().collect();
     variables.sort_unstable();
-    assert_eq!(variables.len(), 2, "{variables:?}");
-    assert!(variables[0].starts_with("PATH="), "{variables:?}");
-    assert_eq!(variables[1], "QUERY=q=$HOME; `id`");
+    // Besides what it inherits and declares, a command sees only its call's tag, by which
+    // the server finds what it leaves behind.
+    assert_eq!(variables.len(), 3, "{variables:?}");
+    assert!(variables[0].starts_with("MCP_SERVE_CALL="), "{variables:?}");
+    assert!(variables[1].starts_with("PATH="), "{variables:?}");
+    assert_eq!(variables[2], "QUERY=q=$HOME; `id`");
     let result = server.call("stdin", json!({"query": "x\"y"}));
     assert_eq!(dump(&result), json!({"limit": 10, "query": "x\"y"}));
 }

@@ -148,7 +148,7 @@ headers = { X-Trace = "t-{trace}" }
     assert_eq!(result["isError"], json!(true));
     assert_eq!(
         text(&result),
-        "the value for the `x-trace` header contains a line break, which a header cannot carry"
+        "the value for the `x-trace` header contains a line break or NUL byte, which a header cannot carry"
     );
     assert_eq!(upstream.recorded().len(), before, "no request was sent");
 }

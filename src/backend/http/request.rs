@@ -135,7 +135,9 @@ impl HttpBackend {
         for (name, template) in &self.headers {
             let Some(value) = template
                 .render(arguments, Sink::Header)
-                .map_err(|error| format!("the `{name}` header: {error}"))?
+                .map_err(|_| {
+                    format!("the value for the `{name}` header contains a line break or NUL byte, which a header cannot carry")
+                })?
             else {
                 continue;
             };
