@@ -130,11 +130,18 @@ impl Server {
 
     /// Starts with extra arguments and environment; stderr is collected.
     pub(crate) fn start_with(manifest: &Path, extra: &[&str], env: &[(&str, &str)]) -> Self {
-        let mut child = Command::new(BINARY)
-            .arg("--config")
-            .arg(manifest)
-            .args(extra)
-            .envs(env.iter().copied())
+        Self::start_command(
+            Command::new(BINARY)
+                .arg("--config")
+                .arg(manifest)
+                .args(extra)
+                .envs(env.iter().copied()),
+        )
+    }
+
+    /// Starts a prepared command line (another binary path, a wrapper such as `setpriv`).
+    pub(crate) fn start_command(command: &mut Command) -> Self {
+        let mut child = command
             .current_dir("/")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

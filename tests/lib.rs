@@ -20,4 +20,5 @@ mod long_running;
 mod manifest_errors;
 mod modern_era;
 mod rich_results;
+mod safety_commands;
 mod tools;
