@@ -21,4 +21,5 @@ mod manifest_errors;
 mod modern_era;
 mod rich_results;
 mod safety_commands;
+mod safety_http;
 mod tools;

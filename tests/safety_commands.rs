@@ -36,13 +36,22 @@ fn arrays_in_arguments_not_pinned_to_array_never_add_or_remove_elements() {
     let mut server = workspace.serve_legacy();
     let mut tried = 0;
     for index in 0..schemas.len() {
-        for value in [json!(["--evil", "a"]), json!([]), json!([["nested"], {"k": 1}])] {
+        for value in [
+            json!(["--evil", "a"]),
+            json!([]),
+            json!([["nested"], {"k": 1}]),
+        ] {
             let result = server.call(&format!("argv{index}"), json!({"x": value}));
             let argv = argv_of(&result);
             let json_text = value.to_string();
             assert_eq!(
                 argv,
-                vec![format!("pre-{json_text}"), json_text.clone(), "--x".into(), json_text],
+                vec![
+                    format!("pre-{json_text}"),
+                    json_text.clone(),
+                    "--x".into(),
+                    json_text
+                ],
                 "schema {index}"
             );
             let result = server.call(&format!("script{index}"), json!({"x": value}));
@@ -54,7 +63,11 @@ fn arrays_in_arguments_not_pinned_to_array_never_add_or_remove_elements() {
 
     // `check` says what happens to such values.
     let (code, _, stderr) = run(
-        &["check", "--config", workspace.manifest().to_str().expect("path")],
+        &[
+            "check",
+            "--config",
+            workspace.manifest().to_str().expect("path"),
+        ],
         workspace.dir.path(),
     );
     assert_eq!(code, 0, "{stderr}");
@@ -131,9 +144,9 @@ fn sleepers(seconds: &str) -> Vec<i32> {
         .filter_map(Result::ok)
         .filter_map(|entry| entry.file_name().to_str()?.parse::<i32>().ok())
         .filter(|pid| {
-            std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|cmdline| {
-                cmdline == format!("sleep\0{seconds}\0").as_bytes()
-            }) && alive(*pid)
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|cmdline| cmdline == format!("sleep\0{seconds}\0").as_bytes())
+                && alive(*pid)
         })
         .collect()
 }
@@ -158,7 +171,10 @@ fn processes_that_leave_their_group_are_found_and_ended_with_the_call() {
     let result = server.call("detach", json!({}));
     assert_eq!(text(&result), "detached");
     let grandchild = read_pid(&workspace.path("grandchild.pid"));
-    assert!(wait_gone(grandchild), "a detached grandchild outlived its call");
+    assert!(
+        wait_gone(grandchild),
+        "a detached grandchild outlived its call"
+    );
     let left: Vec<i32> = ["300", "301", "302"]
         .iter()
         .flat_map(|seconds| sleepers(seconds))
@@ -208,7 +224,10 @@ fn failed_and_timed_out_calls_leave_no_spooled_output() {
     // Give the timed-out call's supervision its grace period to end.
     std::thread::sleep(Duration::from_millis(2500));
     let files = store_files(&tmp);
-    let spools = files.iter().filter(|name| name.starts_with("spool-")).count();
+    let spools = files
+        .iter()
+        .filter(|name| name.starts_with("spool-"))
+        .count();
     println!("kept-output calls: 5, spool files left: {spools}, stored: {files:?}");
     assert_eq!(spools, 0, "{files:?}");
     assert_eq!(files.len(), 1, "only the kept output stays: {files:?}");
@@ -257,7 +276,10 @@ fn kept_outputs_survive_a_reload_and_links_never_point_elsewhere() {
     let mut server = Server::start_with(&workspace.manifest(), &["--watch"], &[]);
     server.handshake("2025-11-25");
     let first = server.call("chatty", json!({}));
-    let uri = first["content"][1]["uri"].as_str().expect("a link").to_owned();
+    let uri = first["content"][1]["uri"]
+        .as_str()
+        .expect("a link")
+        .to_owned();
     std::fs::write(
         workspace.manifest(),
         tools.replace("first", "second") + "\n# changed\n",
@@ -268,13 +290,17 @@ fn kept_outputs_survive_a_reload_and_links_never_point_elsewhere() {
         std::thread::sleep(Duration::from_millis(50));
     }
     let read = server.request("resources/read", json!({"uri": uri}));
-    let contents = read["result"]["contents"][0]["text"].as_str().unwrap_or_default();
+    let contents = read["result"]["contents"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
     assert!(contents.starts_with("first 0\n"), "{read}");
     let second = server.call("chatty", json!({}));
     let new_uri = second["content"][1]["uri"].as_str().expect("a link");
     assert_ne!(new_uri, uri);
     let read = server.request("resources/read", json!({"uri": new_uri}));
-    let contents = read["result"]["contents"][0]["text"].as_str().unwrap_or_default();
+    let contents = read["result"]["contents"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
     assert!(contents.starts_with("second 0\n"), "{read}");
 }
 
@@ -295,7 +321,10 @@ fn commands_cannot_read_the_servers_environment_or_the_manifests_secrets() {
             .any(|line| line.starts_with("Uid:") && line.split_whitespace().nth(2) == Some("0"))
     });
     let mut command = if root {
-        assert!(setpriv.exists(), "setpriv (util-linux) is needed to drop root here");
+        assert!(
+            setpriv.exists(),
+            "setpriv (util-linux) is needed to drop root here"
+        );
         // A copy the unprivileged user can reach, wherever the checkout is.
         let binary = workspace.path("mcp-serve");
         std::fs::copy(crate::harness::BINARY, &binary).expect("copy the binary");

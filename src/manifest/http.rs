@@ -75,7 +75,7 @@ pub(super) fn build_http(
     let url = url_template(&wire.url, facts, &mut secrets, checker);
 
     let (query, headers) = query_and_headers(wire, facts, &mut secrets, checker);
-    let body = body(wire, facts, checker);
+    let body = body(wire, facts, &mut secrets.used, checker);
     let timeout = wire.timeout.as_ref().map_or(DEFAULT_TIMEOUT, |value| {
         parse_duration(value.get_ref()).unwrap_or_else(|problem| {
             checker.error(format!("invalid `timeout`: {problem}"), value.span());
@@ -387,7 +387,7 @@ fn secret_template(
     }
 }
 
-fn body(wire: &HttpWire, facts: &ArgumentFacts, checker: &mut Checker) -> Body {
+fn body(wire: &HttpWire, facts: &ArgumentFacts, secrets: &mut Used, checker: &mut Checker) -> Body {
     match (&wire.body, &wire.json, &wire.form) {
         (None, None, None) => Body::None,
         (Some(body), None, None) => {
@@ -400,15 +400,16 @@ fn body(wire: &HttpWire, facts: &ArgumentFacts, checker: &mut Checker) -> Body {
                 Body::None
             }
         }
-        (None, Some(json), None) => json_template(json.get_ref(), json.span(), facts, checker)
-            .map_or(Body::None, Body::Json),
+        (None, Some(json), None) => {
+            json_template(json.get_ref(), json.span(), facts, secrets, checker)
+                .map_or(Body::None, Body::Json)
+        }
         (None, None, Some(form)) => Body::Form(
             form.iter()
                 .filter_map(|(name, value)| {
-                    Some((
-                        name.get_ref().clone(),
-                        template_at(value.get_ref(), value.span(), facts, checker)?,
-                    ))
+                    let (template, _) =
+                        secret_template(value.get_ref(), value.span(), facts, secrets, checker)?;
+                    Some((name.get_ref().clone(), template))
                 })
                 .collect(),
         ),
@@ -426,11 +427,12 @@ fn json_template(
     value: &toml::Value,
     span: Range<usize>,
     facts: &ArgumentFacts,
+    secrets: &mut Used,
     checker: &mut Checker,
 ) -> Option<JsonTemplate> {
     Some(match value {
         toml::Value::String(text) => {
-            let template = template_at(text, span, facts, checker)?;
+            let (template, _) = secret_template(text, span, facts, secrets, checker)?;
             if let Some(name) = template.sole_placeholder() {
                 JsonTemplate::Value(name.to_owned())
             } else if let Some(literal) = template.as_literal() {
@@ -442,7 +444,7 @@ fn json_template(
         toml::Value::Array(items) => JsonTemplate::Array(
             items
                 .iter()
-                .map(|item| json_template(item, span.clone(), facts, checker))
+                .map(|item| json_template(item, span.clone(), facts, secrets, checker))
                 .collect::<Option<_>>()?,
         ),
         toml::Value::Table(table) => JsonTemplate::Object(
@@ -451,7 +453,7 @@ fn json_template(
                 .map(|(key, item)| {
                     Some((
                         key.clone(),
-                        json_template(item, span.clone(), facts, checker)?,
+                        json_template(item, span.clone(), facts, secrets, checker)?,
                     ))
                 })
                 .collect::<Option<_>>()?,
