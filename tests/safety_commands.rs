@@ -59,7 +59,7 @@ fn arrays_in_arguments_not_pinned_to_array_never_add_or_remove_elements() {
             tried += 2;
         }
     }
-    println!("unpinned arrays: {tried} calls, 0 elements added or removed");
+    eprintln!("unpinned arrays: {tried} calls, 0 elements added or removed");
 
     // `check` says what happens to such values.
     let (code, _, stderr) = run(
@@ -179,7 +179,7 @@ fn processes_that_leave_their_group_are_found_and_ended_with_the_call() {
         .iter()
         .flat_map(|seconds| sleepers(seconds))
         .collect();
-    println!("escaping processes: 3 started, {} left", left.len());
+    eprintln!("escaping processes: 3 started, {} left", left.len());
     assert!(left.is_empty(), "left behind: {left:?}");
 }
 
@@ -228,7 +228,7 @@ fn failed_and_timed_out_calls_leave_no_spooled_output() {
         .iter()
         .filter(|name| name.starts_with("spool-"))
         .count();
-    println!("kept-output calls: 5, spool files left: {spools}, stored: {files:?}");
+    eprintln!("kept-output calls: 5, spool files left: {spools}, stored: {files:?}");
     assert_eq!(spools, 0, "{files:?}");
     assert_eq!(files.len(), 1, "only the kept output stays: {files:?}");
 }
@@ -265,7 +265,7 @@ fn a_newline_free_event_flood_does_not_grow_memory() {
         .find_map(|line| line.strip_prefix("VmHWM:"))
         .and_then(|value| value.trim().trim_end_matches(" kB").trim().parse().ok())
         .expect("VmHWM");
-    println!("events flood: 50 MB line, server peak RSS {peak_kib} KiB");
+    eprintln!("events flood: 50 MB line, server peak RSS {peak_kib} KiB");
     assert!(peak_kib < 30 * 1024, "peak RSS {peak_kib} KiB");
 }
 

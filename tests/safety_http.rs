@@ -181,7 +181,7 @@ script = 'echo "key=${KEY:-unset}"'
     assert!(dry_run.contains("[redacted]"), "{dry_run}");
     assert_no_secret("--dry-run", &dry_run);
     places += 1;
-    println!(
+    eprintln!(
         "secret forms: {} forms × {places} places, 0 leaks",
         forms().len()
     );
