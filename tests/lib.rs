@@ -19,6 +19,7 @@ mod lifecycle;
 mod long_running;
 mod manifest_errors;
 mod modern_era;
+mod properties;
 mod rich_results;
 mod safety_commands;
 mod safety_http;

@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use rmcp::model::ClientRequest;
+use rmcp::model::{ClientRequest, GetMeta as _, ProtocolVersion};
 use rmcp::service::{RoleServer, RxJsonRpcMessage, ServerInitializeError, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::transport::io::stdio_pipes;
@@ -79,7 +79,10 @@ struct LineTransport<R, W> {
     /// Dropping the rest of an over-long line.
     discarding: bool,
     writer: Arc<Mutex<W>>,
-    seen_request: bool,
+    /// rmcp has chosen the lifecycle (an `initialize`, or a complete 2026-07-28 request).
+    /// Before, it ends the whole session over any notification or response, so those are
+    /// dropped here.
+    lifecycle_chosen: bool,
     /// Cancelled when stdin reaches its end.
     end_of_input: CancellationToken,
 }
@@ -95,7 +98,7 @@ where
             line: Vec::new(),
             discarding: false,
             writer: Arc::new(Mutex::new(writer)),
-            seen_request: false,
+            lifecycle_chosen: false,
             end_of_input: CancellationToken::new(),
         }
     }
@@ -167,15 +170,13 @@ where
                         return None;
                     }
                 }
-                self.seen_request = true;
+                self.lifecycle_chosen |= chooses_lifecycle(&request.request);
                 Some(RxJsonRpcMessage::<RoleServer>::Request(request))
             }
-            Ok(RxJsonRpcMessage::<RoleServer>::Notification(notification))
-                if !self.seen_request =>
-            {
+            Ok(message) if !self.lifecycle_chosen => {
                 tracing::debug!(
-                    ?notification,
-                    "ignoring a notification sent before any request"
+                    ?message,
+                    "ignoring a notification or response sent before the session began"
                 );
                 None
             }
@@ -214,6 +215,21 @@ where
                 }
                 None
             }
+        }
+    }
+}
+
+/// Whether rmcp starts a session on this request: `initialize` does; so does a 2026-07-28
+/// request with complete metadata, except the `server/discover` probe and `ping`.
+fn chooses_lifecycle(request: &ClientRequest) -> bool {
+    match request {
+        ClientRequest::InitializeRequest(_) => true,
+        ClientRequest::PingRequest(_) | ClientRequest::DiscoverRequest(_) => false,
+        other => {
+            let meta = other.get_meta();
+            meta.missing_required_keys(&ProtocolVersion::V_2026_07_28)
+                .is_empty()
+                && meta.protocol_version() == Some(ProtocolVersion::V_2026_07_28)
         }
     }
 }
@@ -282,5 +298,128 @@ where
 
     async fn close(&mut self) -> Result<(), Self::Error> {
         self.writer.lock().await.flush().await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+    use std::sync::Arc;
+
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, TestRunner};
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+
+    use super::serve;
+    use crate::backend::processes::Processes;
+    use crate::mcp::{Handler, HandlerOptions};
+
+    fn handler() -> Handler {
+        let registry = crate::manifest::parse(
+            "[[tools]]\nname = \"hi\"\n[tools.static]\ncontent = [{ type = \"text\", text = \"hello\" }]\n",
+            "tools.toml",
+            Path::new("/"),
+        )
+        .expect("manifest");
+        Handler::new(
+            Arc::new(registry),
+            HandlerOptions {
+                max_calls: 4,
+                queue: 0,
+                heartbeat: None,
+                watching: false,
+                withheld_env: Vec::new(),
+                processes: Arc::new(Processes::default()),
+            },
+        )
+        .expect("handler")
+    }
+
+    /// Lines a client might send: valid messages, broken ones, and noise.
+    fn line() -> impl Strategy<Value = Vec<u8>> {
+        let messages = prop::sample::select(vec![
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"f","version":"1"}}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"hi","arguments":{}}}"#,
+            r#"{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":7}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/list"}"#,
+            r#"[{"jsonrpc":"2.0","id":4,"method":"ping"}]"#,
+            r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
+            r#"{"jsonrpc":"1.0","id":5}"#,
+            "\u{feff}{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"ping\"}",
+            "{",
+            "",
+            "null",
+        ]);
+        prop_oneof![
+            messages.clone().prop_map(|text| text.as_bytes().to_vec()),
+            prop::collection::vec(any::<u8>(), 0..64),
+            (messages, any::<prop::sample::Index>(), any::<u8>()).prop_map(|(text, at, byte)| {
+                let mut bytes = text.as_bytes().to_vec();
+                if !bytes.is_empty() {
+                    let at = at.index(bytes.len());
+                    bytes[at] = byte;
+                }
+                bytes
+            }),
+        ]
+    }
+
+    fn cases(count: u32) -> Config {
+        Config {
+            cases: count,
+            failure_persistence: None,
+            ..Config::default()
+        }
+    }
+
+    #[test]
+    fn random_input_gets_json_rpc_out_and_never_a_panic() {
+        let mut runner = TestRunner::new(cases(300));
+        let lines_sent = std::cell::Cell::new(0_usize);
+        let answers = std::cell::Cell::new(0_usize);
+        let strategy = (prop::collection::vec(line(), 1..12), any::<bool>());
+        let result = runner.run(&strategy, |(lines, trailing_newline)| {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("runtime");
+            let mut input = lines.join(&b'\n');
+            if trailing_newline {
+                input.push(b'\n');
+            }
+            let output = runtime.block_on(async {
+                let (mut client, server_in) = tokio::io::duplex(1 << 20);
+                let (server_out, mut reader) = tokio::io::duplex(1 << 20);
+                let served = tokio::spawn(serve(handler(), server_in, server_out));
+                client.write_all(&input).await.expect("write");
+                drop(client);
+                let mut output = Vec::new();
+                let read = reader.read_to_end(&mut output);
+                tokio::time::timeout(std::time::Duration::from_secs(10), read)
+                    .await
+                    .expect("the server finished")
+                    .expect("read");
+                served.await.expect("no panic").expect("served");
+                output
+            });
+            for line in output
+                .split(|byte| *byte == b'\n')
+                .filter(|line| !line.is_empty())
+            {
+                let message: serde_json::Value =
+                    serde_json::from_slice(line).expect("every output line is JSON");
+                prop_assert_eq!(&message["jsonrpc"], "2.0");
+                answers.set(answers.get() + 1);
+            }
+            lines_sent.set(lines_sent.get() + lines.len());
+            Ok(())
+        });
+        result.expect("stdio stays well-formed");
+        eprintln!(
+            "stdio fuzz: {} random lines, {} answers, all JSON-RPC, 0 panics",
+            lines_sent.get(),
+            answers.get()
+        );
     }
 }
