@@ -12,6 +12,7 @@ mod cli;
 mod command_backend;
 mod conformance;
 mod events;
+mod hostile;
 mod http;
 mod http_backend;
 mod interop;

@@ -128,13 +128,13 @@ const ESCAPING: &str = r#"
 [[tools]]
 name = "escape"
 [tools.command]
-script = 'setsid sh -c "echo \$\$ > escaped.pid; exec sleep 300" & sleep 0.2; (setsid sleep 301 &) ; echo started'
+script = 'setsid sh -c "echo \$\$ > escaped.pid; exec sleep 311" & sleep 0.2; (setsid sleep 312 &) ; echo started'
 timeout = "20s"
 
 [[tools]]
 name = "detach"
 [tools.command]
-script = 'setsid sh -c "sleep 302 & echo \$! > grandchild.pid; wait" > /dev/null 2>&1 < /dev/null & sleep 0.2; echo detached'
+script = 'setsid sh -c "sleep 313 & echo \$! > grandchild.pid; wait" > /dev/null 2>&1 < /dev/null & sleep 0.2; echo detached'
 "#;
 
 /// Processes whose command line is `sleep <seconds>`.
@@ -175,7 +175,7 @@ fn processes_that_leave_their_group_are_found_and_ended_with_the_call() {
         wait_gone(grandchild),
         "a detached grandchild outlived its call"
     );
-    let left: Vec<i32> = ["300", "301", "302"]
+    let left: Vec<i32> = ["311", "312", "313"]
         .iter()
         .flat_map(|seconds| sleepers(seconds))
         .collect();

@@ -7,6 +7,9 @@ use serde_json::{Map, Value};
 use super::HttpBackend;
 use crate::template::{Sink, Template, value_text};
 
+/// The longest URL sent (the `http` crate's limit is 65,534 bytes; servers accept far less).
+const MAX_URL_BYTES: usize = 32 * 1024;
+
 /// A URL whose origin is literal and whose path segments may use placeholders.
 #[derive(Debug, Clone)]
 pub struct UrlTemplate {
@@ -117,6 +120,12 @@ impl HttpBackend {
             url.push('?');
             url.push_str(query);
         }
+        if url.len() > MAX_URL_BYTES {
+            return Err(format!(
+                "the URL would be {} bytes, longer than an HTTP request line can carry ({MAX_URL_BYTES})",
+                url.len()
+            ));
+        }
         let mut url =
             reqwest::Url::parse(&url).map_err(|error| format!("the URL is invalid: {error}"))?;
         {
@@ -129,6 +138,12 @@ impl HttpBackend {
         }
         if url.query() == Some("") {
             url.set_query(None);
+        }
+        if url.as_str().len() > MAX_URL_BYTES {
+            return Err(format!(
+                "the URL would be {} bytes, longer than an HTTP request line can carry ({MAX_URL_BYTES})",
+                url.as_str().len()
+            ));
         }
         let mut request = reqwest::Request::new(self.method.clone(), url);
         *request.timeout_mut() = Some(self.timeout);
