@@ -63,3 +63,43 @@ impl Drop for GroupGuard {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::process::CommandExt as _;
+    use std::sync::Arc;
+
+    use nix::sys::signal::Signal;
+
+    use super::GroupGuard;
+    use crate::backend::processes::Processes;
+
+    fn alive(child: &mut std::process::Child) -> bool {
+        matches!(child.try_wait(), Ok(None))
+    }
+
+    #[test]
+    fn a_group_is_never_signalled_once_its_leader_is_reaped() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .process_group(0)
+            .spawn()
+            .expect("sleep");
+        // Stands in for a group id that now belongs to someone else.
+        let guard = GroupGuard::new(child.id(), Arc::new(Processes::default()));
+        guard.reaped();
+        guard.signal(Signal::SIGKILL);
+        drop(guard);
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        assert!(alive(&mut child), "a reaped leader's group id was signalled");
+
+        let guard = GroupGuard::new(child.id(), Arc::new(Processes::default()));
+        guard.signal(Signal::SIGKILL);
+        let status = child.wait().expect("wait");
+        assert_eq!(
+            std::os::unix::process::ExitStatusExt::signal(&status),
+            Some(9)
+        );
+        guard.reaped();
+    }
+}
