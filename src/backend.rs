@@ -20,6 +20,7 @@ use crate::schema::CompiledSchema;
 use capture::CaptureOptions;
 use command::{CommandBackend, RunContext};
 use events_pipe::EventSender;
+use http::HttpClients;
 use processes::Processes;
 use static_result::StaticResult;
 
@@ -37,6 +38,8 @@ pub struct CallContext<'a> {
     pub withheld_env: &'a [String],
     /// The server's processes: every command is started and cleaned up through it.
     pub processes: &'a Arc<Processes>,
+    /// The server's HTTP clients.
+    pub clients: &'a HttpClients,
 }
 
 /// A tool's backend.
@@ -99,7 +102,7 @@ impl Backend {
                 }
             }
             Self::Static(result) => result.render(arguments, output_schema),
-            Self::Http(http) => http.call(arguments, output_schema).await,
+            Self::Http(http) => http.call(arguments, output_schema, context.clients).await,
         }
     }
 }

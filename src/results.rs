@@ -4,6 +4,7 @@
 
 pub mod content;
 pub mod mime;
+pub mod response;
 pub mod store;
 
 use std::fmt::Write as _;

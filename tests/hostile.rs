@@ -320,54 +320,7 @@ fn the_corpus_reaches_every_http_sink_as_data_and_never_moves_the_request() {
                 "{tool} {}",
                 short(value)
             );
-            let url = reqwest::Url::parse(&format!("http://h{}", request.path())).expect("url");
-            match tool {
-                "path" => {
-                    let segments: Vec<String> = url
-                        .path_segments()
-                        .expect("segments")
-                        .map(|s| {
-                            percent_encoding::percent_decode_str(s)
-                                .decode_utf8_lossy()
-                                .into_owned()
-                        })
-                        .collect();
-                    assert_eq!(
-                        segments,
-                        ["items", value.as_str(), "details"],
-                        "{}",
-                        short(value)
-                    );
-                }
-                "query" => {
-                    let pairs: Vec<(String, String)> = url.query_pairs().into_owned().collect();
-                    assert_eq!(
-                        pairs,
-                        [
-                            ("q".to_owned(), value.clone()),
-                            ("fixed".to_owned(), "1".to_owned())
-                        ]
-                    );
-                }
-                "header" => assert_eq!(
-                    request.header("x-value"),
-                    Some(format!("v={value}").trim()),
-                    "{}",
-                    short(value)
-                ),
-                "json" => {
-                    let body: Value = serde_json::from_slice(&request.body).expect("JSON body");
-                    assert_eq!(
-                        body,
-                        json!({"value": value, "text": format!("said {value}")})
-                    );
-                }
-                _ => {
-                    let pairs: Vec<(String, String)> =
-                        form_urlencoded::parse(&request.body).into_owned().collect();
-                    assert_eq!(pairs, [("value".to_owned(), value.clone())]);
-                }
-            }
+            assert_arrived_as_data(tool, value, &request);
         }
         assert!(!canary.exists());
     }
@@ -375,6 +328,53 @@ fn the_corpus_reaches_every_http_sink_as_data_and_never_moves_the_request() {
         "HTTP sinks: {} values × 5 sinks = {calls} calls, {refused} refused before sending, 0 escapes",
         corpus.len()
     );
+}
+
+/// The value arrived in its sink, decoded, exactly.
+fn assert_arrived_as_data(tool: &str, value: &str, request: &Recorded) {
+    let url = reqwest::Url::parse(&format!("http://h{}", request.path())).expect("url");
+    match tool {
+        "path" => {
+            let segments: Vec<String> = url
+                .path_segments()
+                .expect("segments")
+                .map(|s| {
+                    percent_encoding::percent_decode_str(s)
+                        .decode_utf8_lossy()
+                        .into_owned()
+                })
+                .collect();
+            assert_eq!(segments, ["items", value, "details"], "{}", short(value));
+        }
+        "query" => {
+            let pairs: Vec<(String, String)> = url.query_pairs().into_owned().collect();
+            assert_eq!(
+                pairs,
+                [
+                    ("q".to_owned(), value.to_owned()),
+                    ("fixed".to_owned(), "1".to_owned())
+                ]
+            );
+        }
+        "header" => assert_eq!(
+            request.header("x-value"),
+            Some(format!("v={value}").trim()),
+            "{}",
+            short(value)
+        ),
+        "json" => {
+            let body: Value = serde_json::from_slice(&request.body).expect("JSON body");
+            assert_eq!(
+                body,
+                json!({"value": value, "text": format!("said {value}")})
+            );
+        }
+        _ => {
+            let pairs: Vec<(String, String)> =
+                form_urlencoded::parse(&request.body).into_owned().collect();
+            assert_eq!(pairs, [("value".to_owned(), value.to_owned())]);
+        }
+    }
 }
 
 const FAULTS: &str = r#"

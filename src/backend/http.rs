@@ -1,6 +1,7 @@
 //! The HTTP backend: a request built structurally from the arguments (percent-encoded path
 //! segments, serialized query parameters, validated header values, JSON built as a value),
-//! sent with a bounded response, and mapped to a result by its content type.
+//! sent with a bounded response, and handed to the output pipeline
+//! ([`ToolResult::from_response`]), with secrets redacted from what comes back.
 
 mod client;
 mod request;
@@ -9,10 +10,11 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-pub use client::{LazyClient, RedirectRules};
+pub use client::{HttpClients, RedirectRules};
 pub use request::{Body, JsonTemplate, UrlTemplate};
 
-use crate::results::{Content, ToolResult, mime};
+use crate::results::response::Response;
+use crate::results::{Content, ToolResult};
 use crate::schema::CompiledSchema;
 use crate::secret::Redactor;
 use crate::template::Template;
@@ -35,8 +37,8 @@ pub struct HttpBackend {
     pub success_statuses: Vec<u16>,
     /// A JSON pointer picking part of a JSON response.
     pub pointer: Option<String>,
-    /// Made on the first call and shared: keeps connections alive across calls.
-    pub client: LazyClient,
+    /// Which of the server's clients it uses (they keep connections alive across calls).
+    pub redirects: RedirectRules,
     pub redactor: Redactor,
 }
 
@@ -67,8 +69,9 @@ impl HttpBackend {
         &self,
         arguments: &Map<String, Value>,
         output_schema: Option<&CompiledSchema>,
+        clients: &HttpClients,
     ) -> ToolResult {
-        match self.exchange(arguments).await {
+        match self.exchange(arguments, clients).await {
             Ok((content_type, bytes)) => {
                 // Before anything is decoded or encoded: a blob's base64 cannot hide a secret.
                 let bytes = if self.redactor.is_empty() {
@@ -76,12 +79,14 @@ impl HttpBackend {
                 } else {
                     self.redactor.redact_bytes(bytes)
                 };
-                let mut result = self.map_response(content_type.as_deref(), bytes, output_schema);
-                for block in &mut result.content {
-                    if let Content::Text { text, .. } = block {
-                        *text = self.redactor.redact(text);
-                    }
-                }
+                let response = Response {
+                    tool: &self.tool,
+                    content_type: content_type.as_deref(),
+                    bytes,
+                    pointer: self.pointer.as_deref(),
+                };
+                let mut result = ToolResult::from_response(response, output_schema);
+                self.redact(&mut result);
                 result
             }
             Err(error) => {
@@ -98,15 +103,31 @@ impl HttpBackend {
         }
     }
 
+    /// What JSON escapes (`\u0061`) hid from the byte-level redaction is found once parsed.
+    fn redact(&self, result: &mut ToolResult) {
+        if self.redactor.is_empty() {
+            return;
+        }
+        for block in &mut result.content {
+            if let Content::Text { text, .. } = block {
+                *text = self.redactor.redact(text);
+            }
+        }
+        if let Some(structured) = result.structured.as_mut() {
+            self.redactor.redact_json(structured);
+        }
+    }
+
     /// Sends the request and reads the response within the size limit.
     async fn exchange(
         &self,
         arguments: &Map<String, Value>,
+        clients: &HttpClients,
     ) -> Result<(Option<String>, Vec<u8>), HttpError> {
         let request = self.build(arguments).map_err(HttpError::Request)?;
         let url = request.url().to_string();
         let method = request.method().to_string();
-        let client = self.client.get().map_err(HttpError::Request)?;
+        let client = clients.get(self.redirects).map_err(HttpError::Request)?;
         let mut response = client
             .execute(request)
             .await
@@ -199,60 +220,6 @@ impl HttpBackend {
             status.is_success()
         } else {
             self.success_statuses.contains(&status.as_u16())
-        }
-    }
-
-    /// A response body to a result, by its content type.
-    fn map_response(
-        &self,
-        content_type: Option<&str>,
-        bytes: Vec<u8>,
-        output_schema: Option<&CompiledSchema>,
-    ) -> ToolResult {
-        let essence = content_type
-            .and_then(|value| value.split(';').next())
-            .map(|value| value.trim().to_ascii_lowercase());
-        let essence = essence
-            .as_deref()
-            .or_else(|| mime::sniff(&bytes))
-            .unwrap_or("application/octet-stream");
-        let json = essence == "application/json" || essence.ends_with("+json");
-        if json || self.pointer.is_some() {
-            let mut value: Value = match serde_json::from_slice(&bytes) {
-                Ok(value) => value,
-                Err(error) => {
-                    return ToolResult::error(format!("the response is not valid JSON: {error}"));
-                }
-            };
-            if let Some(pointer) = &self.pointer {
-                match value.pointer_mut(pointer) {
-                    Some(part) => value = part.take(),
-                    None => {
-                        return ToolResult::error(format!(
-                            "the response has nothing at `{pointer}`"
-                        ));
-                    }
-                }
-            }
-            self.redactor.redact_json(&mut value);
-            return ToolResult::structured(value, output_schema);
-        }
-        if output_schema.is_some() {
-            return ToolResult::error(format!(
-                "the tool declares an output schema, but the response is `{essence}`, not JSON"
-            ));
-        }
-        let content = if essence.starts_with("image/") || essence.starts_with("audio/") {
-            Content::media(&bytes, essence)
-        } else if mime::is_textual(essence) {
-            Content::text(String::from_utf8_lossy(&bytes).into_owned())
-        } else {
-            Content::embedded(format!("mcp-serve://output/{}", self.tool), bytes, essence)
-        };
-        ToolResult {
-            content: vec![content],
-            structured: None,
-            is_error: false,
         }
     }
 }

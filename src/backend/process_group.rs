@@ -91,7 +91,10 @@ mod tests {
         guard.signal(Signal::SIGKILL);
         drop(guard);
         std::thread::sleep(std::time::Duration::from_millis(100));
-        assert!(alive(&mut child), "a reaped leader's group id was signalled");
+        assert!(
+            alive(&mut child),
+            "a reaped leader's group id was signalled"
+        );
 
         let guard = GroupGuard::new(child.id(), Arc::new(Processes::default()));
         guard.signal(Signal::SIGKILL);

@@ -295,6 +295,7 @@ pub fn command(registry: &Registry, args: &CallArgs) -> Result<ExitCode, String>
         .build()
         .map_err(|error| format!("error: could not start the async runtime: {error}"))?;
     let processes = std::sync::Arc::new(crate::backend::processes::Processes::supervising().0);
+    let clients = crate::backend::http::HttpClients::default();
     let result = runtime.block_on(async {
         let (sender, mut receiver) = tokio::sync::mpsc::channel(256);
         let printer = tokio::spawn(async move {
@@ -308,6 +309,7 @@ pub fn command(registry: &Registry, args: &CallArgs) -> Result<ExitCode, String>
             events: Some(sender),
             withheld_env: registry.withheld_env(),
             processes: &processes,
+            clients: &clients,
         };
         let result = call(tool, arguments, &context).await;
         drop(context);

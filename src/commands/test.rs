@@ -11,6 +11,7 @@ use serde_json::Value;
 use std::sync::Arc;
 
 use crate::backend::CallContext;
+use crate::backend::http::HttpClients;
 use crate::backend::processes::Processes;
 use crate::registry::Registry;
 use crate::results::store::Caller;
@@ -22,6 +23,7 @@ pub async fn run(registry: &Registry, only: Option<&str>) -> (String, bool) {
     let mut report = String::new();
     let (mut passed, mut failed) = (0, 0);
     let processes = Arc::new(Processes::supervising().0);
+    let clients = HttpClients::default();
     for tool in registry
         .tools()
         .filter(|tool| only.is_none_or(|name| tool.name == name))
@@ -33,6 +35,7 @@ pub async fn run(registry: &Registry, only: Option<&str>) -> (String, bool) {
                 events: None,
                 withheld_env: registry.withheld_env(),
                 processes: &processes,
+                clients: &clients,
             };
             let result = tool.call(Some(example.arguments.clone()), &context).await;
             let problems = check(example, &result);

@@ -9,9 +9,7 @@ use super::Checker;
 use super::command::{ArgumentFacts, DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT, template_at};
 use super::json::toml_to_json;
 use super::wire::HttpWire;
-use crate::backend::http::{
-    Body, HttpBackend, JsonTemplate, LazyClient, RedirectRules, UrlTemplate,
-};
+use crate::backend::http::{Body, HttpBackend, JsonTemplate, RedirectRules, UrlTemplate};
 use crate::secret::{Redactor, Used, resolve, resolve_encoded};
 use crate::suggest::suggest;
 use crate::template::{Template, encode_segment};
@@ -117,11 +115,11 @@ pub(super) fn build_http(
             )
             .hint("it starts with `/`; `~1` stands for `/` inside a key");
     }
-    let client = LazyClient::new(RedirectRules {
+    let redirects = RedirectRules {
         max_redirects: wire.max_redirects.unwrap_or(5),
         allow_other_hosts: wire.allow_other_hosts.unwrap_or(false),
         secret_headers: secrets.in_headers,
-    });
+    };
     if checker.diagnostics.len() > errors_before {
         return None;
     }
@@ -140,7 +138,7 @@ pub(super) fn build_http(
             .response_pointer
             .as_ref()
             .map(|pointer| pointer.get_ref().clone()),
-        client,
+        redirects,
         redactor: Redactor::new(&secrets.used.values),
     })
 }

@@ -140,6 +140,7 @@ impl ServerHandler for Handler {
             events,
             withheld_env: &snapshot.withheld_env,
             processes: &self.state.processes,
+            clients: &self.state.clients,
         };
         // Dropping the call future kills the backend's process group.
         let result = tokio::select! {

@@ -16,6 +16,7 @@ use rmcp::service::{RoleServer, SubscriptionSink};
 use serde_json::Value;
 
 use super::convert;
+use crate::backend::http::HttpClients;
 use crate::backend::processes::Processes;
 use crate::era::Era;
 use crate::events::LogLevel;
@@ -57,6 +58,8 @@ pub(super) struct State {
     pub(super) watching: bool,
     withheld_env: Vec<String>,
     pub(super) processes: Arc<Processes>,
+    /// The HTTP tools' clients, kept across reloads with their connection pools.
+    pub(super) clients: HttpClients,
     /// 2025-era sessions to send `notifications/tools/list_changed` to.
     peers: Mutex<Vec<Peer<RoleServer>>>,
     /// 2026-era `subscriptions/listen` streams.
@@ -147,6 +150,7 @@ impl Handler {
                 watching: options.watching,
                 withheld_env: options.withheld_env,
                 processes: options.processes,
+                clients: HttpClients::default(),
                 peers: Mutex::new(Vec::new()),
                 sinks: Mutex::new(Vec::new()),
                 next_sink: AtomicU64::new(0),

@@ -1,12 +1,12 @@
 //! The HTTP clients, made on first use and shared by every tool with the same redirect
-//! rules.
+//! rules. One [`HttpClients`] per server, passed to each call in its context.
 //!
 //! Making a client reads the system's trust store (about 150 files on Debian), which took
 //! most of the server's start-up when every HTTP tool made its own at load. Now the first
 //! call pays it once, and tools calling the same API share one connection pool.
 
 use std::collections::HashMap;
-use std::sync::{Mutex, OnceLock};
+use std::sync::Mutex;
 
 /// What a client may do when the server redirects.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -19,44 +19,27 @@ pub struct RedirectRules {
     pub secret_headers: bool,
 }
 
-/// A tool's client: its rules, and the shared client once the first call asked for it.
-#[derive(Debug, Clone)]
-pub struct LazyClient {
-    rules: RedirectRules,
-    client: OnceLock<reqwest::Client>,
+/// The HTTP clients of one server, one per rule set, made on first use and shared by every
+/// tool with the same rules (and kept across reloads, with their connection pools).
+#[derive(Debug, Default)]
+pub struct HttpClients {
+    clients: Mutex<HashMap<RedirectRules, reqwest::Client>>,
 }
 
-impl LazyClient {
-    pub fn new(rules: RedirectRules) -> Self {
-        Self {
-            rules,
-            client: OnceLock::new(),
+impl HttpClients {
+    /// The client for `rules`, made on the first call that needs it.
+    pub fn get(&self, rules: RedirectRules) -> Result<reqwest::Client, String> {
+        let mut clients = self
+            .clients
+            .lock()
+            .map_err(|_| "the HTTP client cache is poisoned".to_owned())?;
+        if let Some(client) = clients.get(&rules) {
+            return Ok(client.clone());
         }
+        let client = make(rules).map_err(|error| format!("cannot make an HTTP client: {error}"))?;
+        clients.insert(rules, client.clone());
+        Ok(client)
     }
-
-    /// The client, made (or taken from the shared ones) on the first call.
-    pub fn get(&self) -> Result<&reqwest::Client, String> {
-        if let Some(client) = self.client.get() {
-            return Ok(client);
-        }
-        let client = shared(self.rules)?;
-        Ok(self.client.get_or_init(|| client))
-    }
-}
-
-/// The one client per rule set in this process.
-fn shared(rules: RedirectRules) -> Result<reqwest::Client, String> {
-    static CLIENTS: OnceLock<Mutex<HashMap<RedirectRules, reqwest::Client>>> = OnceLock::new();
-    let clients = CLIENTS.get_or_init(Mutex::default);
-    let mut clients = clients
-        .lock()
-        .map_err(|_| "the HTTP client cache is poisoned".to_owned())?;
-    if let Some(client) = clients.get(&rules) {
-        return Ok(client.clone());
-    }
-    let client = make(rules).map_err(|error| format!("cannot make an HTTP client: {error}"))?;
-    clients.insert(rules, client.clone());
-    Ok(client)
 }
 
 fn make(rules: RedirectRules) -> reqwest::Result<reqwest::Client> {
@@ -102,16 +85,25 @@ fn make(rules: RedirectRules) -> reqwest::Result<reqwest::Client> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_client_is_made_on_the_first_call_and_kept() {
-        let client = LazyClient::new(RedirectRules {
-            max_redirects: 3,
+    fn rules(max_redirects: u8) -> RedirectRules {
+        RedirectRules {
+            max_redirects,
             allow_other_hosts: false,
             secret_headers: false,
-        });
-        assert!(client.client.get().is_none(), "made before the first call");
-        let first: *const reqwest::Client = client.get().expect("client");
-        let again: *const reqwest::Client = client.get().expect("client");
-        assert!(std::ptr::eq(first, again), "made twice");
+        }
+    }
+
+    #[test]
+    fn a_client_is_made_on_first_use_and_shared_by_rules() {
+        let clients = HttpClients::default();
+        assert!(
+            clients.clients.lock().expect("lock").is_empty(),
+            "made before use"
+        );
+        clients.get(rules(3)).expect("client");
+        clients.get(rules(3)).expect("client");
+        assert_eq!(clients.clients.lock().expect("lock").len(), 1, "made twice");
+        clients.get(rules(4)).expect("client");
+        assert_eq!(clients.clients.lock().expect("lock").len(), 2);
     }
 }
