@@ -7,13 +7,18 @@
 //! becomes a [`Diagnostic`]; all of them are reported together.
 
 mod arguments;
+mod argv;
 mod command;
 mod document;
+mod facts;
 mod http;
+mod identity;
 mod json;
 mod output;
+mod schemas;
 mod static_result;
 mod tool;
+mod url;
 mod wire;
 
 use std::collections::HashMap;

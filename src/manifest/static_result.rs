@@ -5,7 +5,7 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use toml::Spanned;
 
 use super::Checker;
-use super::command::{ArgumentFacts, template_at};
+use super::facts::{ArgumentFacts, template_at};
 use super::json::toml_to_json;
 use super::wire::{BlockWire, ContentAnnotationsWire, StaticWire};
 use crate::backend::static_result::{StaticBlock, StaticResult};

@@ -1,23 +1,24 @@
-//! `[server]` and `[[tools]]`: names, schemas and the backend become [`Tool`]s.
+//! `[[tools]]`: each tool's name, schemas, backend, limits and examples become a [`Tool`],
+//! and the tools with the `[server]` identity a [`Registry`].
 
 use std::collections::HashMap;
-use std::ops::Range;
 
-use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 use toml::Spanned;
 
 use super::Checker;
-use super::arguments::object_schema;
-use super::command::{ArgumentFacts, build_command};
+use super::command::build_command;
+use super::facts::ArgumentFacts;
 use super::http::build_http;
+use super::identity::{annotations_json, icons_json, server_identity};
 use super::json::{table_to_json, toml_to_json};
 use super::output::output_spec;
+use super::schemas::{compile, input_schema, output_schema};
 use super::static_result::build_static;
-use super::wire::{AnnotationsWire, ArgumentWire, IconWire, ServerWire, ThemeWire, ToolWire};
+use super::wire::{ServerWire, ToolWire};
 use crate::backend::Backend;
 use crate::limit::Limiter;
-use crate::registry::{Registry, ServerIdentity};
+use crate::registry::Registry;
 use crate::results::{OutputMode, OutputSpec};
 use crate::schema::{self, CompiledSchema};
 use crate::tool::{Example, OutputSchema, Tool};
@@ -53,44 +54,6 @@ pub(super) fn build_tools(
         withheld.dedup();
         Registry::new(identity, tools).with_withheld_env(withheld)
     })
-}
-
-fn server_identity(server: ServerWire, checker: &mut Checker) -> ServerIdentity {
-    let mut implementation = Map::new();
-    implementation.insert(
-        "name".into(),
-        json!(server.name.unwrap_or_else(|| "mcp-serve".into())),
-    );
-    if let Some(title) = server.title {
-        implementation.insert("title".into(), json!(title));
-    }
-    implementation.insert(
-        "version".into(),
-        json!(
-            server
-                .version
-                .unwrap_or_else(|| env!("CARGO_PKG_VERSION").into())
-        ),
-    );
-    if let Some(description) = server.description {
-        implementation.insert("description".into(), json!(description));
-    }
-    if let Some(icons) = server.icons {
-        implementation.insert("icons".into(), icons_json(&icons, checker));
-    }
-    if let Some(url) = server.website_url {
-        if !(url.get_ref().starts_with("https://") || url.get_ref().starts_with("http://")) {
-            checker.error(
-                "`website-url` must be an http:// or https:// URL",
-                url.span(),
-            );
-        }
-        implementation.insert("websiteUrl".into(), json!(url.get_ref()));
-    }
-    ServerIdentity {
-        implementation,
-        instructions: server.instructions,
-    }
 }
 
 fn build_tool(wire: &ToolWire, checker: &mut Checker) -> Option<Tool> {
@@ -318,206 +281,4 @@ fn check_tool_name(name: &Spanned<String>, checker: &mut Checker) {
             .error(format!("tool name `{text}` contains `{bad}`"), name.span())
             .hint("tool names use letters, digits, `_`, `-` and `.`, e.g. `product-details`");
     }
-}
-
-/// The input schema and the span to blame for it.
-/// A schema, its span, and whether we generated it from the concise form.
-type SchemaAt = (Value, Range<usize>, bool);
-
-/// Author-written schemas are compiled now, to report their errors; generated ones on first use.
-fn compile(
-    (schema, _, generated): &SchemaAt,
-) -> Result<CompiledSchema, crate::schema::SchemaError> {
-    if *generated {
-        CompiledSchema::deferred(schema.clone())
-    } else {
-        CompiledSchema::compile(schema)
-    }
-}
-
-fn input_schema(wire: &ToolWire, checker: &mut Checker) -> SchemaAt {
-    let span = wire.name.span();
-    match pick_schema(
-        wire.arguments.as_ref(),
-        wire.input_schema.as_ref(),
-        wire.input_schema_file.as_ref(),
-        ["arguments", "input-schema", "input-schema-file"],
-        checker,
-    ) {
-        Some(SchemaSource::Concise(arguments)) => (
-            Value::Object(object_schema(arguments.get_ref(), true, checker)),
-            arguments.span(),
-            true,
-        ),
-        Some(SchemaSource::Full(schema, span)) => {
-            if schema.get("type").and_then(Value::as_str) != Some("object") {
-                checker
-                    .error(
-                        "an input schema's root must be `type = \"object\"`",
-                        span.clone(),
-                    )
-                    .hint("MCP passes arguments as an object; declare each one under `properties`");
-            }
-            (schema, span, false)
-        }
-        None => (
-            json!({"type": "object", "additionalProperties": false}),
-            span,
-            true,
-        ),
-    }
-}
-
-fn output_schema(wire: &ToolWire, checker: &mut Checker) -> Option<SchemaAt> {
-    match pick_schema(
-        wire.output.as_ref(),
-        wire.output_schema.as_ref(),
-        wire.output_schema_file.as_ref(),
-        ["output", "output-schema", "output-schema-file"],
-        checker,
-    )? {
-        SchemaSource::Concise(fields) => Some((
-            Value::Object(object_schema(fields.get_ref(), false, checker)),
-            fields.span(),
-            true,
-        )),
-        SchemaSource::Full(schema, span) => Some((schema, span, false)),
-    }
-}
-
-enum SchemaSource<'a> {
-    Concise(&'a Spanned<IndexMap<Spanned<String>, ArgumentWire>>),
-    Full(Value, Range<usize>),
-}
-
-/// Takes the one schema form used, reading inline TOML, inline JSON text or a JSON file.
-fn pick_schema<'a>(
-    concise: Option<&'a Spanned<IndexMap<Spanned<String>, ArgumentWire>>>,
-    inline: Option<&Spanned<toml::Value>>,
-    file: Option<&Spanned<String>>,
-    keys: [&str; 3],
-    checker: &mut Checker,
-) -> Option<SchemaSource<'a>> {
-    let used = [
-        concise.map(Spanned::span),
-        inline.map(Spanned::span),
-        file.map(Spanned::span),
-    ];
-    let present: Vec<(usize, Range<usize>)> = used
-        .iter()
-        .enumerate()
-        .filter_map(|(index, span)| span.clone().map(|span| (index, span)))
-        .collect();
-    if present.len() > 1 {
-        checker
-            .error(
-                format!(
-                    "`{}` and `{}` cannot both be given",
-                    keys[present[0].0], keys[present[1].0]
-                ),
-                present[1].1.clone(),
-            )
-            .hint("declare the schema in one form only");
-        return None;
-    }
-    if let Some(concise) = concise {
-        return Some(SchemaSource::Concise(concise));
-    }
-    if let Some(inline) = inline {
-        let span = inline.span();
-        let value = match inline.get_ref() {
-            toml::Value::String(text) => match serde_json::from_str::<Value>(text) {
-                Ok(value) => value,
-                Err(error) => {
-                    checker.error(format!("`{}` is not valid JSON: {error}", keys[1]), span);
-                    return None;
-                }
-            },
-            toml::Value::Table(_) => toml_to_json(inline.get_ref())?,
-            _ => {
-                checker.error(
-                    format!("`{}` is a table, or a string of JSON", keys[1]),
-                    span,
-                );
-                return None;
-            }
-        };
-        return Some(SchemaSource::Full(value, span));
-    }
-    let file = file?;
-    let path = checker.resolve(file.get_ref());
-    let text = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(error) => {
-            checker.error(
-                format!("could not read `{}`: {error}", path.display()),
-                file.span(),
-            );
-            return None;
-        }
-    };
-    match serde_json::from_str::<Value>(&text) {
-        Ok(value) => Some(SchemaSource::Full(value, file.span())),
-        Err(error) => {
-            checker.error(
-                format!("`{}` is not valid JSON: {error}", path.display()),
-                file.span(),
-            );
-            None
-        }
-    }
-}
-
-fn annotations_json(annotations: &AnnotationsWire) -> Value {
-    let mut out = Map::new();
-    if let Some(title) = &annotations.title {
-        out.insert("title".into(), json!(title));
-    }
-    for (key, value) in [
-        ("readOnlyHint", annotations.read_only),
-        ("destructiveHint", annotations.destructive),
-        ("idempotentHint", annotations.idempotent),
-        ("openWorldHint", annotations.open_world),
-    ] {
-        if let Some(value) = value {
-            out.insert(key.into(), json!(value));
-        }
-    }
-    Value::Object(out)
-}
-
-fn icons_json(icons: &[IconWire], checker: &mut Checker) -> Value {
-    let icons = icons
-        .iter()
-        .map(|icon| {
-            let src = icon.src.get_ref();
-            if !(src.starts_with("https://") || src.starts_with("data:")) {
-                checker
-                    .error(
-                        "an icon's `src` is an https:// or data: URI",
-                        icon.src.span(),
-                    )
-                    .hint("clients refuse other schemes");
-            }
-            let mut out = Map::new();
-            out.insert("src".into(), json!(src));
-            if let Some(mime_type) = &icon.mime_type {
-                out.insert("mimeType".into(), json!(mime_type));
-            }
-            if let Some(sizes) = &icon.sizes {
-                out.insert("sizes".into(), json!(sizes));
-            }
-            if let Some(theme) = icon.theme {
-                out.insert(
-                    "theme".into(),
-                    json!(match theme {
-                        ThemeWire::Light => "light",
-                        ThemeWire::Dark => "dark",
-                    }),
-                );
-            }
-            Value::Object(out)
-        })
-        .collect();
-    Value::Array(icons)
 }

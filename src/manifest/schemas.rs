@@ -1,0 +1,163 @@
+//! A tool's input and output schemas: from the concise form, a table, JSON text or a file;
+//! author-written ones compiled at load (so their errors are load errors), generated ones on
+//! first use.
+
+use std::ops::Range;
+
+use indexmap::IndexMap;
+use serde_json::{Value, json};
+use toml::Spanned;
+
+use super::Checker;
+use super::arguments::object_schema;
+use super::json::toml_to_json;
+use super::wire::{ArgumentWire, ToolWire};
+use crate::schema::CompiledSchema;
+
+/// The input schema and the span to blame for it.
+/// A schema, its span, and whether we generated it from the concise form.
+pub(super) type SchemaAt = (Value, Range<usize>, bool);
+
+/// Author-written schemas are compiled now, to report their errors; generated ones on first use.
+pub(super) fn compile(
+    (schema, _, generated): &SchemaAt,
+) -> Result<CompiledSchema, crate::schema::SchemaError> {
+    if *generated {
+        CompiledSchema::deferred(schema.clone())
+    } else {
+        CompiledSchema::compile(schema)
+    }
+}
+
+pub(super) fn input_schema(wire: &ToolWire, checker: &mut Checker) -> SchemaAt {
+    let span = wire.name.span();
+    match pick_schema(
+        wire.arguments.as_ref(),
+        wire.input_schema.as_ref(),
+        wire.input_schema_file.as_ref(),
+        ["arguments", "input-schema", "input-schema-file"],
+        checker,
+    ) {
+        Some(SchemaSource::Concise(arguments)) => (
+            Value::Object(object_schema(arguments.get_ref(), true, checker)),
+            arguments.span(),
+            true,
+        ),
+        Some(SchemaSource::Full(schema, span)) => {
+            if schema.get("type").and_then(Value::as_str) != Some("object") {
+                checker
+                    .error(
+                        "an input schema's root must be `type = \"object\"`",
+                        span.clone(),
+                    )
+                    .hint("MCP passes arguments as an object; declare each one under `properties`");
+            }
+            (schema, span, false)
+        }
+        None => (
+            json!({"type": "object", "additionalProperties": false}),
+            span,
+            true,
+        ),
+    }
+}
+
+pub(super) fn output_schema(wire: &ToolWire, checker: &mut Checker) -> Option<SchemaAt> {
+    match pick_schema(
+        wire.output.as_ref(),
+        wire.output_schema.as_ref(),
+        wire.output_schema_file.as_ref(),
+        ["output", "output-schema", "output-schema-file"],
+        checker,
+    )? {
+        SchemaSource::Concise(fields) => Some((
+            Value::Object(object_schema(fields.get_ref(), false, checker)),
+            fields.span(),
+            true,
+        )),
+        SchemaSource::Full(schema, span) => Some((schema, span, false)),
+    }
+}
+
+enum SchemaSource<'a> {
+    Concise(&'a Spanned<IndexMap<Spanned<String>, ArgumentWire>>),
+    Full(Value, Range<usize>),
+}
+
+/// Takes the one schema form used, reading inline TOML, inline JSON text or a JSON file.
+fn pick_schema<'a>(
+    concise: Option<&'a Spanned<IndexMap<Spanned<String>, ArgumentWire>>>,
+    inline: Option<&Spanned<toml::Value>>,
+    file: Option<&Spanned<String>>,
+    keys: [&str; 3],
+    checker: &mut Checker,
+) -> Option<SchemaSource<'a>> {
+    let used = [
+        concise.map(Spanned::span),
+        inline.map(Spanned::span),
+        file.map(Spanned::span),
+    ];
+    let present: Vec<(usize, Range<usize>)> = used
+        .iter()
+        .enumerate()
+        .filter_map(|(index, span)| span.clone().map(|span| (index, span)))
+        .collect();
+    if present.len() > 1 {
+        checker
+            .error(
+                format!(
+                    "`{}` and `{}` cannot both be given",
+                    keys[present[0].0], keys[present[1].0]
+                ),
+                present[1].1.clone(),
+            )
+            .hint("declare the schema in one form only");
+        return None;
+    }
+    if let Some(concise) = concise {
+        return Some(SchemaSource::Concise(concise));
+    }
+    if let Some(inline) = inline {
+        let span = inline.span();
+        let value = match inline.get_ref() {
+            toml::Value::String(text) => match serde_json::from_str::<Value>(text) {
+                Ok(value) => value,
+                Err(error) => {
+                    checker.error(format!("`{}` is not valid JSON: {error}", keys[1]), span);
+                    return None;
+                }
+            },
+            toml::Value::Table(_) => toml_to_json(inline.get_ref())?,
+            _ => {
+                checker.error(
+                    format!("`{}` is a table, or a string of JSON", keys[1]),
+                    span,
+                );
+                return None;
+            }
+        };
+        return Some(SchemaSource::Full(value, span));
+    }
+    let file = file?;
+    let path = checker.resolve(file.get_ref());
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(error) => {
+            checker.error(
+                format!("could not read `{}`: {error}", path.display()),
+                file.span(),
+            );
+            return None;
+        }
+    };
+    match serde_json::from_str::<Value>(&text) {
+        Ok(value) => Some(SchemaSource::Full(value, file.span())),
+        Err(error) => {
+            checker.error(
+                format!("`{}` is not valid JSON: {error}", path.display()),
+                file.span(),
+            );
+            None
+        }
+    }
+}

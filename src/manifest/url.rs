@@ -1,0 +1,131 @@
+//! `[tools.http] url`: a literal origin (scheme, host, port: never from an argument), path
+//! segments that may use placeholders, and a literal query; secrets resolved per part, each
+//! encoded for where it stands.
+
+use toml::Spanned;
+
+use super::Checker;
+use super::facts::{ArgumentFacts, template_at};
+use super::http::SecretUse;
+use crate::backend::http::UrlTemplate;
+use crate::secret::resolve_encoded;
+use crate::template::encode_segment;
+
+/// Splits the URL into a literal origin and templated path segments. Secrets are resolved
+/// per part, each encoded for where it stands.
+pub(super) fn url_template(
+    url: &Spanned<String>,
+    facts: &ArgumentFacts,
+    secrets: &mut SecretUse,
+    checker: &mut Checker,
+) -> Option<UrlTemplate> {
+    let span = url.span();
+    let text = url.get_ref();
+    let Some((scheme, rest)) = text
+        .split_once("://")
+        .filter(|(scheme, _)| matches!(*scheme, "http" | "https"))
+    else {
+        checker.error("`url` must start with `http://` or `https://`", span);
+        return None;
+    };
+    let authority_end = find_unreferenced(rest, &['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, rest) = rest.split_at(authority_end);
+    let resolved =
+        |part: &str, encode: fn(&str) -> String, secrets: &mut SecretUse, checker: &mut Checker| {
+            match resolve_encoded(part, &checker.base_dir, encode) {
+                Ok((text, used)) => {
+                    secrets.used.extend(used);
+                    Some(text)
+                }
+                Err(error) => {
+                    checker.error(format!("`url`: {error}"), span.clone());
+                    None
+                }
+            }
+        };
+    let authority = resolved(authority, str::to_owned, secrets, checker)?;
+    let authority = authority.as_str();
+    if authority.is_empty() || authority.contains(['{', '}']) {
+        checker
+            .error(
+                "the scheme, host and port of `url` must be written out",
+                span,
+            )
+            .hint("arguments can fill path segments and query parameters, never the host");
+        return None;
+    }
+    if find_unreferenced(rest, &['#']).is_some() {
+        checker.error("`url` cannot have a fragment", span);
+        return None;
+    }
+    let (path, literal_query) = match find_unreferenced(rest, &['?']) {
+        Some(at) => (&rest[..at], Some(&rest[at + 1..])),
+        None => (rest, None),
+    };
+    let literal_query = match literal_query {
+        Some(query) => Some(resolved(query, encode_query, secrets, checker)?),
+        None => None,
+    };
+    if literal_query
+        .as_deref()
+        .is_some_and(|query| query.contains(['{', '}']))
+    {
+        checker
+            .error(
+                "placeholders in the query go in the `query` table, not in `url`",
+                span,
+            )
+            .hint("for example: query = { q = \"{query}\" }");
+        return None;
+    }
+    let mut segments = Vec::new();
+    let mut boundaries = vec![];
+    let mut rest_of_path = path;
+    while let Some(at) = find_unreferenced(rest_of_path, &['/']) {
+        boundaries.push(&rest_of_path[..at]);
+        rest_of_path = &rest_of_path[at + 1..];
+    }
+    boundaries.push(rest_of_path);
+    for segment in boundaries.into_iter().skip(1) {
+        let segment = resolved(segment, encode_segment, secrets, checker)?;
+        let template = template_at(&segment, span.clone(), facts, checker)?;
+        for name in template.placeholders() {
+            if !facts.is_always_present(name) {
+                checker
+                    .error(
+                        format!("argument `{name}` is optional, so it cannot fill a path segment"),
+                        span.clone(),
+                    )
+                    .hint("make it required, give it a default, or pass it in `query`");
+            }
+        }
+        segments.push(template);
+    }
+    Some(UrlTemplate {
+        origin: format!("{scheme}://{authority}"),
+        segments,
+        literal_query,
+    })
+}
+
+/// The first of `separators` in `text` that is not inside a `${…}` secret reference (a
+/// `${file:dir/key}` reference holds a `/` that separates nothing).
+fn find_unreferenced(text: &str, separators: &[char]) -> Option<usize> {
+    let mut inside = false;
+    let mut previous = None;
+    for (at, c) in text.char_indices() {
+        match c {
+            '{' if previous == Some('$') => inside = true,
+            '}' if inside => inside = false,
+            c if !inside && separators.contains(&c) => return Some(at),
+            _ => {}
+        }
+        previous = Some(c);
+    }
+    None
+}
+
+/// A secret inside a literal query string, encoded as a query value.
+fn encode_query(value: &str) -> String {
+    form_urlencoded::byte_serialize(value.as_bytes()).collect()
+}
