@@ -13,21 +13,32 @@
 //!
 //! - [`manifest`] reads the TOML, reports every problem at once as a [`diagnostic`] pointing
 //!   into the file, and builds the [`registry`]. Its `wire` shapes are never seen elsewhere
-//!   (except to derive the manifest's JSON Schema).
+//!   (except to derive the manifest's JSON Schema); one checker file per concept (`facts`:
+//!   what templates may name; `argv`, `command`, `url`, `http`, `static_result`, `output`,
+//!   `schemas`, `identity`, `tool`).
 //! - [`registry`] holds the server identity, the [`tool`]s in manifest order, and the
 //!   resource store; `mcp` builds the `tools/list` answer of each protocol [`era`] once.
 //! - [`tool`] is the one call path: defaults, input validation against the compiled
 //!   [`schema`] (compiled at load when the author wrote it, on first use when we generated
 //!   it), the tool's [`limit`], the [`backend`], then the output pipeline in [`results`]
-//!   (content blocks, structured output, truncation, the resource store).
-//! - [`template`] is the only place argument values become text for a command: whole argv
-//!   elements and environment values, never a shell command line. HTTP requests are built in
-//!   `backend::http` from structural sinks only, with [`secret`]s resolved at load and
-//!   redacted from everything a tool returns.
-//! - [`backend`] runs commands in their own process group (supervised on their own task, so
-//!   a cancelled call still gets SIGTERM and a grace period), sends HTTP requests (through
-//!   clients made on first use and shared by tools with the same redirect rules), or returns
-//!   declared results. Running commands report progress and logs as [`events`].
+//!   (a command's stdout or an HTTP response becomes content blocks and structured output;
+//!   truncation; the resource store, scoped to the caller, bounded on disk, kept across
+//!   reloads).
+//! - [`template`] is the one rendering routine: each argument value becomes text for one
+//!   *sink* (an argv element, an environment value, a URL path segment, a query or form
+//!   value, a header value, text in JSON, text to read), with that sink's encoding and what it
+//!   refuses; never a shell command line. Which list argument an argv element repeats for is
+//!   fixed at load (`manifest::argv`). HTTP requests are built in `backend::http` from those
+//!   sinks only, with [`secret`]s resolved at load, withheld from commands, and redacted in
+//!   every encoding from everything a tool returns.
+//! - [`backend`] runs commands in their own process group, supervised on their own task (so
+//!   a cancelled call still gets SIGTERM and a grace period); `backend::processes` makes the
+//!   server a child subreaper and non-dumpable, tags each call's processes, and kills what
+//!   escaped the group when the call ends. It sends HTTP requests (through the server's
+//!   `HttpClients`, one per redirect rule set) or returns declared results. Running commands
+//!   report progress and logs as [`events`]. What a call may reach (the output store, its
+//!   caller, events, the withheld variables, the processes, the clients) comes in its
+//!   `CallContext`: no process-wide state.
 //! - [`mcp`] is the only module that knows rmcp, the official Rust SDK: it adapts the
 //!   registry to rmcp's server handler, forwards events as notifications, and owns the stdio
 //!   and Streamable HTTP transports and their security layers.
@@ -38,6 +49,8 @@
 //!
 //! `build.rs` only asks the linker to pack relocations (a smaller binary that starts with
 //! less memory); the release profile is tuned the same way (README, Performance).
+//!
+//! `docs/security.md` states each safety guarantee and names the tests that attack it.
 //!
 //! Errors are typed (`thiserror`) inside; `anyhow` appears only in [`run`] (and in the
 //! benchmark, `benches/perf/`, which measures all of this beside the machine's floor).
