@@ -80,6 +80,9 @@ fn serve(
         // The token's variable stays in our environment; keep it out of every command's.
         withheld_env: cli.http.auth_token_env.iter().cloned().collect(),
         processes: Arc::clone(&processes),
+        sessions: options
+            .as_ref()
+            .is_some_and(|options| options.sessions.is_some()),
     };
     let handler = Handler::new(Arc::new(registry), handler_options)
         .context("could not prepare the tool list")?;

@@ -177,11 +177,17 @@ impl Redactor {
     }
 }
 
-/// The forms a secret can take between the manifest and a result.
+/// The forms a secret can take between the manifest and a result: ours, and those the
+/// usual encoders of an upstream produce (JavaScript's `encodeURIComponent`, Python's
+/// `quote`, Go's `PathEscape`; JSON from Go, which escapes `&`, `<`, `>`, and from Python,
+/// which escapes every non-ASCII character).
 fn forms_of(secret: &str) -> Vec<String> {
-    let percent = percent_encoding::utf8_percent_encode(secret, percent_encoding::NON_ALPHANUMERIC)
-        .to_string();
+    use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
+    let percent = utf8_percent_encode(secret, NON_ALPHANUMERIC).to_string();
     let segment = crate::template::encode_segment(secret);
+    let component = utf8_percent_encode(secret, COMPONENT).to_string();
+    let python = utf8_percent_encode(secret, PYTHON_QUOTE).to_string();
+    let go_path = utf8_percent_encode(secret, GO_PATH).to_string();
     let form: String = form_urlencoded::byte_serialize(secret.as_bytes()).collect();
     let json = serde_json::to_string(secret).unwrap_or_default();
     let json = json
@@ -189,19 +195,80 @@ fn forms_of(secret: &str) -> Vec<String> {
         .and_then(|json| json.strip_suffix('"'))
         .unwrap_or_default()
         .to_owned();
+    let html_safe = json
+        .replace('&', "\\u0026")
+        .replace('<', "\\u003c")
+        .replace('>', "\\u003e");
     let mut forms = vec![
         secret.to_owned(),
         lower_hex(&percent),
         lower_hex(&segment),
         lower_hex(&form),
         json.replace('/', "\\/"),
+        ascii_json(&json),
+        ascii_json(&html_safe),
+        html_safe,
         percent,
         segment,
+        component,
+        python,
+        go_path,
         form,
         json,
     ];
     forms.retain(|form| !form.is_empty());
     forms
+}
+
+/// What `encodeURIComponent` leaves alone: letters, digits and `-_.!~*'()`.
+const COMPONENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'!')
+    .remove(b'~')
+    .remove(b'*')
+    .remove(b'\'')
+    .remove(b'(')
+    .remove(b')');
+
+/// What Python's `urllib.parse.quote` leaves alone: letters, digits, `_.-~` and `/`.
+const PYTHON_QUOTE: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'~')
+    .remove(b'/');
+
+/// What Go's `url.PathEscape` leaves alone: letters, digits, `-_.~` and `$&+,:;=@`.
+const GO_PATH: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'~')
+    .remove(b'$')
+    .remove(b'&')
+    .remove(b'+')
+    .remove(b',')
+    .remove(b':')
+    .remove(b';')
+    .remove(b'=')
+    .remove(b'@');
+
+/// JSON text with every non-ASCII character as `\uXXXX` (surrogate pairs past U+FFFF).
+fn ascii_json(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    for c in json.chars() {
+        if c.is_ascii() {
+            out.push(c);
+        } else {
+            let mut units = [0_u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                let _ = std::fmt::Write::write_fmt(&mut out, format_args!("\\u{unit:04x}"));
+            }
+        }
+    }
+    out
 }
 
 /// `%2F` → `%2f`: servers echo either.
@@ -224,6 +291,25 @@ mod tests {
     use std::path::Path;
 
     use super::{Redactor, SecretError, resolve};
+
+    #[test]
+    fn the_forms_other_encoders_produce_are_redacted_too() {
+        let secret = "a&b<c>/d é😀'(x)";
+        let redactor = Redactor::new(&[secret.into()]);
+        for encoded in [
+            r"a\u0026b\u003cc\u003e/d \u00e9\ud83d\ude00'(x)",
+            r"a&b<c>/d \u00e9\ud83d\ude00'(x)",
+            "a%26b%3Cc%3E%2Fd%20%C3%A9%F0%9F%98%80'(x)",
+            "a%26b%3Cc%3E/d%20%C3%A9%F0%9F%98%80%27%28x%29",
+            "a&b%3Cc%3E%2Fd%20%C3%A9%F0%9F%98%80%27%28x%29",
+        ] {
+            assert_eq!(
+                redactor.redact(&format!("<{encoded}>")),
+                "<[redacted]>",
+                "{encoded}"
+            );
+        }
+    }
 
     #[test]
     fn every_encoding_of_a_secret_is_redacted() {

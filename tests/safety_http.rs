@@ -113,6 +113,14 @@ headers = { X-Key = "${env:KEY}" }
 allow-other-hosts = true
 
 [[tools]]
+name = "away-query"
+[tools.http]
+method = "POST"
+url = "UPSTREAM/away"
+query = { api_key = "${env:KEY}" }
+allow-other-hosts = true
+
+[[tools]]
 name = "env"
 [tools.command]
 script = 'echo "key=${KEY:-unset}"'
@@ -155,7 +163,7 @@ script = 'echo "key=${KEY:-unset}"'
     let result = server.call("away", json!({}));
     assert_eq!(result["isError"], json!(true));
     assert!(
-        text(&result).contains("the request's headers carry secrets"),
+        text(&result).contains("the request carries secrets"),
         "{result}"
     );
     assert_eq!(
@@ -163,6 +171,11 @@ script = 'echo "key=${KEY:-unset}"'
         before + 1,
         "the redirect to another host was followed"
     );
+    // Nor when the secret is in the query (a `Referer` would carry it) or the body.
+    let result = server.call("away-query", json!({}));
+    assert!(text(&result).contains("the request carries secrets"), "{result}");
+    assert_eq!(upstream.recorded().len(), before + 2);
+    assert!(upstream.last().header("referer").is_none());
 
     // Commands never see the variables secrets come from.
     assert_eq!(text(&server.call("env", json!({}))), "key=unset");
@@ -431,8 +444,21 @@ fn kept_outputs_are_listed_only_to_the_session_that_made_them() {
     );
     let read = in_session(&server, &alice, 5, "resources/read", json!({"uri": uri}));
     assert!(read["result"]["contents"][0]["text"].is_string(), "{read}");
-    // Stateless callers are nobody in particular: they are listed nothing.
+    // Stateless callers are nobody in particular: they are listed nothing, even when they
+    // send a session's id (only a 2025 request's id is checked, by the session layer).
     let (status, stateless) = server.modern(6, "resources/list", json!({}));
     assert_eq!(status, 200);
     assert_eq!(stateless["result"]["resources"], json!([]), "{stateless}");
+    let mut params = json!({"_meta": crate::harness::modern_meta()});
+    params["_meta"]["x"] = json!(1);
+    let claimed = server.post(
+        &json!({"jsonrpc": "2.0", "id": 7, "method": "resources/list", "params": params}),
+        &[
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", "resources/list"),
+            ("Mcp-Session-Id", alice.as_str()),
+        ],
+    );
+    let claimed = message(claimed, 7);
+    assert_eq!(claimed["result"]["resources"], json!([]), "{claimed}");
 }

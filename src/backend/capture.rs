@@ -50,8 +50,13 @@ pub async fn capture_stdout(
     let mut tail: Vec<u8> = Vec::new();
     let mut overflowed = false;
     let mut total: u64 = 0;
+    // Opened, never created: the file exists while the call keeps it (see `Spool`).
     let mut spool = match &options.spool {
-        Some(path) => tokio::fs::File::create(path).await.ok(),
+        Some(path) => tokio::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .await
+            .ok(),
         None => None,
     };
     let mut chunk = vec![0_u8; 16 * 1024];
@@ -253,6 +258,7 @@ mod tests {
     async fn the_whole_output_can_be_spooled() {
         let dir = tempfile::tempdir().expect("dir");
         let spool = dir.path().join("out");
+        std::fs::write(&spool, b"").expect("the spool file");
         let input = vec![b'y'; 5000];
         let Capture::Done { captured, .. } = run(
             &input,

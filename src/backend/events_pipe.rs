@@ -46,10 +46,14 @@ pub async fn forward(
 ) {
     let mut lines = BufReader::new(receiver);
     let mut line = Vec::new();
-    let mut done = false;
+    let mut done: Option<std::time::Instant> = None;
     let mut skipping = false;
     loop {
-        let read = if done {
+        let read = if let Some(exited_at) = done {
+            // A survivor that keeps writing cannot hold the call open.
+            if exited_at.elapsed() > std::time::Duration::from_secs(1) {
+                break;
+            }
             // After exit, take only what is already in the pipe.
             match tokio::time::timeout(
                 std::time::Duration::from_millis(20),
@@ -64,7 +68,7 @@ pub async fn forward(
             tokio::select! {
                 read = read_bounded(&mut lines, &mut line, &mut skipping) => read,
                 () = exited.notified() => {
-                    done = true;
+                    done = Some(std::time::Instant::now());
                     continue;
                 }
             }

@@ -21,6 +21,8 @@ use crate::template::Template;
 
 /// How much of an error response's body is quoted.
 const EXCERPT_BYTES: usize = 2048;
+/// Read past the excerpt, so that a secret straddling its end is redacted before the cut.
+const EXCERPT_SLACK: usize = 4096;
 
 /// An HTTP tool's backend, fully checked at load.
 #[derive(Debug, Clone)]
@@ -95,7 +97,12 @@ impl HttpBackend {
                     && !excerpt.is_empty()
                 {
                     text.push_str("\n\n");
-                    text.push_str(&self.redactor.redact(excerpt));
+                    let excerpt = self.redactor.redact(excerpt);
+                    let mut cut = excerpt.len().min(EXCERPT_BYTES);
+                    while !excerpt.is_char_boundary(cut) {
+                        cut -= 1;
+                    }
+                    text.push_str(&excerpt[..cut]);
                 }
                 tracing::info!(tool = %self.tool, reason = %text.lines().next().unwrap_or_default(), "HTTP call failed");
                 ToolResult::error(text)
@@ -152,7 +159,7 @@ impl HttpBackend {
         let keep = if self.succeeded(status) {
             self.max_response
         } else {
-            EXCERPT_BYTES
+            EXCERPT_BYTES + EXCERPT_SLACK
         };
         loop {
             let chunk = match tokio::time::timeout(self.timeout, response.chunk()).await {

@@ -35,6 +35,8 @@ pub struct Processes {
     leaders: Mutex<HashSet<i32>>,
     /// Process groups sent SIGTERM whose grace period has not run out yet.
     stopping: Mutex<Vec<Pid>>,
+    /// Held for a whole sweep.
+    sweeping: Mutex<()>,
     next_call: AtomicU64,
     /// Orphans are re-parented to us, so sweeps can find them.
     subreaper: bool,
@@ -123,41 +125,48 @@ impl Processes {
     }
 
     fn sweep_matching(&self, matches: impl Fn(i32) -> bool) -> usize {
+        // One sweep at a time: only a sweep reaps a process that is not a leader, so while
+        // this lock is held an orphan found alive stays at least a zombie, and its pid
+        // cannot be reused before it is signalled.
+        let _sweeping = self
+            .sweeping
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let mut killed = 0;
         for _ in 0..SWEEP_ROUNDS {
-            let found: Vec<(i32, bool)> = {
+            let alive: Vec<i32> = {
+                // Under the lock `spawn` takes, so a command that has just started (or
+                // already died) is known as a leader, never taken for an orphan.
                 let leaders = self
                     .leaders
                     .lock()
                     .unwrap_or_else(std::sync::PoisonError::into_inner);
-                orphans()
-                    .into_iter()
-                    .filter(|orphan| !leaders.contains(&orphan.pid))
-                    .filter_map(|orphan| {
-                        if orphan.zombie {
-                            Some((orphan.pid, false))
-                        } else {
-                            matches(orphan.pid).then_some((orphan.pid, true))
-                        }
-                    })
-                    .collect()
+                let mut alive = Vec::new();
+                for orphan in orphans() {
+                    if leaders.contains(&orphan.pid) {
+                        continue;
+                    }
+                    if orphan.zombie {
+                        // Ours to reap: nothing else waits for it.
+                        let _ = waitpid(Pid::from_raw(orphan.pid), Some(WaitPidFlag::WNOHANG));
+                    } else {
+                        alive.push(orphan.pid);
+                    }
+                }
+                alive
             };
+            let found: Vec<i32> = alive.into_iter().filter(|pid| matches(*pid)).collect();
             if found.is_empty() {
                 break;
             }
-            for (pid, alive) in &found {
-                let pid = Pid::from_raw(*pid);
-                if *alive {
-                    // It may lead a group of its own (after `setsid`): end that too. It is
-                    // our child and not reaped, so the group id cannot have been reused.
-                    let _ = killpg(pid, Signal::SIGKILL);
-                    let _ = kill(pid, Signal::SIGKILL);
-                    killed += 1;
-                }
-                // Our child: reaping it is ours to do. One that has not died of its
-                // SIGKILL yet is found again next round.
-                let _ = waitpid(pid, Some(WaitPidFlag::WNOHANG));
+            for pid in found {
+                let pid = Pid::from_raw(pid);
+                // It may lead a group of its own (after `setsid`): end that too.
+                let _ = killpg(pid, Signal::SIGKILL);
+                let _ = kill(pid, Signal::SIGKILL);
+                killed += 1;
             }
+            // Let them die; the next round reaps them and finds their orphaned children.
             std::thread::sleep(Duration::from_millis(5));
         }
         if killed > 0 {

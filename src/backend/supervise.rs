@@ -2,6 +2,8 @@
 //! (its tail, optionally as log messages), forwarding events, and waiting for the exit under
 //! the timeout, or until the call is cancelled.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::process::ExitStatus;
 use std::sync::Arc;
 use std::time::Duration;
@@ -69,10 +71,15 @@ pub(super) async fn supervise(
     let stdin = child.stdin.take();
     let stdout = child.stdout.take();
     let stderr = child.stderr.take();
+    let feed_drained = drained.clone();
     let feed = async move {
         if let (Some(mut stdin), Some(document)) = (stdin, stdin_document) {
-            // A command that does not read its stdin closes the pipe; that is fine.
-            let _ = stdin.write_all(document.as_bytes()).await;
+            // A command that does not read its stdin closes the pipe; that is fine. Nor may a
+            // survivor holding the pipe keep the call open.
+            tokio::select! {
+                _ = stdin.write_all(document.as_bytes()) => {}
+                () = feed_drained.cancelled() => {}
+            }
         }
     };
     let read_stdout = read_stdout(stdout, capture, group, drained.clone());
@@ -101,30 +108,54 @@ pub(super) async fn supervise(
         },
         () = cancel.cancelled() => true,
     };
-    if let Some(group) = group {
-        group.signal(Signal::SIGTERM);
-    }
-    let stderr_tail = if let Ok(((), _, stderr_tail, _)) =
-        tokio::time::timeout(TERMINATE_GRACE, &mut all).await
-    {
-        stderr_tail
-    } else {
-        if let Some(group) = group {
-            group.signal(Signal::SIGKILL);
-        }
-        String::new()
-    };
-    // If the leader was not reaped here, tokio reaps it once the child is dropped; its
-    // orphans go either way.
-    if let Some(pid) = leader {
-        processes.forget_leader(pid);
-    }
-    sweep(&processes, &call_id).await;
+    let stderr_tail = stop(all, group, leader).await;
     if cancelled {
         Finished::Cancelled
     } else {
         Finished::TimedOut { stderr_tail }
     }
+}
+
+/// Stops a command past its time or cancelled: SIGTERM to its group, the grace period,
+/// SIGKILL, and then `reap` finishes (group, orphans, reaping, the drain). Returns the end
+/// of stderr when the command ended within the grace period.
+async fn stop<F>(mut all: Pin<&mut F>, group: Option<&GroupGuard>, leader: Option<u32>) -> String
+where
+    F: Future<
+        Output = (
+            (),
+            std::io::Result<Capture>,
+            String,
+            std::io::Result<ExitStatus>,
+        ),
+    >,
+{
+    if let Some(group) = group {
+        group.signal(Signal::SIGTERM);
+    }
+    if let Ok(((), _, stderr_tail, _)) = tokio::time::timeout(TERMINATE_GRACE, &mut all).await {
+        return stderr_tail;
+    }
+    if let Some(group) = group {
+        group.signal(Signal::SIGKILL);
+    }
+    // The leader dies of it, and `reap` finishes.
+    if tokio::time::timeout(DRAIN_AFTER_EXIT * 2, &mut all)
+        .await
+        .is_err()
+    {
+        // Not even SIGKILL ended it (uninterruptible sleep). It stays a leader, so no sweep
+        // takes it; tokio reaps it once it dies, and from then on its group id is not ours:
+        // never signal it again.
+        tracing::warn!(
+            ?leader,
+            "a command survived SIGKILL; leaving it to the kernel"
+        );
+        if let Some(group) = group {
+            group.reaped();
+        }
+    }
+    String::new()
 }
 
 /// Waits for the leader to exit, kills what it left (its group, then its orphans) while it

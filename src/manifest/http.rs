@@ -42,8 +42,6 @@ const CREDENTIAL_HEADERS: [&str; 3] = ["authorization", "proxy-authorization", "
 #[derive(Debug, Default)]
 pub(super) struct SecretUse {
     pub(super) used: Used,
-    /// A header carries a secret (so a redirect to another host must not resend it).
-    pub(super) in_headers: bool,
 }
 
 pub(super) fn build_http(
@@ -120,7 +118,7 @@ pub(super) fn build_http(
     let redirects = RedirectRules {
         max_redirects: wire.max_redirects.unwrap_or(5),
         allow_other_hosts: wire.allow_other_hosts.unwrap_or(false),
-        secret_headers: secrets.in_headers,
+        carries_secrets: !secrets.used.values.is_empty(),
     };
     if checker.diagnostics.len() > errors_before {
         return None;
@@ -170,7 +168,7 @@ fn query_and_headers(
                 continue;
             }
         };
-        if let Some((template, _)) =
+        if let Some(template) =
             secret_template(&text, value.span(), facts, &mut secrets.used, checker)
         {
             query.push((name.get_ref().clone(), template));
@@ -196,7 +194,7 @@ fn query_and_headers(
                 .hint("it frames the message or steers the connection; the HTTP client writes it");
             continue;
         }
-        let Some((template, has_secret)) = secret_template(
+        let Some(template) = secret_template(
             value.get_ref(),
             value.span(),
             facts,
@@ -205,7 +203,6 @@ fn query_and_headers(
         ) else {
             continue;
         };
-        secrets.in_headers |= has_secret;
         let templated = template.placeholders().next().is_some();
         if templated && lower == "host" {
             checker
@@ -247,19 +244,18 @@ fn query_and_headers(
     (query, headers)
 }
 
-/// Resolves secrets in `text`, then parses it as a template; says whether it used a secret.
+/// Resolves secrets in `text`, then parses it as a template.
 fn secret_template(
     text: &str,
     span: Range<usize>,
     facts: &ArgumentFacts,
     secrets: &mut Used,
     checker: &mut Checker,
-) -> Option<(Template, bool)> {
+) -> Option<Template> {
     match resolve(text, &checker.base_dir) {
         Ok((resolved, used)) => {
-            let has_secret = !used.values.is_empty();
             secrets.extend(used);
-            Some((template_at(&resolved, span, facts, checker)?, has_secret))
+            template_at(&resolved, span, facts, checker)
         }
         Err(error) => {
             checker.error(error.to_string(), span);
@@ -288,7 +284,7 @@ fn body(wire: &HttpWire, facts: &ArgumentFacts, secrets: &mut Used, checker: &mu
         (None, None, Some(form)) => Body::Form(
             form.iter()
                 .filter_map(|(name, value)| {
-                    let (template, _) =
+                    let template =
                         secret_template(value.get_ref(), value.span(), facts, secrets, checker)?;
                     Some((name.get_ref().clone(), template))
                 })
@@ -313,7 +309,7 @@ fn json_template(
 ) -> Option<JsonTemplate> {
     Some(match value {
         toml::Value::String(text) => {
-            let (template, _) = secret_template(text, span, facts, secrets, checker)?;
+            let template = secret_template(text, span, facts, secrets, checker)?;
             if let Some(name) = template.sole_placeholder() {
                 JsonTemplate::Value(name.to_owned())
             } else if let Some(literal) = template.as_literal() {

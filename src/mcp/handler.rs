@@ -28,11 +28,16 @@ use crate::results::store::Caller;
 const LIST_TTL_MS: u64 = 60_000;
 
 /// Who sent the request in hand: the one stdio client, a legacy HTTP session, or a
-/// stateless HTTP request nothing identifies.
-fn caller(context: &RequestContext<RoleServer>) -> Caller {
+/// stateless HTTP request nothing identifies. A session id counts only where rmcp checked
+/// it: a 2025-era request to a server with `--sessions` (elsewhere the header is ignored,
+/// and anyone could name any scope with it).
+fn caller(context: &RequestContext<RoleServer>, sessions: bool) -> Caller {
     let Some(parts) = context.extensions.get::<axum::http::request::Parts>() else {
         return Caller::Only;
     };
+    if !sessions || era(context) == Era::Modern {
+        return Caller::Anonymous;
+    }
     parts
         .headers
         .get("mcp-session-id")
@@ -136,7 +141,7 @@ impl ServerHandler for Handler {
         };
         let call_context = CallContext {
             store: snapshot.registry.store(),
-            caller: caller(&context),
+            caller: caller(&context, self.state.sessions),
             events,
             withheld_env: &snapshot.withheld_env,
             processes: &self.state.processes,
@@ -188,7 +193,7 @@ impl ServerHandler for Handler {
         let resources = self
             .registry()
             .store()
-            .list(&caller(&context))
+            .list(&caller(&context, self.state.sessions))
             .iter()
             .filter_map(convert::resource)
             .collect();
@@ -213,7 +218,7 @@ impl ServerHandler for Handler {
         let Some((mime_type, bytes)) = self
             .registry()
             .store()
-            .read(&request.uri, &caller(&context))
+            .read(&request.uri, &caller(&context, self.state.sessions))
         else {
             return Err(ErrorData::resource_not_found(
                 format!(

@@ -138,6 +138,7 @@ pub(crate) fn router(handler: Handler, options: &HttpOptions, lifecycle: &Lifecy
                     sessions::Cap {
                         manager,
                         max: limits.max_sessions,
+                        opening: Arc::default(),
                     },
                     sessions::enforce_cap,
                 ))

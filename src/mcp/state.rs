@@ -45,6 +45,8 @@ pub struct HandlerOptions {
     pub withheld_env: Vec<String>,
     /// The server's processes.
     pub processes: Arc<Processes>,
+    /// HTTP with `--sessions`: a 2025-era request's session id identifies its caller.
+    pub sessions: bool,
 }
 
 #[derive(Debug)]
@@ -58,6 +60,7 @@ pub(super) struct State {
     pub(super) watching: bool,
     withheld_env: Vec<String>,
     pub(super) processes: Arc<Processes>,
+    pub(super) sessions: bool,
     /// The HTTP tools' clients, kept across reloads with their connection pools.
     pub(super) clients: HttpClients,
     /// 2025-era sessions to send `notifications/tools/list_changed` to.
@@ -150,6 +153,7 @@ impl Handler {
                 watching: options.watching,
                 withheld_env: options.withheld_env,
                 processes: options.processes,
+                sessions: options.sessions,
                 clients: HttpClients::default(),
                 peers: Mutex::new(Vec::new()),
                 sinks: Mutex::new(Vec::new()),

@@ -330,6 +330,7 @@ mod tests {
                 watching: false,
                 withheld_env: Vec::new(),
                 processes: Arc::new(Processes::default()),
+                sessions: false,
             },
         )
         .expect("handler")

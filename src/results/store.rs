@@ -168,9 +168,15 @@ impl ResourceStore {
             return None;
         }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        // Created now, by the call: the command's task only opens it, so a call dropped
+        // before the task starts leaves no file behind.
+        let path = self
+            .dir()
+            .map(|dir| dir.join(format!("spool-{id}")))
+            .filter(|path| std::fs::File::create(path).is_ok());
         let spool = Spool {
             store: self,
-            path: self.dir().map(|dir| dir.join(format!("spool-{id}"))),
+            path,
             reserve,
         };
         spool.path.is_some().then_some(spool)

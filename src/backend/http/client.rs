@@ -14,9 +14,10 @@ pub struct RedirectRules {
     pub max_redirects: u8,
     /// Follow a redirect to another scheme, host or port.
     pub allow_other_hosts: bool,
-    /// The tool's headers carry secrets: never resend them to another host, whatever
-    /// `allow_other_hosts` says (the client drops only `Authorization` and `Cookie` itself).
-    pub secret_headers: bool,
+    /// The tool's request carries secrets (in its URL, query, headers or body): never follow
+    /// a redirect to another origin, whatever `allow_other_hosts` says. The client drops only
+    /// `Authorization` and `Cookie` itself, and a 307/308 would resend the body.
+    pub carries_secrets: bool,
 }
 
 /// The HTTP clients of one server, one per rule set, made on first use and shared by every
@@ -49,7 +50,7 @@ fn make(rules: RedirectRules) -> reqwest::Result<reqwest::Client> {
     let RedirectRules {
         max_redirects,
         allow_other_hosts,
-        secret_headers,
+        carries_secrets,
     } = rules;
     let policy = reqwest::redirect::Policy::custom(move |attempt| {
         let first = attempt.previous().first();
@@ -65,10 +66,10 @@ fn make(rules: RedirectRules) -> reqwest::Result<reqwest::Client> {
             attempt.error(format!(
                 "a redirect to another host (`{target}`) was refused"
             ))
-        } else if !same_origin && secret_headers {
+        } else if !same_origin && carries_secrets {
             let target = attempt.url().host_str().unwrap_or_default().to_owned();
             attempt.error(format!(
-                "a redirect to another host (`{target}`) was refused: the request's headers carry secrets"
+                "a redirect to another host (`{target}`) was refused: the request carries secrets"
             ))
         } else {
             attempt.follow()
@@ -76,6 +77,8 @@ fn make(rules: RedirectRules) -> reqwest::Result<reqwest::Client> {
     });
     reqwest::Client::builder()
         .redirect(policy)
+        // A `Referer` would hand the previous URL (its query too) to the next host.
+        .referer(false)
         .user_agent(concat!("mcp-serve/", env!("CARGO_PKG_VERSION")))
         .tcp_nodelay(true)
         .build()
@@ -89,7 +92,7 @@ mod tests {
         RedirectRules {
             max_redirects,
             allow_other_hosts: false,
-            secret_headers: false,
+            carries_secrets: false,
         }
     }
 

@@ -2,8 +2,8 @@
 //! plus two things rmcp does not do:
 //!
 //! - when rmcp has no answer for a request (its handler was stopped: the server is shutting
-//!   down past its grace period), it sends HTTP 500 with plain text; the client gets a
-//!   JSON-RPC error for its request id instead;
+//!   down past its grace period) or fails inside, it sends HTTP 500 with plain text; the
+//!   client gets a JSON-RPC error for its request id instead;
 //! - in a legacy session, a client that hangs up before its answer arrives has its call
 //!   cancelled (`notifications/cancelled` into the session), which kills the command; rmcp
 //!   does this only for stateless requests.
@@ -24,7 +24,7 @@ use axum::body::Body;
 use axum::extract::Request;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse as _, Response};
-use http_body::Frame;
+use http_body::{Body as _, Frame};
 use rmcp::model::ClientJsonRpcMessage;
 use rmcp::transport::streamable_http_server::StreamableHttpService;
 use rmcp::transport::streamable_http_server::session::SessionManager;
@@ -79,9 +79,10 @@ impl<M: SessionManager> tower::Service<Request> for Endpoint<M> {
 
     fn call(&mut self, request: Request) -> Self::Future {
         let service = Arc::clone(&self.service);
-        let id = request
-            .extensions()
-            .get::<Peek>()
+        let peek = request.extensions().get::<Peek>();
+        // A request has a method and an id; a client's response has only the id.
+        let id = peek
+            .filter(|peek| peek.method.is_some())
             .and_then(|peek| peek.id.clone());
         let hang_up = match (&self.sessions, &id) {
             (Some(sessions), Some(id)) => request
@@ -104,6 +105,11 @@ impl<M: SessionManager> tower::Service<Request> for Endpoint<M> {
                 return Ok(no_answer(&id));
             }
             Ok(match hang_up {
+                // An empty answer (202) is complete as it is.
+                Some(mut hang_up) if response.body().is_end_stream() => {
+                    hang_up.armed = false;
+                    response
+                }
                 // The answer is on its way; the call is over only when it has been sent.
                 Some(hang_up) => {
                     let (parts, body) = response.into_parts();
@@ -122,7 +128,7 @@ fn no_answer(id: &Value) -> Response {
         "id": id,
         "error": {
             "code": -32603,
-            "message": "the server stopped before this request finished (it is shutting down); try again",
+            "message": "the server could not finish this request (it may be shutting down); try again",
         },
     });
     (

@@ -2,6 +2,7 @@
 //! worker task until it idles out.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use axum::extract::{Request, State};
 use axum::http::{Method, StatusCode, header};
@@ -15,19 +16,29 @@ use super::body::Peek;
 pub(super) struct Cap {
     pub(super) manager: Arc<LocalSessionManager>,
     pub(super) max: usize,
+    /// Requests that may open a session, being served now: counted with the open sessions,
+    /// so that concurrent `initialize`s cannot pass the cap together.
+    pub(super) opening: Arc<AtomicUsize>,
 }
 
-/// Refuses a request that would open a new session (an `initialize` POST) when the cap is
-/// reached, with 503 and `Retry-After`. Stateless requests (2026-07-28 clients, which never
-/// open a session) are not counted and never refused.
+/// Refuses a request that would open a new session (an `initialize` POST, or one whose
+/// method could not be read) when the cap is reached, with 503 and `Retry-After`.
+/// Stateless requests (2026-07-28 clients, which never open a session) are not counted and
+/// never refused.
 pub(super) async fn enforce_cap(State(cap): State<Cap>, request: Request, next: Next) -> Response {
     let opens_session = request.method() == Method::POST
         && !request.headers().contains_key("mcp-session-id")
-        && request
-            .extensions()
-            .get::<Peek>()
-            .is_some_and(|peek| peek.method.as_deref() == Some("initialize"));
-    if opens_session && cap.manager.sessions.read().await.len() >= cap.max {
+        && request.extensions().get::<Peek>().is_none_or(|peek| {
+            peek.method
+                .as_deref()
+                .is_none_or(|method| method == "initialize")
+        });
+    if !opens_session {
+        return next.run(request).await;
+    }
+    let opening = cap.opening.fetch_add(1, Ordering::AcqRel);
+    if cap.manager.sessions.read().await.len() + opening >= cap.max {
+        cap.opening.fetch_sub(1, Ordering::AcqRel);
         tracing::warn!(
             max = cap.max,
             "refusing a new session: the session cap is reached"
@@ -46,5 +57,16 @@ pub(super) async fn enforce_cap(State(cap): State<Cap>, request: Request, next: 
         )
             .into_response();
     }
+    // Counted down however the request ends, a client hanging up included.
+    let _opening = Opening(cap.opening);
     next.run(request).await
+}
+
+/// One request that may open a session, while it is served.
+struct Opening(Arc<AtomicUsize>);
+
+impl Drop for Opening {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
 }
