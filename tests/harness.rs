@@ -327,6 +327,11 @@ pub(crate) fn initialize_params(version: &str) -> Value {
     })
 }
 
+/// A 2025-11-25 `initialize` request with id 1.
+pub(crate) fn initialize_request() -> Value {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": initialize_params("2025-11-25")})
+}
+
 /// `_meta` for a 2026-07-28 request.
 pub(crate) fn modern_meta() -> Value {
     json!({

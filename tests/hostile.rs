@@ -522,7 +522,7 @@ fn vanishing_stdio_clients_and_sigterm_leave_nothing() {
         use std::io::{BufRead as _, Write as _};
         let mut stdin = child.stdin.take().expect("stdin");
         let mut stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
-        let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": crate::harness::initialize_params("2025-11-25")});
+        let init = crate::harness::initialize_request();
         let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "slow", "arguments": {}}});
         writeln!(
             stdin,
@@ -567,13 +567,7 @@ fn vanishing_http_clients_leave_nothing_in_either_era() {
             ];
         }
         if era == "2025 session" {
-            let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": crate::harness::initialize_params("2025-11-25")});
-            let response = server.post(&init, &[]);
-            let session = response.headers()["mcp-session-id"]
-                .to_str()
-                .expect("id")
-                .to_owned();
-            crate::http_harness::message(response, 1);
+            let session = crate::http_harness::open_session(&server);
             headers.push(("Mcp-Session-Id".into(), session));
         }
         let body = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": params});

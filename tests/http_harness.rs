@@ -156,6 +156,24 @@ impl Drop for HttpServer {
     }
 }
 
+/// Opens a 2025-11-25 session (`initialize`, then `notifications/initialized`) on a server
+/// started with `--sessions`; returns its id.
+pub(crate) fn open_session(server: &HttpServer) -> String {
+    let response = server.post(&crate::harness::initialize_request(), &[]);
+    let session = response.headers()["mcp-session-id"]
+        .to_str()
+        .expect("session id")
+        .to_owned();
+    message(response, 1);
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let headers = [
+        ("Mcp-Session-Id", session.as_str()),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ];
+    assert_eq!(server.post(&initialized, &headers).status(), 202);
+    session
+}
+
 /// POSTs a `tools/call` on another thread, so the test can act while it runs; the thread
 /// returns the reply, or `None` when the connection ended without one.
 pub(crate) fn call_in_background(

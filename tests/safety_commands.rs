@@ -93,7 +93,7 @@ fn a_last_message_without_a_newline_is_answered() {
     let workspace = Workspace::new(
         "[[tools]]\nname = \"hi\"\n[tools.static]\ncontent = [{ type = \"text\", text = \"hello\" }]\n",
     );
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": crate::harness::initialize_params("2025-11-25")});
+    let init = crate::harness::initialize_request();
     let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "hi", "arguments": {}}});
     let input = format!(
         "{init}\n{}\n{call}",

@@ -11,7 +11,7 @@ use base64::Engine as _;
 use serde_json::{Value, json};
 
 use crate::harness::{Server, Workspace, read_pid, run, slow_tools, text, wait_gone};
-use crate::http_harness::{HttpServer, call_in_background, message};
+use crate::http_harness::{HttpServer, call_in_background, message, open_session};
 use crate::upstream::{Recorded, Reply, Upstream};
 
 /// A secret with every character that encodes differently in a URL, a form and JSON.
@@ -75,10 +75,9 @@ fn echo() -> Upstream {
     })
 }
 
-#[test]
-fn secrets_never_leave_in_any_encoding_or_place() {
-    let upstream = echo();
-    let manifest = r#"
+/// HTTP tools that put the secret in every part of a request, and a command that looks for
+/// its variable.
+const SECRET_TOOLS: &str = r#"
 [[tools]]
 name = "fail"
 [tools.http]
@@ -124,8 +123,12 @@ allow-other-hosts = true
 name = "env"
 [tools.command]
 script = 'echo "key=${KEY:-unset}"'
-"#
-    .replace("UPSTREAM", &upstream.base());
+"#;
+
+#[test]
+fn secrets_never_leave_in_any_encoding_or_place() {
+    let upstream = echo();
+    let manifest = SECRET_TOOLS.replace("UPSTREAM", &upstream.base());
     let workspace = Workspace::new(&manifest);
     let mut server = Server::start_with(&workspace.manifest(), &["-vv"], &[("KEY", SECRET)]);
     server.handshake("2025-11-25");
@@ -173,7 +176,10 @@ script = 'echo "key=${KEY:-unset}"'
     );
     // Nor when the secret is in the query (a `Referer` would carry it) or the body.
     let result = server.call("away-query", json!({}));
-    assert!(text(&result).contains("the request carries secrets"), "{result}");
+    assert!(
+        text(&result).contains("the request carries secrets"),
+        "{result}"
+    );
     assert_eq!(upstream.recorded().len(), before + 2);
     assert!(upstream.last().header("referer").is_none());
 
@@ -254,7 +260,7 @@ fn the_session_cap_never_turns_stateless_clients_away() {
         &workspace.manifest(),
         &["--sessions", "--max-sessions", "1"],
     );
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": crate::harness::initialize_params("2025-11-25")});
+    let init = crate::harness::initialize_request();
     assert_eq!(server.post(&init, &[]).status(), 200);
     assert_eq!(server.post(&init, &[]).status(), 503, "the cap holds");
     let (status, listed) = server.modern(2, "tools/list", json!({}));
@@ -295,19 +301,7 @@ fn oversized_headers_and_stalled_bodies_are_refused() {
 fn a_session_client_that_hangs_up_has_its_call_cancelled() {
     let workspace = slow_tools();
     let server = HttpServer::start(&workspace.manifest(), &["--sessions"]);
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": crate::harness::initialize_params("2025-11-25")});
-    let response = server.post(&init, &[]);
-    let session = response.headers()["mcp-session-id"]
-        .to_str()
-        .expect("session id")
-        .to_owned();
-    message(response, 1);
-    let headers = [
-        ("Mcp-Session-Id", session.as_str()),
-        ("MCP-Protocol-Version", "2025-11-25"),
-    ];
-    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    assert_eq!(server.post(&initialized, &headers).status(), 202);
+    let session = open_session(&server);
     let client = crate::http_harness::http_client(Duration::from_secs(2));
     let body = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "slow", "arguments": {}}});
     let url = server.url.clone();
@@ -366,7 +360,7 @@ fn the_bearer_scheme_is_case_insensitive() {
         &["--auth-token-env", "T"],
         &[("T", "tok-123")],
     );
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": crate::harness::initialize_params("2025-11-25")});
+    let init = crate::harness::initialize_request();
     for scheme in ["Bearer", "bearer", "BEARER"] {
         let header = format!("{scheme} tok-123");
         let response = server.post(&init, &[("Authorization", header.as_str())]);
@@ -378,26 +372,6 @@ fn the_bearer_scheme_is_case_insensitive() {
             .status(),
         401
     );
-}
-
-/// Opens a 2025 session and returns its id.
-fn open_session(server: &HttpServer) -> String {
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": crate::harness::initialize_params("2025-11-25")});
-    let response = server.post(&init, &[]);
-    let session = response.headers()["mcp-session-id"]
-        .to_str()
-        .expect("session id")
-        .to_owned();
-    message(response, 1);
-    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    server.post(
-        &initialized,
-        &[
-            ("Mcp-Session-Id", &session),
-            ("MCP-Protocol-Version", "2025-11-25"),
-        ],
-    );
-    session
 }
 
 fn in_session(server: &HttpServer, session: &str, id: i64, method: &str, params: Value) -> Value {

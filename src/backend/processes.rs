@@ -116,6 +116,23 @@ impl Processes {
         self.sweep_matching(|pid| environ_has(pid, &tag))
     }
 
+    /// Whether any child of ours is not a command's leader: an orphan to sweep (or a zombie
+    /// to reap). Cheap: it reads only our tasks' `children` files.
+    pub fn has_orphans(&self) -> bool {
+        if !self.subreaper {
+            return false;
+        }
+        let leaders = self
+            .leaders
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        match children_files() {
+            Some(children) => children.iter().any(|pid| !leaders.contains(pid)),
+            // No `children` files: only a full sweep can tell.
+            None => true,
+        }
+    }
+
     /// At exit: kills every orphan still here, tagged or not.
     pub fn sweep_all(&self) -> usize {
         if !self.subreaper {

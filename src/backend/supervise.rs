@@ -197,6 +197,11 @@ async fn reap(
 
 /// Kills the call's orphans, off the async threads (it reads `/proc`).
 async fn sweep(processes: &Arc<Processes>, call_id: &str) {
+    // Nearly always nothing escaped: a look at our children (a few small reads) says so
+    // without a trip to the blocking pool.
+    if !processes.has_orphans() {
+        return;
+    }
     let processes = Arc::clone(processes);
     let call_id = call_id.to_owned();
     let _ = tokio::task::spawn_blocking(move || processes.sweep(&call_id)).await;

@@ -170,7 +170,9 @@ where
                         return None;
                     }
                 }
-                self.lifecycle_chosen |= chooses_lifecycle(&request.request);
+                if !self.lifecycle_chosen {
+                    self.lifecycle_chosen = chooses_lifecycle(&request.request);
+                }
                 Some(RxJsonRpcMessage::<RoleServer>::Request(request))
             }
             Ok(message) if !self.lifecycle_chosen => {

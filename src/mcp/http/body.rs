@@ -4,9 +4,10 @@
 //! session cap, cancelling a session's call when its client hangs up, the JSON-RPC error
 //! that replaces an empty answer).
 
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use axum::body::Body;
+use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::{Method, StatusCode, header};
 use axum::middleware::Next;
@@ -21,29 +22,53 @@ pub(super) struct BodyLimits {
     pub(super) max_bytes: usize,
 }
 
-/// What the body says it is; in the request's extensions after [`read_body`].
+/// What the body says it is; in the request's extensions after [`read_body`]. Read only
+/// when a layer asks (most requests never need it), once.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Peek {
-    /// The JSON-RPC method, when the body is one message with one.
-    pub(super) method: Option<String>,
-    /// The request id, when the message is a request.
-    pub(super) id: Option<Value>,
+    bytes: Bytes,
+    parsed: Arc<OnceLock<Parsed>>,
+}
+
+#[derive(Debug, Default)]
+struct Parsed {
+    method: Option<String>,
+    id: Option<Value>,
 }
 
 impl Peek {
-    fn of(bytes: &[u8]) -> Self {
-        #[derive(serde::Deserialize)]
-        struct Message {
-            method: Option<String>,
-            id: Option<Value>,
+    fn of(bytes: Bytes) -> Self {
+        Self {
+            bytes,
+            parsed: Arc::default(),
         }
-        match serde_json::from_slice::<Message>(bytes) {
-            Ok(message) => Self {
-                method: message.method,
-                id: message.id.filter(|id| id.is_string() || id.is_number()),
-            },
-            Err(_) => Self::default(),
-        }
+    }
+
+    fn parsed(&self) -> &Parsed {
+        self.parsed.get_or_init(|| {
+            #[derive(serde::Deserialize)]
+            struct Message {
+                method: Option<String>,
+                id: Option<Value>,
+            }
+            match serde_json::from_slice::<Message>(&self.bytes) {
+                Ok(message) => Parsed {
+                    method: message.method,
+                    id: message.id.filter(|id| id.is_string() || id.is_number()),
+                },
+                Err(_) => Parsed::default(),
+            }
+        })
+    }
+
+    /// The JSON-RPC method, when the body is one message with one.
+    pub(super) fn method(&self) -> Option<&str> {
+        self.parsed().method.as_deref()
+    }
+
+    /// The request id, when the message has one.
+    pub(super) fn id(&self) -> Option<&Value> {
+        self.parsed().id.as_ref()
     }
 }
 
@@ -92,7 +117,7 @@ pub(super) async fn read_body(
             );
         }
     };
-    parts.extensions.insert(Peek::of(&bytes));
+    parts.extensions.insert(Peek::of(bytes.clone()));
     next.run(Request::from_parts(parts, Body::from(bytes)))
         .await
 }
@@ -123,16 +148,19 @@ fn refuse(status: StatusCode, message: &str) -> Response {
 mod tests {
     use super::Peek;
 
+    fn peek(text: &'static str) -> Peek {
+        Peek::of(text.as_bytes().to_vec().into())
+    }
+
     #[test]
     fn peeks_at_the_method_and_id_only() {
-        let peek = Peek::of(br#"{"jsonrpc":"2.0","id":7,"method":"initialize","params":{}}"#);
-        assert_eq!(peek.method.as_deref(), Some("initialize"));
-        assert_eq!(peek.id, Some(serde_json::json!(7)));
-        let notification = Peek::of(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
-        assert_eq!(notification.id, None);
-        let garbage = Peek::of(b"{not json");
-        assert!(garbage.method.is_none() && garbage.id.is_none());
-        let odd_id = Peek::of(br#"{"id":{"x":1},"method":"m"}"#);
-        assert_eq!(odd_id.id, None);
+        let request = peek(r#"{"jsonrpc":"2.0","id":7,"method":"initialize","params":{}}"#);
+        assert_eq!(request.method(), Some("initialize"));
+        assert_eq!(request.id(), Some(&serde_json::json!(7)));
+        let notification = peek(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        assert_eq!(notification.id(), None);
+        let garbage = peek("{not json");
+        assert!(garbage.method().is_none() && garbage.id().is_none());
+        assert_eq!(peek(r#"{"id":{"x":1},"method":"m"}"#).id(), None);
     }
 }

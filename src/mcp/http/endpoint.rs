@@ -79,12 +79,17 @@ impl<M: SessionManager> tower::Service<Request> for Endpoint<M> {
 
     fn call(&mut self, request: Request) -> Self::Future {
         let service = Arc::clone(&self.service);
-        let peek = request.extensions().get::<Peek>();
-        // A request has a method and an id; a client's response has only the id.
-        let id = peek
-            .filter(|peek| peek.method.is_some())
-            .and_then(|peek| peek.id.clone());
-        let hang_up = match (&self.sessions, &id) {
+        let peek = request.extensions().get::<Peek>().cloned();
+        // A request has a method and an id; a client's response has only the id. Read from
+        // the body only when needed: with sessions, or when rmcp had no answer.
+        let request_id = |peek: &Peek| peek.method().and(peek.id()).cloned();
+        let hang_up = match (
+            &self.sessions,
+            self.sessions
+                .as_ref()
+                .and(peek.as_ref())
+                .and_then(request_id),
+        ) {
             (Some(sessions), Some(id)) => request
                 .headers()
                 .get("mcp-session-id")
@@ -92,7 +97,7 @@ impl<M: SessionManager> tower::Service<Request> for Endpoint<M> {
                 .map(|session| HangUp {
                     sessions: Arc::clone(sessions),
                     session: session.into(),
-                    request: id.clone(),
+                    request: id,
                     armed: true,
                 }),
             _ => None,
@@ -100,7 +105,7 @@ impl<M: SessionManager> tower::Service<Request> for Endpoint<M> {
         Box::pin(async move {
             let response = service.handle(request).await.into_response();
             if response.status() == StatusCode::INTERNAL_SERVER_ERROR
-                && let Some(id) = id
+                && let Some(id) = peek.as_ref().and_then(request_id)
             {
                 return Ok(no_answer(&id));
             }

@@ -28,11 +28,10 @@ pub(super) struct Cap {
 pub(super) async fn enforce_cap(State(cap): State<Cap>, request: Request, next: Next) -> Response {
     let opens_session = request.method() == Method::POST
         && !request.headers().contains_key("mcp-session-id")
-        && request.extensions().get::<Peek>().is_none_or(|peek| {
-            peek.method
-                .as_deref()
-                .is_none_or(|method| method == "initialize")
-        });
+        && request
+            .extensions()
+            .get::<Peek>()
+            .is_none_or(|peek| peek.method().is_none_or(|method| method == "initialize"));
     if !opens_session {
         return next.run(request).await;
     }
