@@ -126,10 +126,16 @@ impl Processes {
             .leaders
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        match children_files() {
-            Some(children) => children.iter().any(|pid| !leaders.contains(pid)),
+        // The kernel re-parents an orphan to the subreaper's first live thread, the main
+        // one: only its `children` file needs reading (one open and read, not a scan).
+        let main = format!("/proc/self/task/{}/children", std::process::id());
+        match std::fs::read_to_string(main) {
+            Ok(children) => children
+                .split_ascii_whitespace()
+                .filter_map(|pid| pid.parse::<i32>().ok())
+                .any(|pid| !leaders.contains(&pid)),
             // No `children` files: only a full sweep can tell.
-            None => true,
+            Err(_) => true,
         }
     }
 
