@@ -41,6 +41,8 @@ pub struct HttpBackend {
     pub pointer: Option<String>,
     /// Which of the server's clients it uses (they keep connections alive across calls).
     pub redirects: RedirectRules,
+    /// That client, taken from the server's on the first call: later calls need no lock.
+    pub client: std::sync::OnceLock<reqwest::Client>,
     pub redactor: Redactor,
 }
 
@@ -134,7 +136,13 @@ impl HttpBackend {
         let request = self.build(arguments).map_err(HttpError::Request)?;
         let url = request.url().to_string();
         let method = request.method().to_string();
-        let client = clients.get(self.redirects).map_err(HttpError::Request)?;
+        let client = match self.client.get() {
+            Some(client) => client,
+            None => {
+                let client = clients.get(self.redirects).map_err(HttpError::Request)?;
+                self.client.get_or_init(|| client)
+            }
+        };
         let mut response = client
             .execute(request)
             .await

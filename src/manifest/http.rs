@@ -139,6 +139,7 @@ pub(super) fn build_http(
             .as_ref()
             .map(|pointer| pointer.get_ref().clone()),
         redirects,
+        client: std::sync::OnceLock::new(),
         redactor: Redactor::new(&secrets.used.values),
     })
 }

@@ -4,7 +4,7 @@
 //! session cap, cancelling a session's call when its client hangs up, the JSON-RPC error
 //! that replaces an empty answer).
 
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use axum::body::{Body, Bytes};
@@ -27,10 +27,10 @@ pub(super) struct BodyLimits {
 #[derive(Debug, Clone, Default)]
 pub(super) struct Peek {
     bytes: Bytes,
-    parsed: Arc<OnceLock<Parsed>>,
+    parsed: OnceLock<Parsed>,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 struct Parsed {
     method: Option<String>,
     id: Option<Value>,
@@ -40,7 +40,7 @@ impl Peek {
     fn of(bytes: Bytes) -> Self {
         Self {
             bytes,
-            parsed: Arc::default(),
+            parsed: OnceLock::new(),
         }
     }
 

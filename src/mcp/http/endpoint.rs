@@ -77,9 +77,9 @@ impl<M: SessionManager> tower::Service<Request> for Endpoint<M> {
         Poll::Ready(Ok(()))
     }
 
-    fn call(&mut self, request: Request) -> Self::Future {
+    fn call(&mut self, mut request: Request) -> Self::Future {
         let service = Arc::clone(&self.service);
-        let peek = request.extensions().get::<Peek>().cloned();
+        let peek = request.extensions_mut().remove::<Peek>();
         // A request has a method and an id; a client's response has only the id. Read from
         // the body only when needed: with sessions, or when rmcp had no answer.
         let request_id = |peek: &Peek| peek.method().and(peek.id()).cloned();
