@@ -136,12 +136,11 @@ impl HttpBackend {
         let request = self.build(arguments).map_err(HttpError::Request)?;
         let url = request.url().to_string();
         let method = request.method().to_string();
-        let client = match self.client.get() {
-            Some(client) => client,
-            None => {
-                let client = clients.get(self.redirects).map_err(HttpError::Request)?;
-                self.client.get_or_init(|| client)
-            }
+        let client = if let Some(client) = self.client.get() {
+            client
+        } else {
+            let client = clients.get(self.redirects).map_err(HttpError::Request)?;
+            self.client.get_or_init(|| client)
         };
         let mut response = client
             .execute(request)
