@@ -68,6 +68,7 @@ pub mod registry;
 pub mod reload;
 pub mod results;
 pub mod run;
+pub mod sandbox;
 pub mod schema;
 pub mod secret;
 pub mod suggest;

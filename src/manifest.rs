@@ -15,6 +15,7 @@ mod http;
 mod identity;
 mod json;
 mod output;
+mod sandbox;
 mod schemas;
 mod static_result;
 mod tool;
@@ -78,6 +79,7 @@ pub fn parse(source: &str, shown_path: &str, base_dir: &Path) -> Result<Registry
         base_dir: base_dir.to_owned(),
         constraints: HashMap::new(),
         withheld_env: Vec::new(),
+        kernel: None,
     };
     let registry = document::load(source, &mut checker);
     match registry {
@@ -115,6 +117,8 @@ struct Checker {
     constraints: HashMap<String, Result<Rc<CompiledSchema>, SchemaError>>,
     /// Environment variables that hold the manifest's secrets: no command sees them.
     withheld_env: Vec<String>,
+    /// What this kernel can confine, probed when the first sandbox is checked.
+    kernel: Option<crate::sandbox::Support>,
 }
 
 impl Checker {
@@ -123,6 +127,13 @@ impl Checker {
         self.diagnostics.push(Diagnostic::new(message, Some(span)));
         let last = self.diagnostics.len() - 1;
         &mut self.diagnostics[last]
+    }
+
+    /// What this kernel can confine (probed once per load).
+    fn kernel(&mut self) -> crate::sandbox::Support {
+        *self
+            .kernel
+            .get_or_insert_with(crate::sandbox::Support::detect)
     }
 
     fn resolve(&self, path: &str) -> PathBuf {

@@ -91,6 +91,31 @@ impl Registry {
         self.tools.values()
     }
 
+    /// The sandboxed command tools, each with its sandbox.
+    pub fn sandboxes(&self) -> impl Iterator<Item = (&str, &crate::sandbox::Sandbox)> {
+        self.tools().filter_map(|tool| match &tool.backend {
+            crate::backend::Backend::Command(command) => command
+                .sandbox
+                .as_deref()
+                .map(|sandbox| (tool.name.as_str(), sandbox)),
+            _ => None,
+        })
+    }
+
+    /// Logs, once per load, what this kernel enforces for sandboxed tools and what it does not.
+    pub fn log_sandboxes(&self) {
+        let mut kernel = None;
+        for (tool, sandbox) in self.sandboxes() {
+            kernel.get_or_insert(sandbox.kernel);
+            for missing in sandbox.enforcement().missing {
+                tracing::warn!(tool, "sandbox: not enforced on this kernel: {missing}");
+            }
+        }
+        if let Some(kernel) = kernel {
+            tracing::info!("sandbox: {}", kernel.summary());
+        }
+    }
+
     /// The `tools/list` entries a client of `era` sees, in manifest order. Made on demand:
     /// the server keeps its own copy, in rmcp's types.
     pub fn listing(&self, era: Era) -> Vec<Map<String, Value>> {

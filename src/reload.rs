@@ -35,6 +35,7 @@ pub async fn watch(path: PathBuf, handler: Handler) {
             Ok(Ok(mut registry)) => {
                 let old = handler.registry();
                 registry.adopt_store(&old);
+                registry.log_sandboxes();
                 for line in describe_changes(&old, &registry) {
                     tracing::info!("reload: {line}");
                 }

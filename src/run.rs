@@ -67,6 +67,7 @@ fn serve(
     cli: &Cli,
     options: Option<HttpOptions>,
 ) -> anyhow::Result<()> {
+    registry.log_sandboxes();
     let tools = registry.tools().count();
     let max_calls = usize::try_from(cli.max_calls).unwrap_or(usize::MAX);
     let (processes, hardening) = Processes::supervising();

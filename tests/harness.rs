@@ -402,3 +402,60 @@ pub(crate) fn wait_gone(pid: i32) -> bool {
     }
     false
 }
+
+/// Whether these tests run as root.
+pub(crate) fn is_root() -> bool {
+    std::fs::read_to_string("/proc/self/status").is_ok_and(|status| {
+        status
+            .lines()
+            .any(|line| line.starts_with("Uid:") && line.split_whitespace().nth(2) == Some("0"))
+    })
+}
+
+/// A command line that starts mcp-serve as an unprivileged user: as root, through
+/// `setpriv` as `nobody` with a copy of the binary that user can reach (the workspace is
+/// opened to it); otherwise, the binary itself.
+pub(crate) fn unprivileged(workspace: &Workspace) -> Command {
+    if !is_root() {
+        return Command::new(BINARY);
+    }
+    let setpriv = Path::new("/usr/bin/setpriv");
+    assert!(
+        setpriv.exists(),
+        "setpriv (util-linux) is needed to drop root here"
+    );
+    set_mode(workspace.dir.path(), 0o755);
+    set_mode(&workspace.manifest(), 0o644);
+    let binary = workspace.path("mcp-serve");
+    if std::fs::hard_link(BINARY, &binary).is_err() {
+        std::fs::copy(BINARY, &binary).expect("copy the binary");
+        set_mode(&binary, 0o755);
+    }
+    let mut command = Command::new(setpriv);
+    command
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(&binary);
+    command
+}
+
+pub(crate) fn set_mode(path: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).expect("chmod");
+}
+
+/// The Python these tests run, as its real executable and the folder it lives in: version
+/// managers (pyenv here) put it outside the system's folders, where a sandbox must be told.
+pub(crate) fn python() -> (String, String) {
+    let output = Command::new("python3")
+        .args([
+            "-c",
+            "import sys; print(sys.executable); print(sys.base_prefix)",
+        ])
+        .output()
+        .expect("python3");
+    let text = String::from_utf8_lossy(&output.stdout).into_owned();
+    let mut lines = text.lines();
+    let executable = lines.next().expect("sys.executable").to_owned();
+    let prefix = lines.next().expect("sys.base_prefix").to_owned();
+    (executable, prefix)
+}

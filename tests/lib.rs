@@ -24,4 +24,5 @@ mod properties;
 mod rich_results;
 mod safety_commands;
 mod safety_http;
+mod sandbox;
 mod tools;

@@ -60,7 +60,7 @@ argv = ["echo", "{limit}"]
   |
 3 | colour = "blue"
   | ^^^^^^
-  = hint: expected one of `name`, `version`, `title`, `description`, `instructions`, `website-url`, `icons`
+  = hint: expected one of `name`, `version`, `title`, `description`, `instructions`, `website-url`, `icons`, `sandbox`
 
 error: tool name `bad name` contains ` `
  --> tools.toml:6:8

@@ -311,34 +311,7 @@ fn commands_cannot_read_the_servers_environment_or_the_manifests_secrets() {
         "[[tools]]\nname = \"peek\"\n[tools.command]\nscript = 'cat /proc/$PPID/environ >/dev/null 2>&1 && echo readable || echo denied; echo \"key=${API_KEY:-unset}\"'\n\n\
          [[tools]]\nname = \"api\"\n[tools.http]\nurl = \"http://127.0.0.1:9/x\"\nheaders = { X-Key = \"${env:API_KEY}\" }\n",
     );
-    let dir = workspace.dir.path();
-    set_mode(dir, 0o755);
-    set_mode(&workspace.manifest(), 0o644);
-    let setpriv = std::path::Path::new("/usr/bin/setpriv");
-    let root = std::fs::read_to_string("/proc/self/status").is_ok_and(|status| {
-        status
-            .lines()
-            .any(|line| line.starts_with("Uid:") && line.split_whitespace().nth(2) == Some("0"))
-    });
-    let mut command = if root {
-        assert!(
-            setpriv.exists(),
-            "setpriv (util-linux) is needed to drop root here"
-        );
-        // A copy the unprivileged user can reach, wherever the checkout is.
-        let binary = workspace.path("mcp-serve");
-        if std::fs::hard_link(crate::harness::BINARY, &binary).is_err() {
-            std::fs::copy(crate::harness::BINARY, &binary).expect("copy the binary");
-            set_mode(&binary, 0o755);
-        }
-        let mut command = std::process::Command::new(setpriv);
-        command
-            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
-            .arg(&binary);
-        command
-    } else {
-        std::process::Command::new(crate::harness::BINARY)
-    };
+    let mut command = crate::harness::unprivileged(&workspace);
     let mut server = Server::start_command(
         command
             .args(["--config", workspace.manifest().to_str().expect("path")])
@@ -347,9 +320,4 @@ fn commands_cannot_read_the_servers_environment_or_the_manifests_secrets() {
     server.handshake("2025-11-25");
     let result = server.call("peek", json!({}));
     assert_eq!(text(&result), "denied\nkey=unset", "{result}");
-}
-
-fn set_mode(path: &std::path::Path, mode: u32) {
-    use std::os::unix::fs::PermissionsExt as _;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).expect("chmod");
 }

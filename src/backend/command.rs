@@ -22,6 +22,13 @@ use super::processes::{CALL_VARIABLE, Processes};
 use super::supervise::{Finished, Forwarding, STDERR_TAIL_BYTES, Supervision, supervise};
 use crate::events::LogLevel;
 use crate::results::{Captured, OutputFile};
+use crate::sandbox::policy::CallPaths;
+use crate::sandbox::{
+    EXIT_CONFINE_FAILED, Exceeded, FAILURE_PREFIX, POLICY_VARIABLE, Sandbox, TRAMPOLINE,
+};
+
+/// How a sandboxed command starts: this very binary, as the trampoline.
+const SELF_EXE: &str = "/proc/self/exe";
 use crate::template::{ArgvElement, RenderError, Sink, Template, render_argv};
 
 /// The variable naming the per-call directory a command may write output files into.
@@ -42,6 +49,8 @@ pub struct CommandBackend {
     pub events: bool,
     /// Forward each stderr line as a log message at this level.
     pub stderr_log: Option<LogLevel>,
+    /// Kernel confinement: the command starts through the trampoline.
+    pub sandbox: Option<Box<Sandbox>>,
 }
 
 /// What runs.
@@ -128,6 +137,14 @@ pub enum CommandError {
         "`{program}` wrote more than {limit} bytes of output, the tool's limit; it was stopped"
     )]
     TooMuchOutput { program: String, limit: usize },
+    #[error("`{program}` exceeded {exceeded}")]
+    Exceeded {
+        program: String,
+        exceeded: Exceeded,
+        stderr_tail: String,
+    },
+    #[error("`{program}` could not start in its sandbox: {reason}")]
+    Sandbox { program: String, reason: String },
     #[error("`{program}` left unusable output files: {problem}")]
     Files { program: String, problem: String },
     #[error("lost contact with `{program}`: {source}")]
@@ -152,7 +169,9 @@ impl CommandError {
                     stderr_tail
                 }
             }
-            Self::Signal { stderr_tail, .. } | Self::Timeout { stderr_tail, .. } => stderr_tail,
+            Self::Signal { stderr_tail, .. }
+            | Self::Timeout { stderr_tail, .. }
+            | Self::Exceeded { stderr_tail, .. } => stderr_tail,
             _ => return None,
         };
         let detail = detail.trim_end();
@@ -185,13 +204,18 @@ impl CommandBackend {
         let call_id = context.processes.call_id();
         command.env(CALL_VARIABLE, &call_id);
         let events = events.filter(|_| self.events || self.stderr_log.is_some());
-        let (_directory, outputs, pipe) =
-            prepare_directory(&mut command, output_dir, self.events && events.is_some()).map_err(
-                |source| CommandError::Io {
-                    program: program.clone(),
-                    source,
-                },
-            )?;
+        let directory = self.prepare(
+            &mut command,
+            output_dir,
+            self.events && events.is_some(),
+            &program,
+        )?;
+        let CallDirectory {
+            guard: _directory,
+            outputs,
+            pipe,
+            ..
+        } = directory;
         let forwarding = Forwarding {
             pipe,
             events: events.cloned(),
@@ -235,6 +259,17 @@ impl CommandBackend {
             program: program.clone(),
             source: std::io::Error::other(error),
         })?;
+        let stdout = self.outcome(finished, program.clone())?;
+        let files = match &outputs {
+            Some(directory) => collect_files(directory, self.max_output)
+                .map_err(|problem| CommandError::Files { program, problem })?,
+            None => Vec::new(),
+        };
+        Ok(CommandOutput { stdout, files })
+    }
+
+    /// The captured stdout of a command that finished as the tool expects; otherwise why not.
+    fn outcome(&self, finished: Finished, program: String) -> Result<Captured, CommandError> {
         let (stdout, stderr_tail, status) = match finished {
             Finished::Exited {
                 stdout,
@@ -269,19 +304,50 @@ impl CommandBackend {
             }
             Err(source) => return Err(CommandError::Io { program, source }),
         };
-        let stdout = if stdout.stopped_early {
+        if stdout.stopped_early {
             // We stopped it (it wrote more than anyone reads): its signal is ours, and the
             // text it wrote is the answer, cut short.
-            stdout
+            Ok(stdout)
         } else {
-            self.classify(program.clone(), status, stdout, stderr_tail)?
+            self.classify(program, status, stdout, stderr_tail)
+        }
+    }
+
+    /// The call's directory, and for a sandboxed command its policy for this call (which
+    /// the trampoline reads).
+    fn prepare(
+        &self,
+        command: &mut Command,
+        output_dir: bool,
+        pipe_wanted: bool,
+        program: &str,
+    ) -> Result<CallDirectory, CommandError> {
+        let directory = CallDirectory::prepare(
+            command,
+            output_dir,
+            pipe_wanted,
+            self.sandbox
+                .as_ref()
+                .is_some_and(|sandbox| sandbox.temp_dir),
+        )
+        .map_err(|source| CommandError::Io {
+            program: program.to_owned(),
+            source,
+        })?;
+        let Some(sandbox) = &self.sandbox else {
+            return Ok(directory);
         };
-        let files = match &outputs {
-            Some(directory) => collect_files(directory, self.max_output)
-                .map_err(|problem| CommandError::Files { program, problem })?,
-            None => Vec::new(),
-        };
-        Ok(CommandOutput { stdout, files })
+        let policy = sandbox.policy(&CallPaths {
+            output_dir: directory.outputs.as_deref(),
+            temp_dir: directory.temp.as_deref(),
+            events_pipe: directory.pipe_path.as_deref(),
+        });
+        let policy = serde_json::to_string(&policy).map_err(|error| CommandError::Sandbox {
+            program: program.to_owned(),
+            reason: error.to_string(),
+        })?;
+        command.env(POLICY_VARIABLE, policy);
+        Ok(directory)
     }
 
     /// What `run` would start, for `mcp-serve call --dry-run`: argv, working directory,
@@ -307,6 +373,16 @@ impl CommandBackend {
             StdinMode::Null => out.push_str("stdin: nothing\n"),
             StdinMode::Json => {
                 out.push_str(&format!("stdin: {}\n", Value::Object(arguments.clone())));
+            }
+        }
+        if let Some(sandbox) = &self.sandbox {
+            let enforcement = sandbox.enforcement();
+            out.push_str("sandbox:\n");
+            for line in &enforcement.enforced {
+                out.push_str(&format!("  {line}\n"));
+            }
+            for line in &enforcement.missing {
+                out.push_str(&format!("  not enforced here: {line}\n"));
             }
         }
         Ok(out)
@@ -347,7 +423,13 @@ impl CommandBackend {
             }
             .into());
         };
-        let mut command = Command::new(program);
+        let mut command = if self.sandbox.is_some() {
+            let mut command = Command::new(SELF_EXE);
+            command.arg(TRAMPOLINE).arg(program);
+            command
+        } else {
+            Command::new(program)
+        };
         command
             .args(rest)
             .current_dir(&self.cwd)
@@ -390,6 +472,14 @@ impl CommandBackend {
         stdout: Captured,
         stderr_tail: String,
     ) -> Result<Captured, CommandError> {
+        let succeeded = status
+            .code()
+            .is_some_and(|code| self.success_codes.contains(&code));
+        if let Some(sandbox) = self.sandbox.as_ref().filter(|_| !succeeded)
+            && let Some(error) = sandbox_failure(sandbox, &program, status, &stderr_tail)
+        {
+            return Err(error);
+        }
         match (status.code(), status.signal()) {
             (Some(code), _) if self.success_codes.contains(&code) => Ok(stdout),
             (Some(code), _) => Err(CommandError::Exit {
@@ -416,35 +506,79 @@ impl CommandBackend {
     }
 }
 
-/// A per-call directory, when the command gets an output directory or an events pipe.
-/// The directory lives as long as the returned guard.
-fn prepare_directory(
-    command: &mut Command,
-    output_dir: bool,
-    pipe_wanted: bool,
-) -> std::io::Result<(
-    Option<tempfile::TempDir>,
-    Option<std::path::PathBuf>,
-    Option<tokio::net::unix::pipe::Receiver>,
-)> {
-    if !output_dir && !pipe_wanted {
-        return Ok((None, None, None));
+/// What the sandbox did to a command that did not succeed: the trampoline could not confine
+/// or start it, or it hit one of its limits.
+fn sandbox_failure(
+    sandbox: &Sandbox,
+    program: &str,
+    status: ExitStatus,
+    stderr_tail: &str,
+) -> Option<CommandError> {
+    let code = status.code();
+    if code.is_some_and(|code| [i32::from(EXIT_CONFINE_FAILED), 126, 127].contains(&code))
+        && let Some(reason) = stderr_tail
+            .lines()
+            .find_map(|line| line.strip_prefix(FAILURE_PREFIX))
+    {
+        return Some(CommandError::Sandbox {
+            program: program.to_owned(),
+            reason: reason.to_owned(),
+        });
     }
-    let directory = tempfile::Builder::new()
-        .prefix("mcp-serve-call-")
-        .tempdir()?;
-    let mut outputs = None;
-    if output_dir {
-        let files = directory.path().join("output");
-        std::fs::create_dir(&files)?;
-        command.env(OUTPUT_DIR_VARIABLE, &files);
-        outputs = Some(files);
+    sandbox
+        .limits
+        .exceeded(status.signal(), stderr_tail)
+        .map(|exceeded| CommandError::Exceeded {
+            program: program.to_owned(),
+            exceeded,
+            stderr_tail: stderr_tail.to_owned(),
+        })
+}
+
+/// A per-call directory, when the command gets an output directory, an events pipe or (in a
+/// sandbox with `{temp-dir}`) a private temporary directory. It lives as long as `guard`.
+#[derive(Debug, Default)]
+struct CallDirectory {
+    guard: Option<tempfile::TempDir>,
+    outputs: Option<PathBuf>,
+    pipe: Option<tokio::net::unix::pipe::Receiver>,
+    pipe_path: Option<PathBuf>,
+    temp: Option<PathBuf>,
+}
+
+impl CallDirectory {
+    fn prepare(
+        command: &mut Command,
+        output_dir: bool,
+        pipe_wanted: bool,
+        temp_wanted: bool,
+    ) -> std::io::Result<Self> {
+        if !output_dir && !pipe_wanted && !temp_wanted {
+            return Ok(Self::default());
+        }
+        let directory = tempfile::Builder::new()
+            .prefix("mcp-serve-call-")
+            .tempdir()?;
+        let mut call = Self::default();
+        if output_dir {
+            let files = directory.path().join("output");
+            std::fs::create_dir(&files)?;
+            command.env(OUTPUT_DIR_VARIABLE, &files);
+            call.outputs = Some(files);
+        }
+        if pipe_wanted {
+            let (path, receiver) = events_pipe::create(directory.path())?;
+            command.env(EVENTS_VARIABLE, &path);
+            call.pipe = Some(receiver);
+            call.pipe_path = Some(path);
+        }
+        if temp_wanted {
+            let temp = directory.path().join("tmp");
+            std::fs::create_dir(&temp)?;
+            command.env("TMPDIR", &temp);
+            call.temp = Some(temp);
+        }
+        call.guard = Some(directory);
+        Ok(call)
     }
-    let mut pipe = None;
-    if pipe_wanted {
-        let (path, receiver) = events_pipe::create(directory.path())?;
-        command.env(EVENTS_VARIABLE, &path);
-        pipe = Some(receiver);
-    }
-    Ok((Some(directory), outputs, pipe))
 }

@@ -1,6 +1,8 @@
 //! `mcp-serve check`: what the server would reject (the same diagnostics), then lints for
 //! people and for the hosts they target.
 
+mod sandbox;
+
 use serde::Serialize;
 use serde_json::Value;
 
@@ -73,6 +75,7 @@ pub fn lint(registry: &Registry, targets: &[Target]) -> Vec<Finding> {
             lint_for_target(tool, *target, &mut findings);
         }
     }
+    sandbox::lint(registry, &mut findings);
     let count = registry.tools().count();
     for target in targets {
         let limit = match target {
@@ -294,13 +297,19 @@ pub fn command(loaded: Result<Registry, ManifestError>, args: &CheckArgs) -> Exi
         .iter()
         .any(|finding| finding.severity == Severity::Error);
     if args.format == Format::Json {
-        let report = serde_json::json!({"valid": true, "findings": findings});
+        let mut report = serde_json::json!({"valid": true, "findings": findings});
+        if let Some(sandbox) = sandbox::report(&registry) {
+            report["sandbox"] = sandbox;
+        }
         super::print(&format!(
             "{}
 ",
             serde_json::to_string_pretty(&report).unwrap_or_default()
         ));
     } else {
+        if let Some(sandbox) = sandbox::report(&registry) {
+            eprint!("{}", sandbox::render(&sandbox));
+        }
         eprint!("{}", render(&findings));
     }
     if failed {

@@ -62,6 +62,7 @@ pub(super) fn build_command(
         success_codes,
         events: wire.events.unwrap_or(false),
         stderr_log,
+        sandbox: None,
     })
 }
 

@@ -13,6 +13,7 @@ use super::http::build_http;
 use super::identity::{annotations_json, icons_json, server_identity};
 use super::json::{table_to_json, toml_to_json};
 use super::output::output_spec;
+use super::sandbox::{Declared, attach, build_sandbox};
 use super::schemas::{compile, input_schema, output_schema};
 use super::static_result::build_static;
 use super::wire::{ServerWire, ToolWire};
@@ -29,6 +30,10 @@ pub(super) fn build_tools(
     wires: Vec<ToolWire>,
     checker: &mut Checker,
 ) -> Option<Registry> {
+    let server_sandbox = server
+        .sandbox
+        .as_ref()
+        .and_then(|wire| build_sandbox(wire, None, checker));
     let identity = server_identity(server, checker);
     let mut seen: HashMap<String, usize> = HashMap::new();
     let mut tools = Vec::new();
@@ -44,7 +49,7 @@ pub(super) fn build_tools(
         } else {
             seen.insert(name, index);
         }
-        if let Some(tool) = build_tool(&wire, checker) {
+        if let Some(tool) = build_tool(&wire, server_sandbox.as_ref(), checker) {
             tools.push(tool);
         }
     }
@@ -56,7 +61,11 @@ pub(super) fn build_tools(
     })
 }
 
-fn build_tool(wire: &ToolWire, checker: &mut Checker) -> Option<Tool> {
+fn build_tool(
+    wire: &ToolWire,
+    server_sandbox: Option<&Declared>,
+    checker: &mut Checker,
+) -> Option<Tool> {
     let errors_before = checker.diagnostics.len();
     let name = wire.name.get_ref().clone();
     check_tool_name(&wire.name, checker);
@@ -88,7 +97,8 @@ fn build_tool(wire: &ToolWire, checker: &mut Checker) -> Option<Tool> {
     });
 
     let facts = ArgumentFacts::from_schema(&input_schema.0);
-    let (backend, output_spec) = backend(wire, &name, &facts, output.as_ref(), checker)?;
+    let (mut backend, output_spec) = backend(wire, &name, &facts, output.as_ref(), checker)?;
+    confine(wire, &mut backend, server_sandbox, checker);
 
     let mut definition = Map::new();
     definition.insert("name".into(), json!(name));
@@ -133,6 +143,36 @@ fn build_tool(wire: &ToolWire, checker: &mut Checker) -> Option<Tool> {
         limit: tool_limit(wire, checker),
         examples: examples(wire, checker),
     })
+}
+
+/// The tool's sandbox (its own, or the server's) on a command; an error elsewhere.
+fn confine(
+    wire: &ToolWire,
+    backend: &mut Backend,
+    server_sandbox: Option<&Declared>,
+    checker: &mut Checker,
+) {
+    let declared = match &wire.sandbox {
+        Some(own) => build_sandbox(own, server_sandbox, checker),
+        None => server_sandbox.cloned(),
+    };
+    match backend {
+        Backend::Command(command) => {
+            if let Some(declared) = declared {
+                attach(declared, command, checker);
+            }
+        }
+        _ => {
+            if let Some(own) = &wire.sandbox {
+                checker
+                    .error(
+                        "a sandbox confines commands; this tool has no `[tools.command]`",
+                        own.span(),
+                    )
+                    .hint("HTTP and static tools run no program of their own");
+            }
+        }
+    }
 }
 
 /// `[[tools.examples]]`, with their schemas compiled.

@@ -18,6 +18,51 @@ pub(super) struct ServerWire {
     #[schemars(with = "Option<String>")]
     pub(super) website_url: Option<Spanned<String>>,
     pub(super) icons: Option<Vec<IconWire>>,
+    /// The sandbox every command tool gets; a tool's own `[tools.sandbox]` may only narrow it.
+    #[schemars(with = "Option<SandboxWire>")]
+    pub(super) sandbox: Option<Spanned<SandboxWire>>,
+}
+
+/// `[server.sandbox]`, `[tools.sandbox]`: what a command may reach and use.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub(super) struct SandboxWire {
+    /// Paths (relative to the manifest) whose files the command may read.
+    #[schemars(with = "Option<Vec<String>>")]
+    pub(super) read: Option<Spanned<Vec<Spanned<String>>>>,
+    /// Paths the command may read and change; `{temp-dir}` is a private one per call.
+    #[schemars(with = "Option<Vec<String>>")]
+    pub(super) write: Option<Spanned<Vec<Spanned<String>>>>,
+    /// Paths whose programs the command may run.
+    #[schemars(with = "Option<Vec<String>>")]
+    pub(super) execute: Option<Spanned<Vec<Spanned<String>>>>,
+    /// Also read and run the system's programs and libraries (default true).
+    #[schemars(with = "Option<bool>")]
+    pub(super) system: Option<Spanned<bool>>,
+    /// `false`, `true`, or a list of `"host:port"` the command may connect to.
+    #[schemars(with = "Option<serde_json::Value>")]
+    pub(super) network: Option<Spanned<toml::Value>>,
+    /// Private writable memory, e.g. `"512MiB"`.
+    #[schemars(with = "Option<serde_json::Value>")]
+    pub(super) memory: Option<Spanned<toml::Value>>,
+    /// CPU time, e.g. `"30s"`.
+    #[schemars(with = "Option<serde_json::Value>")]
+    pub(super) cpu: Option<Spanned<toml::Value>>,
+    /// Processes of one call at once.
+    #[schemars(with = "Option<i64>")]
+    pub(super) processes: Option<Spanned<i64>>,
+    /// The largest file the command may write, e.g. `"100MiB"`.
+    #[schemars(with = "Option<serde_json::Value>")]
+    pub(super) file_size: Option<Spanned<toml::Value>>,
+    /// Open file descriptors.
+    #[schemars(with = "Option<i64>")]
+    pub(super) open_files: Option<Spanned<i64>>,
+    /// Deny system calls no tool needs (default true).
+    #[schemars(with = "Option<bool>")]
+    pub(super) seccomp: Option<Spanned<bool>>,
+    /// Refuse to serve the tool unless this kernel enforces all of it.
+    #[schemars(with = "Option<bool>")]
+    pub(super) required: Option<Spanned<bool>>,
 }
 
 /// An icon of the server or of a tool.
@@ -84,6 +129,9 @@ pub(super) struct ToolWire {
     pub(super) static_result: Option<Spanned<StaticWire>>,
     #[schemars(with = "Option<HttpWire>")]
     pub(super) http: Option<Spanned<HttpWire>>,
+    /// Confines the command (`[tools.sandbox]`).
+    #[schemars(with = "Option<SandboxWire>")]
+    pub(super) sandbox: Option<Spanned<SandboxWire>>,
 }
 
 /// `[tools.http]`: a request to make.

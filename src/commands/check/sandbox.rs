@@ -1,0 +1,116 @@
+//! What `check` says about sandboxes: this kernel's support, what each tool's sandbox
+//! enforces here, and the lints (what is not enforced; a program its sandbox cannot start).
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use super::Finding;
+use crate::registry::Registry;
+use crate::sandbox::{SYSTEM_EXECUTE, Sandbox};
+
+/// The lints for every sandboxed tool.
+pub(super) fn lint(registry: &Registry, findings: &mut Vec<Finding>) {
+    for (tool, sandbox) in registry.sandboxes() {
+        let missing = sandbox.enforcement().missing;
+        if !missing.is_empty() && !sandbox.required {
+            findings.push(Finding::warning(
+                "sandbox-not-enforced",
+                tool,
+                format!(
+                    "runs with less than its sandbox declares on this kernel: {}",
+                    missing.join("; ")
+                ),
+            ));
+        }
+        if let Some(problem) = unstartable(sandbox) {
+            findings.push(Finding::warning("sandbox-program", tool, problem));
+        }
+    }
+}
+
+/// The report: the kernel's support and, per tool, what is and is not enforced.
+pub(super) fn report(registry: &Registry) -> Option<Value> {
+    let mut kernel = None;
+    let mut tools = serde_json::Map::new();
+    for (tool, sandbox) in registry.sandboxes() {
+        kernel.get_or_insert(sandbox.kernel);
+        let enforcement = sandbox.enforcement();
+        tools.insert(
+            tool.to_owned(),
+            json!({"enforced": enforcement.enforced, "not_enforced": enforcement.missing}),
+        );
+    }
+    let kernel = kernel?;
+    Some(json!({
+        "kernel": kernel.summary(),
+        "landlock_abi": kernel.landlock_abi,
+        "tools": tools,
+    }))
+}
+
+/// The report for a terminal.
+pub(super) fn render(report: &Value) -> String {
+    let mut out = format!(
+        "sandbox: {}\n",
+        report["kernel"].as_str().unwrap_or_default()
+    );
+    for (tool, lines) in report["tools"].as_object().into_iter().flatten() {
+        out.push_str(&format!("  tool `{tool}`\n"));
+        for line in lines["enforced"].as_array().into_iter().flatten() {
+            out.push_str(&format!(
+                "    enforced: {}\n",
+                line.as_str().unwrap_or_default()
+            ));
+        }
+        for line in lines["not_enforced"].as_array().into_iter().flatten() {
+            out.push_str(&format!(
+                "    NOT enforced: {}\n",
+                line.as_str().unwrap_or_default()
+            ));
+        }
+    }
+    out
+}
+
+/// Without the system's paths, a program still needs its interpreter: the dynamic loader
+/// named in an ELF file, or the `#!` line of a script.
+fn unstartable(sandbox: &Sandbox) -> Option<String> {
+    let program = sandbox.program.as_ref()?;
+    let interpreter = interpreter(program)?;
+    let executable = |path: &Path| {
+        sandbox.execute.iter().any(|dir| path.starts_with(dir))
+            || (sandbox.system
+                && SYSTEM_EXECUTE
+                    .iter()
+                    .any(|dir| path.starts_with(Path::new(dir))))
+    };
+    let resolved = std::fs::canonicalize(&interpreter).unwrap_or(interpreter.clone());
+    (!executable(&interpreter) && !executable(&resolved)).then(|| {
+        format!(
+            "its program `{}` needs `{}`, which its sandbox cannot execute: add its folder to `execute` (with the libraries' folders in `read`), or keep `system = true`",
+            program.display(),
+            interpreter.display()
+        )
+    })
+}
+
+fn interpreter(program: &Path) -> Option<PathBuf> {
+    use std::io::Read as _;
+    let mut head = vec![0; 4096];
+    let read = std::fs::File::open(program).ok()?.read(&mut head).ok()?;
+    head.truncate(read);
+    if let Some(line) = head.strip_prefix(b"#!") {
+        let line = line.split(|byte| *byte == b'\n').next()?;
+        let text = String::from_utf8_lossy(line);
+        return text.split_whitespace().next().map(PathBuf::from);
+    }
+    if !head.starts_with(b"\x7fELF") {
+        return None;
+    }
+    // PT_INTERP's string sits near the start of a dynamic executable.
+    head.split(|byte| *byte == 0)
+        .map(String::from_utf8_lossy)
+        .find(|text| text.starts_with('/') && text.contains("/ld-"))
+        .map(|text| PathBuf::from(text.as_ref()))
+}

@@ -1,0 +1,415 @@
+//! `[server.sandbox]` and `[tools.sandbox]`: paths resolved and required to exist, the
+//! network and the limits parsed, and a tool's sandbox kept within the server's (a tool
+//! inherits what it leaves out, and may only narrow what it sets).
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use toml::Spanned;
+
+use super::Checker;
+use super::wire::SandboxWire;
+use crate::backend::command::{CommandBackend, Program};
+use crate::sandbox::{
+    Endpoint, Limits, Network, SYSTEM_EXECUTE, SYSTEM_READ, SYSTEM_WRITE, Sandbox,
+};
+use crate::template::{ArgvElement, Repeated};
+use crate::units::{parse_duration, parse_size};
+
+const TEMP_DIR: &str = "{temp-dir}";
+const OUTPUT_DIR: &str = "{output-dir}";
+
+/// A checked sandbox and where `required = true` was written (for the refusal).
+#[derive(Debug, Clone)]
+pub(super) struct Declared {
+    pub(super) sandbox: Sandbox,
+    pub(super) required_at: Option<Range<usize>>,
+}
+
+/// Checks a sandbox table; `parent` is the server's, which a tool's may only narrow.
+pub(super) fn build_sandbox(
+    wire: &Spanned<SandboxWire>,
+    parent: Option<&Declared>,
+    checker: &mut Checker,
+) -> Option<Declared> {
+    let errors_before = checker.diagnostics.len();
+    let span = wire.span();
+    let wire = wire.get_ref();
+    let inherited = parent.map(|parent| &parent.sandbox);
+    let system = flag(wire.system.as_ref(), inherited.map(|s| s.system), true);
+    if let (Some(false), Some(true), Some(at)) = (
+        inherited.map(|s| s.system),
+        Some(system),
+        wire.system.as_ref(),
+    ) {
+        checker.error(
+            "`system = true` widens the server's sandbox, which has `system = false`",
+            at.span(),
+        );
+    }
+    let mut temp_dir = inherited.is_some_and(|s| s.temp_dir);
+    let read = paths(wire.read.as_ref(), "read", &mut temp_dir, checker);
+    let write = paths(wire.write.as_ref(), "write", &mut temp_dir, checker);
+    let execute = paths(wire.execute.as_ref(), "execute", &mut temp_dir, checker);
+    if let Some(parent) = inherited {
+        let with_system = |own: &[PathBuf], system: &[&str]| {
+            let mut all = own.to_vec();
+            if parent.system {
+                all.extend(system.iter().map(PathBuf::from));
+            }
+            all
+        };
+        let readable = [
+            with_system(&parent.read, SYSTEM_READ),
+            with_system(&parent.write, SYSTEM_WRITE),
+            with_system(&parent.execute, SYSTEM_EXECUTE),
+        ]
+        .concat();
+        narrow(read.as_ref(), "read", &readable, checker);
+        narrow(
+            write.as_ref(),
+            "write",
+            &with_system(&parent.write, SYSTEM_WRITE),
+            checker,
+        );
+        narrow(
+            execute.as_ref(),
+            "execute",
+            &with_system(&parent.execute, SYSTEM_EXECUTE),
+            checker,
+        );
+    }
+    let network = network(wire, inherited, checker);
+    let limits = limits(wire, inherited, checker);
+    let seccomp = flag(wire.seccomp.as_ref(), inherited.map(|s| s.seccomp), true);
+    if let (Some(true), Some(at)) = (inherited.map(|s| s.seccomp), &wire.seccomp)
+        && !seccomp
+    {
+        checker.error(
+            "`seccomp = false` widens the server's sandbox, which filters system calls",
+            at.span(),
+        );
+    }
+    let required = flag(wire.required.as_ref(), inherited.map(|s| s.required), false);
+    if let (Some(true), Some(at)) = (inherited.map(|s| s.required), &wire.required)
+        && !required
+    {
+        checker.error(
+            "`required = false` widens the server's sandbox, which is required",
+            at.span(),
+        );
+    }
+    if checker.diagnostics.len() > errors_before {
+        return None;
+    }
+    let kernel = checker.kernel();
+    let own = |list: Option<Vec<(PathBuf, Range<usize>)>>, from: fn(&Sandbox) -> &Vec<PathBuf>| {
+        list.map_or_else(
+            || inherited.map(|s| from(s).clone()).unwrap_or_default(),
+            |list| list.into_iter().map(|(path, _)| path).collect(),
+        )
+    };
+    let required_at = wire
+        .required
+        .as_ref()
+        .filter(|at| *at.get_ref())
+        .map(Spanned::span)
+        .or_else(|| parent.and_then(|parent| parent.required_at.clone()))
+        .or_else(|| required.then_some(span.start..span.start + 1));
+    Some(Declared {
+        sandbox: Sandbox {
+            read: own(read, |s| &s.read),
+            write: own(write, |s| &s.write),
+            execute: own(execute, |s| &s.execute),
+            program: None,
+            system,
+            temp_dir,
+            network,
+            limits,
+            seccomp,
+            required,
+            kernel,
+        },
+        required_at,
+    })
+}
+
+/// Completes a tool's sandbox with its program, and refuses it when it is required and this
+/// kernel cannot enforce all of it.
+pub(super) fn attach(declared: Declared, command: &mut CommandBackend, checker: &mut Checker) {
+    let Declared {
+        mut sandbox,
+        required_at,
+    } = declared;
+    sandbox.program = program_path(command);
+    if sandbox.required {
+        let missing = sandbox.enforcement().missing;
+        if !missing.is_empty() {
+            let at = required_at.unwrap_or(0..1);
+            checker
+                .error(
+                    format!(
+                        "the sandbox is required, but this kernel cannot enforce: {} ({})",
+                        missing.join("; "),
+                        sandbox.kernel.summary()
+                    ),
+                    at,
+                )
+                .hint("drop what the kernel lacks, or `required = false` to run with what it has (the server logs what is not enforced)");
+        }
+    }
+    command.sandbox = Some(Box::new(sandbox));
+}
+
+fn flag(value: Option<&Spanned<bool>>, inherited: Option<bool>, default: bool) -> bool {
+    value
+        .map(|value| *value.get_ref())
+        .or(inherited)
+        .unwrap_or(default)
+}
+
+/// A list's paths, resolved against the manifest's folder; `None` when the key is absent.
+fn paths(
+    list: Option<&Spanned<Vec<Spanned<String>>>>,
+    key: &str,
+    temp_dir: &mut bool,
+    checker: &mut Checker,
+) -> Option<Vec<(PathBuf, Range<usize>)>> {
+    let list = list?;
+    let mut out = Vec::new();
+    for entry in list.get_ref() {
+        let text = entry.get_ref().as_str();
+        match text {
+            TEMP_DIR | OUTPUT_DIR if key == "write" => {
+                *temp_dir |= text == TEMP_DIR;
+                continue;
+            }
+            _ if text.contains('{') => {
+                checker
+                    .error(
+                        format!("`{text}`: sandbox paths are fixed at load"),
+                        entry.span(),
+                    )
+                    .hint("arguments never choose what a sandbox allows; `write` may list `{temp-dir}` (a private directory per call) and `{output-dir}`; `~/` is your home");
+                continue;
+            }
+            _ => {}
+        }
+        let resolved = match (text.strip_prefix("~/"), std::env::var_os("HOME")) {
+            (Some(rest), Some(home)) => Path::new(&home).join(rest),
+            _ => checker.resolve(text),
+        };
+        match std::fs::canonicalize(&resolved) {
+            Ok(path) => out.push((path, entry.span())),
+            Err(error) => {
+                let base = checker.base_dir.display().to_string();
+                checker
+                    .error(
+                        format!("`{text}` cannot be sandboxed: {error}"),
+                        entry.span(),
+                    )
+                    .hint(format!(
+                        "sandbox paths must exist when the server starts; relative paths resolve against `{base}`"
+                    ));
+            }
+        }
+    }
+    Some(out)
+}
+
+/// A tool's paths must lie beneath the server's.
+fn narrow(
+    list: Option<&Vec<(PathBuf, Range<usize>)>>,
+    key: &str,
+    allowed: &[PathBuf],
+    checker: &mut Checker,
+) {
+    for (path, span) in list.into_iter().flatten() {
+        if !allowed.iter().any(|parent| path.starts_with(parent)) {
+            checker
+                .error(
+                    format!(
+                        "`{}` is outside the server's sandbox, which lets tools {key} only beneath: {}",
+                        path.display(),
+                        if allowed.is_empty() {
+                            "nothing".to_owned()
+                        } else {
+                            allowed
+                                .iter()
+                                .map(|p| p.display().to_string())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        }
+                    ),
+                    span.clone(),
+                )
+                .hint("a tool's `[tools.sandbox]` may only narrow `[server.sandbox]`");
+        }
+    }
+}
+
+fn network(wire: &SandboxWire, parent: Option<&Sandbox>, checker: &mut Checker) -> Network {
+    let Some(value) = &wire.network else {
+        return parent.map_or(Network::Any, |parent| parent.network.clone());
+    };
+    let span = value.span();
+    let network = match value.get_ref() {
+        toml::Value::Boolean(true) => Network::Any,
+        toml::Value::Boolean(false) => Network::Nothing,
+        toml::Value::Array(items) if !items.is_empty() => {
+            let mut endpoints = Vec::new();
+            for item in items {
+                match endpoint(item) {
+                    Ok(endpoint) => endpoints.push(endpoint),
+                    Err(problem) => {
+                        checker.error(format!("`network`: {problem}"), span.clone());
+                    }
+                }
+            }
+            Network::Ports(endpoints)
+        }
+        _ => {
+            checker
+                .error(
+                    "`network` is `false`, `true`, or a list of \"host:port\"",
+                    span,
+                )
+                .hint("for example: network = [\"api.example.com:443\"]");
+            return Network::Nothing;
+        }
+    };
+    let widens = match (parent.map(|p| &p.network), &network) {
+        (None | Some(Network::Any), _) | (Some(_), Network::Nothing) => false,
+        (Some(Network::Nothing), _) | (Some(Network::Ports(_)), Network::Any) => true,
+        (Some(Network::Ports(allowed)), Network::Ports(wanted)) => wanted
+            .iter()
+            .any(|want| !allowed.iter().any(|have| have.port == want.port)),
+    };
+    if widens {
+        checker
+            .error("`network` widens the server's sandbox", value.span())
+            .hint("a tool's `[tools.sandbox]` may only narrow `[server.sandbox]`");
+    }
+    network
+}
+
+/// `"host:port"`, `"[::1]:8080"`, `"*:443"`, or a port number.
+fn endpoint(item: &toml::Value) -> Result<Endpoint, String> {
+    let (host, port) = match item {
+        toml::Value::Integer(port) => ("*".to_owned(), *port),
+        toml::Value::String(text) => {
+            let (host, port) = text
+                .rsplit_once(':')
+                .ok_or_else(|| format!("`{text}` is not \"host:port\""))?;
+            let host = host.trim_start_matches('[').trim_end_matches(']');
+            if host.is_empty() {
+                return Err(format!("`{text}` has no host (write \"*:port\" for any)"));
+            }
+            let port = port
+                .parse::<i64>()
+                .map_err(|_| format!("`{text}` has no port number"))?;
+            (host.to_owned(), port)
+        }
+        _ => return Err("each entry is \"host:port\" or a port number".into()),
+    };
+    let port = u16::try_from(port)
+        .ok()
+        .filter(|port| *port > 0)
+        .ok_or_else(|| format!("{port} is not a TCP port"))?;
+    Ok(Endpoint { host, port })
+}
+
+fn limits(wire: &SandboxWire, parent: Option<&Sandbox>, checker: &mut Checker) -> Limits {
+    let inherited = parent.map(|p| p.limits).unwrap_or_default();
+    let size = |value: &Option<Spanned<toml::Value>>, key: &str, checker: &mut Checker| {
+        value.as_ref().and_then(|value| {
+            match parse_size(value.get_ref()).map(|bytes| bytes as u64) {
+                Ok(bytes) if bytes >= 1 << 20 => Some((bytes, value.span())),
+                Ok(_) => {
+                    checker.error(format!("`{key}` must be at least 1 MiB"), value.span());
+                    None
+                }
+                Err(problem) => {
+                    checker.error(format!("invalid `{key}`: {problem}"), value.span());
+                    None
+                }
+            }
+        })
+    };
+    let count = |value: &Option<Spanned<i64>>, key: &str, least: i64, checker: &mut Checker| {
+        value.as_ref().and_then(|value| {
+            let n = *value.get_ref();
+            if n < least {
+                checker.error(format!("`{key}` must be at least {least}"), value.span());
+                None
+            } else {
+                Some((n.unsigned_abs(), value.span()))
+            }
+        })
+    };
+    let cpu = wire.cpu.as_ref().and_then(|value| {
+        parse_duration(value.get_ref())
+            .map(|duration| {
+                (
+                    duration.as_secs() + u64::from(duration.subsec_nanos() > 0),
+                    value.span(),
+                )
+            })
+            .map_err(|problem| checker.error(format!("invalid `cpu`: {problem}"), value.span()))
+            .ok()
+    });
+    let memory = size(&wire.memory, "memory", checker);
+    let file_size = size(&wire.file_size, "file-size", checker);
+    let processes = count(&wire.processes, "processes", 1, checker);
+    let open_files = count(&wire.open_files, "open-files", 8, checker);
+    let mut pick =
+        |own: Option<(u64, Range<usize>)>, parent: Option<u64>, key: &str| match (own, parent) {
+            (Some((value, span)), Some(most)) if value > most => {
+                checker
+                    .error(
+                        format!("`{key}` widens the server's sandbox, whose limit is {most}"),
+                        span,
+                    )
+                    .hint("a tool's `[tools.sandbox]` may only narrow `[server.sandbox]`");
+                Some(most)
+            }
+            (Some((value, _)), _) => Some(value),
+            (None, parent) => parent,
+        };
+    Limits {
+        memory: pick(memory, inherited.memory, "memory"),
+        cpu: pick(cpu, inherited.cpu, "cpu"),
+        processes: pick(processes, inherited.processes, "processes"),
+        file_size: pick(file_size, inherited.file_size, "file-size"),
+        open_files: pick(open_files, inherited.open_files, "open-files"),
+    }
+}
+
+/// The file the command executes first, found the way `exec` finds it, so the sandbox can
+/// let it run; `None` when it cannot be found now (starting it will fail with a clear error).
+fn program_path(command: &CommandBackend) -> Option<PathBuf> {
+    let name = match &command.program {
+        Program::Argv(elements) => match elements.first()? {
+            ArgvElement::Single(Repeated { templates, .. }) => match templates.as_slice() {
+                [template] => template.as_literal()?,
+                _ => return None,
+            },
+            ArgvElement::Group(_) | ArgvElement::Flag { .. } => return None,
+        },
+        Program::Script { shell, .. } => shell.clone(),
+    };
+    let candidate = if name.contains('/') {
+        let path = Path::new(&name);
+        if path.is_absolute() {
+            path.to_path_buf()
+        } else {
+            command.cwd.join(path)
+        }
+    } else {
+        let search = std::env::var_os("PATH").unwrap_or_else(|| "/bin:/usr/bin".into());
+        std::env::split_paths(&search)
+            .map(|dir| dir.join(&name))
+            .find(|path| path.is_file())?
+    };
+    std::fs::canonicalize(candidate).ok()
+}

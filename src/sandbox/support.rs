@@ -1,0 +1,245 @@
+//! What this kernel can enforce, probed once per load, and what a sandbox enforces on it.
+
+use landlock::{ABI, AccessFs, LandlockStatus, Ruleset, RulesetAttr as _};
+
+use super::{Network, Sandbox};
+
+/// Lowers the Landlock ABI the server uses (never raises it): for testing how a tool
+/// behaves on an older kernel, or without Landlock (`0`).
+pub const ABI_OVERRIDE_VARIABLE: &str = "MCP_SERVE_LANDLOCK_ABI";
+
+/// The kernel's support for each kind of confinement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Support {
+    /// The Landlock ABI in use: the kernel's, lowered by [`ABI_OVERRIDE_VARIABLE`]; 0 for none.
+    pub landlock_abi: i32,
+    /// The kernel's own Landlock ABI.
+    pub kernel_abi: i32,
+    /// Seccomp filters.
+    pub seccomp: bool,
+    /// Unprivileged user namespaces (for a per-call process count).
+    pub user_namespaces: bool,
+    /// The server runs as root, whom the kernel exempts from the process limit.
+    pub root: bool,
+}
+
+impl Support {
+    /// Probes this kernel. Landlock's ABI is read by restricting a short-lived thread of
+    /// our own (the crate exposes it only then); the server's other threads are untouched.
+    pub fn detect() -> Self {
+        let kernel_abi = std::thread::spawn(landlock_abi).join().unwrap_or(0);
+        let landlock_abi = std::env::var(ABI_OVERRIDE_VARIABLE)
+            .ok()
+            .and_then(|value| value.trim().parse::<i32>().ok())
+            .map_or(kernel_abi, |lowered| lowered.clamp(0, kernel_abi));
+        let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+        let root = nix::unistd::geteuid().is_root();
+        Self {
+            landlock_abi,
+            kernel_abi,
+            seccomp: status.lines().any(|line| line.starts_with("Seccomp:")),
+            user_namespaces: user_namespaces(root),
+            root,
+        }
+    }
+
+    /// `processes` is enforced: in a user namespace of its own, a non-root user's
+    /// `RLIMIT_NPROC` counts that call's processes only; root is exempt from the limit.
+    pub fn counts_processes(&self) -> bool {
+        self.user_namespaces && !self.root
+    }
+
+    /// One line for `check` and the log.
+    pub fn summary(&self) -> String {
+        let landlock = match (self.landlock_abi, self.kernel_abi) {
+            (0, 0) => "no Landlock".to_owned(),
+            (0, kernel) => format!("Landlock ABI {kernel}, turned off by {ABI_OVERRIDE_VARIABLE}"),
+            (used, kernel) if used < kernel => {
+                format!("Landlock ABI {kernel}, used as ABI {used} ({ABI_OVERRIDE_VARIABLE})")
+            }
+            (used, _) => format!("Landlock ABI {used}"),
+        };
+        format!(
+            "{landlock}; seccomp {}; user namespaces {}{}",
+            yes(self.seccomp),
+            yes(self.user_namespaces),
+            if self.root { "; running as root" } else { "" }
+        )
+    }
+}
+
+fn yes(available: bool) -> &'static str {
+    if available { "yes" } else { "no" }
+}
+
+fn landlock_abi() -> i32 {
+    let status = Ruleset::default()
+        .handle_access(AccessFs::Execute)
+        .and_then(Ruleset::create)
+        .and_then(landlock::RulesetCreated::restrict_self);
+    match status.map(|status| status.landlock) {
+        Ok(LandlockStatus::Available {
+            kernel_abi: Some(abi),
+            ..
+        }) => abi,
+        Ok(LandlockStatus::Available { effective_abi, .. }) => abi_number(effective_abi),
+        _ => 0,
+    }
+}
+
+/// The number of a known ABI.
+pub(super) fn abi_number(abi: ABI) -> i32 {
+    (1..=32)
+        .find(|number| ABI::from(*number) == abi)
+        .unwrap_or(0)
+}
+
+fn user_namespaces(root: bool) -> bool {
+    let read = |path: &str| std::fs::read_to_string(path).ok();
+    let most = read("/proc/sys/user/max_user_namespaces")
+        .and_then(|text| text.trim().parse::<u64>().ok())
+        .unwrap_or(0);
+    let unprivileged = read("/proc/sys/kernel/unprivileged_userns_clone")
+        .is_none_or(|text| text.trim() != "0")
+        && read("/proc/sys/kernel/apparmor_restrict_unprivileged_userns")
+            .is_none_or(|text| text.trim() != "1");
+    most > 0 && (root || unprivileged)
+}
+
+/// What one sandbox enforces on this kernel, and what it declares but cannot get.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Enforcement {
+    pub enforced: Vec<String>,
+    pub missing: Vec<String>,
+}
+
+impl Sandbox {
+    /// What this sandbox enforces here.
+    pub fn enforcement(&self) -> Enforcement {
+        let kernel = &self.kernel;
+        let abi = kernel.landlock_abi;
+        let mut out = Enforcement::default();
+        out.enforced.push("no_new_privs".into());
+        if abi >= 1 {
+            out.enforced
+                .push(format!("files: {} (Landlock ABI {abi})", self.paths_text()));
+            if abi < 3 {
+                out.missing
+                    .push("truncating files (needs Landlock ABI 3, Linux 6.2)".into());
+            }
+            if abi >= 6 {
+                out.enforced
+                    .push("no signals or abstract sockets out of the sandbox".into());
+            }
+        } else {
+            out.missing
+                .push("file rules (the kernel has no Landlock)".into());
+        }
+        self.network_enforcement(&mut out);
+        let limits = &self.limits;
+        for (name, value) in [
+            ("memory", limits.memory.map(super::bytes_text)),
+            ("cpu", limits.cpu.map(|seconds| format!("{seconds}s"))),
+            ("file-size", limits.file_size.map(super::bytes_text)),
+            (
+                "open-files",
+                limits.open_files.map(|count| count.to_string()),
+            ),
+        ] {
+            if let Some(value) = value {
+                out.enforced.push(format!("{name} {value}"));
+            }
+        }
+        if let Some(count) = limits.processes {
+            if kernel.counts_processes() {
+                out.enforced.push(format!("processes {count}"));
+            } else if kernel.root {
+                out.missing.push(format!(
+                    "processes {count} (the kernel exempts root from RLIMIT_NPROC; run the server as a user)"
+                ));
+            } else {
+                out.missing.push(format!(
+                    "processes {count} (needs unprivileged user namespaces)"
+                ));
+            }
+        }
+        if self.seccomp {
+            if kernel.seccomp {
+                out.enforced
+                    .push("seccomp: no ptrace, mount, bpf, modules, keyrings, namespaces".into());
+            } else {
+                out.missing.push("seccomp (not in this kernel)".into());
+            }
+        }
+        out
+    }
+
+    fn network_enforcement(&self, out: &mut Enforcement) {
+        let abi = self.kernel.landlock_abi;
+        let seccomp = self.seccomp && self.kernel.seccomp;
+        match &self.network {
+            Network::Any => {}
+            Network::Nothing => {
+                if seccomp {
+                    out.enforced
+                        .push("network: no sockets but socketpair (seccomp)".into());
+                }
+                if abi >= 4 {
+                    out.enforced
+                        .push("network: no TCP connect or bind (Landlock)".into());
+                } else if !seccomp {
+                    out.missing.push(
+                        "network = false (needs Landlock ABI 4, Linux 6.7, or seccomp)".into(),
+                    );
+                }
+            }
+            Network::Ports(endpoints) => {
+                let list: Vec<String> = endpoints
+                    .iter()
+                    .map(|e| format!("{}:{}", e.host, e.port))
+                    .collect();
+                if abi >= 4 {
+                    out.enforced.push(format!(
+                        "network: TCP connect to ports of {} only, by port not host; no TCP bind (Landlock)",
+                        list.join(", ")
+                    ));
+                } else {
+                    out.missing.push(format!(
+                        "network = [{}] (needs Landlock ABI 4, Linux 6.7)",
+                        list.join(", ")
+                    ));
+                }
+            }
+        }
+    }
+
+    fn paths_text(&self) -> String {
+        let list = |paths: &[std::path::PathBuf]| {
+            if paths.is_empty() {
+                "nothing".to_owned()
+            } else {
+                paths
+                    .iter()
+                    .map(|path| path.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        };
+        let mut text = format!(
+            "read {}; write {}; execute {}",
+            list(&self.read),
+            list(&self.write),
+            list(&self.execute)
+        );
+        if let Some(program) = &self.program {
+            text.push_str(&format!("; runs `{}`", program.display()));
+        }
+        if self.temp_dir {
+            text.push_str("; a private {temp-dir}");
+        }
+        if self.system {
+            text.push_str("; the system's programs and libraries");
+        }
+        text
+    }
+}
