@@ -7,14 +7,15 @@
 #                                      its spoken name and its catalog record
 #   catalog.sh clear                   empty the catalog
 #
-# The shipped catalog.tsv is never modified: each server process works on its own copy,
-# named after the mcp-serve process that runs this script ($PPID), so `clear` lasts until
-# the server restarts. Arguments arrive as separate argv elements and are only ever
+# The shipped catalog.tsv is never modified: each server process works on its own copy in
+# examples/state/ (the one folder the example's sandbox lets these tools write), named after
+# the mcp-serve process that runs this script ($PPID), so `clear` lasts until the server
+# restarts. Arguments arrive as separate argv elements and are only ever
 # compared with, never evaluated.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
-state="${TMPDIR:-/tmp}/mcp-serve-example-catalog-$PPID.tsv"
+state="$here/state/catalog-$PPID.tsv"
 [ -f "$state" ] || cp "$here/catalog.tsv" "$state"
 
 command=${1:-}

@@ -143,9 +143,27 @@ fn check_reports_lints_with_exit_codes_for_ci() {
     }
     let (code, clean, _) = example(&["check", "--target", "claude-desktop", "--format", "json"]);
     assert_eq!(code, 0);
+    let report: Value = serde_json::from_str(&clean).expect("JSON");
     assert_eq!(
-        serde_json::from_str::<Value>(&clean).ok(),
-        Some(json!({"valid": true, "findings": []}))
+        (&report["valid"], &report["findings"]),
+        (&json!(true), &json!([])),
+        "{report}"
+    );
+    // Every command tool of the example is sandboxed, and the report says what is enforced.
+    let sandboxed = report["sandbox"]["tools"]
+        .as_object()
+        .expect("sandbox report");
+    assert_eq!(
+        sandboxed.keys().map(String::as_str).collect::<Vec<_>>(),
+        [
+            "search",
+            "product-details",
+            "product-card",
+            "clear-catalog",
+            "disk-free",
+            "find-in-files",
+            "list-files"
+        ]
     );
 }
 
@@ -240,13 +258,14 @@ fn dry_run_shows_what_would_run_with_secrets_redacted() {
         "--dry-run",
     ]);
     assert_eq!(code, 0);
-    assert_eq!(
-        stdout,
-        format!(
-            "argv: [\"grep\",\"-n\",\"-H\",\"-i\",\"-e\",\"-x\",\"--\",\"a b\"]\ncwd: {}\nenvironment: inherited, plus:\nstdin: nothing\n",
-            repo_root().display()
-        )
+    let root = repo_root().display().to_string();
+    assert!(
+        stdout.starts_with(&format!(
+            "argv: [\"grep\",\"-n\",\"-H\",\"-i\",\"-e\",\"-x\",\"--\",\"a b\"]\ncwd: {root}\nenvironment: inherited, plus:\nstdin: nothing\nsandbox:\n  files: read {root}; write nothing; runs `"
+        )),
+        "{stdout}"
     );
+    assert!(stdout.contains("\n  network: none"), "{stdout}");
     let workspace = Workspace::new(
         "[[tools]]\nname = \"api\"\n[tools.arguments.q]\ntype = \"string\"\n[tools.http]\nmethod = \"POST\"\nurl = \"https://api.example.com/search\"\nquery = { q = \"{q}\" }\nheaders = { Authorization = \"Bearer ${env:DRY_RUN_TOKEN}\" }\nbody = \"arguments\"\n",
     );
@@ -309,10 +328,16 @@ fn init_writes_a_starter_that_passes_check() {
         let manifest = std::fs::read_to_string(dir.path().join("tools.toml")).expect("written");
         assert!(manifest.starts_with("#:schema ./tools.schema.json\n"));
         let (code, _, stderr) = run(&["check", "--target", "claude-desktop"], dir.path());
+        assert_eq!(code, 0, "{flags:?}: {stderr}");
+        assert!(
+            stderr.ends_with("0 errors, 0 warnings\n"),
+            "{flags:?}: {stderr}"
+        );
+        // The starter's command tool is sandboxed, and `check` says what is enforced.
         assert_eq!(
-            (code, stderr.as_str()),
-            (0, "0 errors, 0 warnings\n"),
-            "{flags:?}"
+            stderr.contains("  tool `greet`\n    enforced: files: read nothing; write nothing"),
+            flags != ["--http-tool"],
+            "{flags:?}: {stderr}"
         );
         let (code, _, stderr) = run(&["init"], dir.path());
         assert_eq!(

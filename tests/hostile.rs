@@ -176,7 +176,44 @@ args = ["{v}"]
 
 #[test]
 fn the_corpus_reaches_every_command_sink_verbatim_and_runs_nothing() {
-    let workspace = Workspace::new(&COMMAND_SINKS.replace("DUMP", DUMP));
+    corpus_through_command_sinks("", "command sinks");
+}
+
+/// The same corpus, each tool confined by a strict sandbox: the values still arrive
+/// verbatim (confinement changes where a program may reach, never what it is given).
+#[test]
+fn the_corpus_reaches_sandboxed_command_sinks_verbatim_and_runs_nothing() {
+    let (_, prefix) = crate::harness::python();
+    corpus_through_command_sinks(
+        &format!(
+            "[server.sandbox]\nexecute = [\"{prefix}\"]\nwrite = [\"{{temp-dir}}\"]\nnetwork = false\nmemory = \"512MiB\"\ncpu = \"10s\"\nopen-files = 64\nfile-size = \"1MiB\"\n"
+        ),
+        "sandboxed command sinks",
+    );
+}
+
+fn corpus_through_command_sinks(server_table: &str, label: &str) {
+    let (python, _) = crate::harness::python();
+    let workspace = Workspace::new(&format!(
+        "{server_table}{}",
+        COMMAND_SINKS
+            .replace("DUMP", DUMP)
+            .replace("\"python3\"", &format!("\"{python}\""))
+    ));
+    if !server_table.is_empty() {
+        let (_, report, _) = crate::harness::run(
+            &["check", "--format", "json", "--config", "tools.toml"],
+            workspace.dir.path(),
+        );
+        let report: Value = serde_json::from_str(&report).expect("check JSON");
+        assert_eq!(
+            report["sandbox"]["tools"]
+                .as_object()
+                .map(serde_json::Map::len),
+            Some(4),
+            "every tool is sandboxed: {report}"
+        );
+    }
     let canary = workspace.path("canary");
     let mark = unique_mark();
     let mut server = Server::start_with(&workspace.manifest(), &[], &[("MARK", &mark)]);
@@ -214,7 +251,7 @@ fn the_corpus_reaches_every_command_sink_verbatim_and_runs_nothing() {
     }
     let left = left_behind(&mark, &[i32::try_from(server.pid()).expect("pid")]);
     eprintln!(
-        "command sinks: {} values × 4 sinks = {calls} calls, 0 escapes, canary absent, {} processes left",
+        "{label}: {} values × 4 sinks = {calls} calls, 0 escapes, canary absent, {} processes left",
         corpus.len(),
         left.len()
     );

@@ -32,6 +32,16 @@ max-length = 100
 argv = ["printf", "--", "Hello, %s!\n", "{name}"]
 timeout = "10s"
 
+# The kernel confines the command (Linux; `mcp-serve check` shows what yours enforces): it
+# reads nothing but the system's programs and libraries, writes nothing, reaches no network,
+# and gets bounded memory and CPU time. List folders in `read` and `write` as a tool needs.
+[tools.sandbox]
+read = []
+write = []
+network = false
+memory = "256MiB"
+cpu = "10s"
+
 [[tools.examples]]
 arguments = { name = "Ada" }
 text = "Hello, Ada!"

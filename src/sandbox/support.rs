@@ -114,12 +114,11 @@ pub struct Enforcement {
 }
 
 impl Sandbox {
-    /// What this sandbox enforces here.
+    /// What this sandbox enforces here: files, network, limits, then the process itself.
     pub fn enforcement(&self) -> Enforcement {
         let kernel = &self.kernel;
         let abi = kernel.landlock_abi;
         let mut out = Enforcement::default();
-        out.enforced.push("no_new_privs".into());
         if abi >= 1 {
             out.enforced
                 .push(format!("files: {} (Landlock ABI {abi})", self.paths_text()));
@@ -127,17 +126,13 @@ impl Sandbox {
                 out.missing
                     .push("truncating files (needs Landlock ABI 3, Linux 6.2)".into());
             }
-            if abi >= 6 {
-                out.enforced
-                    .push("no signals or abstract sockets out of the sandbox".into());
-            }
         } else {
             out.missing
                 .push("file rules (the kernel has no Landlock)".into());
         }
         self.network_enforcement(&mut out);
         let limits = &self.limits;
-        for (name, value) in [
+        let mut set: Vec<String> = [
             ("memory", limits.memory.map(super::bytes_text)),
             ("cpu", limits.cpu.map(|seconds| format!("{seconds}s"))),
             ("file-size", limits.file_size.map(super::bytes_text)),
@@ -145,14 +140,13 @@ impl Sandbox {
                 "open-files",
                 limits.open_files.map(|count| count.to_string()),
             ),
-        ] {
-            if let Some(value) = value {
-                out.enforced.push(format!("{name} {value}"));
-            }
-        }
+        ]
+        .into_iter()
+        .filter_map(|(name, value)| value.map(|value| format!("{name} {value}")))
+        .collect();
         if let Some(count) = limits.processes {
             if kernel.counts_processes() {
-                out.enforced.push(format!("processes {count}"));
+                set.push(format!("processes {count}"));
             } else if kernel.root {
                 out.missing.push(format!(
                     "processes {count} (the kernel exempts root from RLIMIT_NPROC; run the server as a user)"
@@ -163,14 +157,22 @@ impl Sandbox {
                 ));
             }
         }
+        if !set.is_empty() {
+            out.enforced.push(format!("limits: {}", set.join(", ")));
+        }
+        let mut process = vec!["no_new_privs"];
         if self.seccomp {
             if kernel.seccomp {
-                out.enforced
-                    .push("seccomp: no ptrace, mount, bpf, modules, keyrings, namespaces".into());
+                process.push("seccomp (no ptrace, mount, bpf, modules, keyrings, namespaces)");
             } else {
                 out.missing.push("seccomp (not in this kernel)".into());
             }
         }
+        if abi >= 6 {
+            process.push("no signals or abstract sockets out of the sandbox");
+        }
+        out.enforced
+            .push(format!("process: {}", process.join("; ")));
         out
     }
 
@@ -180,17 +182,20 @@ impl Sandbox {
         match &self.network {
             Network::Any => {}
             Network::Nothing => {
+                let mut how = Vec::new();
                 if seccomp {
-                    out.enforced
-                        .push("network: no sockets but socketpair (seccomp)".into());
+                    how.push("no sockets but socketpair (seccomp)");
                 }
                 if abi >= 4 {
-                    out.enforced
-                        .push("network: no TCP connect or bind (Landlock)".into());
-                } else if !seccomp {
+                    how.push("no TCP connect or bind (Landlock)");
+                }
+                if how.is_empty() {
                     out.missing.push(
                         "network = false (needs Landlock ABI 4, Linux 6.7, or seccomp)".into(),
                     );
+                } else {
+                    out.enforced
+                        .push(format!("network: none: {}", how.join("; ")));
                 }
             }
             Network::Ports(endpoints) => {
@@ -225,12 +230,10 @@ impl Sandbox {
                     .join(", ")
             }
         };
-        let mut text = format!(
-            "read {}; write {}; execute {}",
-            list(&self.read),
-            list(&self.write),
-            list(&self.execute)
-        );
+        let mut text = format!("read {}; write {}", list(&self.read), list(&self.write));
+        if !self.execute.is_empty() {
+            text.push_str(&format!("; execute {}", list(&self.execute)));
+        }
         if let Some(program) = &self.program {
             text.push_str(&format!("; runs `{}`", program.display()));
         }
