@@ -14,8 +14,8 @@
 //! - [`manifest`] reads the TOML, reports every problem at once as a [`diagnostic`] pointing
 //!   into the file, and builds the [`registry`]. Its `wire` shapes are never seen elsewhere
 //!   (except to derive the manifest's JSON Schema); one checker file per concept (`facts`:
-//!   what templates may name; `argv`, `command`, `url`, `http`, `static_result`, `output`,
-//!   `schemas`, `identity`, `tool`).
+//!   what templates may name; `argv`, `command`, `sandbox`, `url`, `http`, `static_result`,
+//!   `output`, `schemas`, `identity`, `tool`).
 //! - [`registry`] holds the server identity, the [`tool`]s in manifest order, and the
 //!   resource store; `mcp` builds the `tools/list` answer of each protocol [`era`] once.
 //! - [`tool`] is the one call path: defaults, input validation against the compiled
@@ -39,6 +39,12 @@
 //!   report progress and logs as [`events`]. What a call may reach (the output store, its
 //!   caller, events, the withheld variables, the processes, the clients) comes in its
 //!   `CallContext`: no process-wide state.
+//! - [`sandbox`] confines a command (`[tools.sandbox]`): a sandboxed command starts as this
+//!   binary's hidden `__sandbox` subcommand (`main` runs it before parsing the command line),
+//!   the trampoline, which reads the call's policy, confines itself (a user namespace for the
+//!   process count, `no_new_privs`, Landlock, resource limits, seccomp) and `exec`s the
+//!   program. `manifest::sandbox` checks the tables (a tool may only narrow the server's) and
+//!   `sandbox::support` probes what the kernel enforces, for `check`, the log and `required`.
 //! - [`mcp`] is the only module that knows rmcp, the official Rust SDK: it adapts the
 //!   registry to rmcp's server handler, forwards events as notifications, and owns the stdio
 //!   and Streamable HTTP transports and their security layers.

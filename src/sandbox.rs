@@ -62,7 +62,8 @@ pub const SYSTEM_READ: &[&str] = &[
     "/etc/host.conf",
     "/etc/gai.conf",
     "/etc/resolv.conf",
-    "/etc/ssl",
+    "/etc/ssl/certs",
+    "/etc/ssl/openssl.cnf",
     "/etc/ca-certificates",
     "/etc/alternatives",
     "/dev/zero",
@@ -100,6 +101,8 @@ pub struct Sandbox {
     pub required: bool,
     /// What this kernel can enforce.
     pub kernel: Support,
+    /// The seccomp filters, compiled at load ([`Sandbox::compile_filters`]).
+    pub filters: std::sync::Arc<Vec<Vec<u64>>>,
 }
 
 /// What a command may reach over the network.

@@ -427,7 +427,7 @@ pub(crate) fn unprivileged(workspace: &Workspace) -> Command {
     set_mode(workspace.dir.path(), 0o755);
     set_mode(&workspace.manifest(), 0o644);
     let binary = workspace.path("mcp-serve");
-    if std::fs::hard_link(BINARY, &binary).is_err() {
+    if !binary.exists() && std::fs::hard_link(BINARY, &binary).is_err() {
         std::fs::copy(BINARY, &binary).expect("copy the binary");
         set_mode(&binary, 0o755);
     }

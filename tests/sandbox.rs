@@ -153,10 +153,15 @@ fn a_sandboxed_tool_connects_only_to_allowed_ports() {
     let (python, prefix) = python();
     let connect = r#"argv = ["PYTHON", "-c", "import socket, sys\ntry:\n    socket.create_connection(('127.0.0.1', int(sys.argv[1])), timeout=5).close(); print('connected')\nexcept OSError as e:\n    print('refused', e.errno); sys.exit(3)", "{port}"]"#;
     let udp = r#"argv = ["PYTHON", "-c", "import socket\ntry:\n    socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'x', ('127.0.0.1', 9)); print('sent')\nexcept OSError as e:\n    print('refused', e.errno)"]"#;
+    // Ways around a port rule: a UNIX socket, a raw socket, Multipath TCP, TCP Fast Open.
+    let others = r#"argv = ["PYTHON", "-c", "import socket\nfor name, make in [('unix', lambda: socket.socket(socket.AF_UNIX)), ('raw', lambda: socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)), ('mptcp', lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM, 262)), ('fastopen', lambda: socket.socket().sendto(b'x', 0x20000000, ('127.0.0.1', PORT)))]:\n    try:\n        make(); print(name, 'made')\n    except OSError as e:\n        print(name, e.errno)"]"#;
     let (connect, udp) = (
         connect.replace("PYTHON", &python),
         udp.replace("PYTHON", &python),
     );
+    let others = others
+        .replace("PYTHON", &python)
+        .replace("PORT", &other_port.to_string());
     let workspace = Workspace::new(&format!(
         r#"
 [[tools]]
@@ -176,6 +181,14 @@ arguments.port = {{ type = "integer" }}
 [tools.sandbox]
 execute = ["{prefix}"]
 network = false
+
+[[tools]]
+name = "listed-others"
+[tools.command]
+{others}
+[tools.sandbox]
+execute = ["{prefix}"]
+network = ["127.0.0.1:{allowed_port}"]
 
 [[tools]]
 name = "offline-udp"
@@ -213,9 +226,17 @@ arguments.port = {{ type = "integer" }}
         "refused 1",
         "seccomp denies the socket (EPERM): {result}"
     );
+    let result = server.call("listed-others", json!({}));
+    assert_eq!(
+        text(&result),
+        "unix 1\nraw 1\nmptcp 1\nfastopen 1",
+        "each denied by seccomp (EPERM): {result}"
+    );
     let control = call(&mut server, "unconfined", other_port);
     assert_eq!(text(&control), "connected", "{control}");
-    eprintln!("network: 1 port reached, 2 connections and 1 datagram denied, control connected");
+    eprintln!(
+        "network: 1 port reached; 2 connections, 1 datagram, and UNIX, raw, MPTCP and Fast Open sockets denied; control connected"
+    );
 }
 
 #[test]
@@ -345,27 +366,27 @@ sandbox = { processes = 16 }
 fn seccomp_and_scopes_deny_namespaces_debugging_and_signals_to_the_server() {
     let abi = landlock_abi();
     let (python, prefix) = python();
-    let workspace = Workspace::new(
-        &r#"
-[[tools]]
-name = "escape"
-command.script = '''
+    // Each probe prints `name=status`: unshare(2) through unshare(1); PTRACE_SEIZE of a
+    // child the program forked itself (which Yama allows, so only seccomp stops it); a
+    // signal to the server, its parent.
+    let probes = r#"
 unshare --user true 2>/dev/null; echo "unshare=$?"
 kill -0 $PPID 2>/dev/null; echo "signal=$?"
-sleep 5 & PYTHON -c "import ctypes, sys; print('ptrace=%d' % ctypes.CDLL(None).ptrace(0x4206, int(sys.argv[1]), 0, 0))" $!
-'''
-sandbox = { execute = ["PREFIX"] }
-
-[[tools]]
-name = "escape-unconfined"
-command.script = '''
-unshare --user true 2>/dev/null; echo "unshare=$?"
-kill -0 $PPID 2>/dev/null; echo "signal=$?"
-'''
+PYTHON -c "
+import ctypes, os, time
+child = os.fork()
+if child == 0:
+    time.sleep(5)
+    os._exit(0)
+print('ptrace=%d' % ctypes.CDLL(None, use_errno=True).ptrace(0x4206, child, 0, 0))
+os.kill(child, 9)
+"
 "#
-        .replace("PYTHON", &python)
-        .replace("PREFIX", &prefix),
-    );
+    .replace("PYTHON", &python);
+    let workspace = Workspace::new(&format!(
+        "[[tools]]\nname = \"escape\"\ncommand.script = '''{probes}'''\nsandbox = {{ execute = [\"{prefix}\"] }}\n\n\
+         [[tools]]\nname = \"escape-unconfined\"\ncommand.script = '''{probes}'''\n"
+    ));
     let mut server = workspace.serve_legacy();
     let result = server.call("escape", json!({}));
     let output = text(&result);
@@ -377,7 +398,11 @@ kill -0 $PPID 2>/dev/null; echo "signal=$?"
         eprintln!("signal scope SKIPPED: needs Landlock ABI 6 (Linux 6.12)");
     }
     let control = server.call("escape-unconfined", json!({}));
-    assert_eq!(text(&control), "unshare=0\nsignal=0", "{control}");
+    assert_eq!(
+        text(&control),
+        "unshare=0\nsignal=0\nptrace=0",
+        "the control does all three: {control}"
+    );
     eprintln!("seccomp: unshare and ptrace denied; signal to the server denied (ABI {abi})");
 }
 
@@ -479,6 +504,12 @@ memory = "1GiB"
 name = "api"
 http.url = "http://127.0.0.1:9/"
 sandbox = { network = false }
+
+[[tools]]
+name = "preload"
+arguments.lib = { type = "string" }
+command.argv = ["true"]
+command.env = { LD_PRELOAD = "{lib}" }
 "#,
     );
     let (code, _, stderr) = run(
@@ -497,6 +528,7 @@ sandbox = { network = false }
         "`network` widens the server's sandbox",
         "`memory` widens the server's sandbox",
         "a sandbox confines commands; this tool has no `[tools.command]`",
+        "`LD_PRELOAD` tells the dynamic loader what code to run: an argument can never fill it",
     ] {
         assert!(
             stderr.contains(expected),
@@ -515,5 +547,124 @@ sandbox = { network = false }
         assert!(is_error(&result), "{result}");
         let result = server.call("inherits", json!({"path": format!("{dir}/data/notes.txt")}));
         assert_eq!(text(&result), "public notes", "{result}");
+    }
+}
+
+#[test]
+fn the_read_only_recipe_in_the_docs_works_as_written() {
+    let docs = std::fs::read_to_string(crate::harness::repo_root().join("docs/security.md"))
+        .expect("docs/security.md");
+    let recipe = docs
+        .split("#### Recipe: a read-only tool")
+        .nth(1)
+        .and_then(|rest| rest.split("```toml\n").nth(1))
+        .and_then(|block| block.split("\n```").next())
+        .expect("the recipe's TOML block");
+    let workspace = Workspace::new(recipe);
+    std::fs::create_dir(workspace.path("notes")).expect("notes");
+    std::fs::write(workspace.path("notes/todo.md"), "buy milk\n").expect("note");
+    std::fs::write(workspace.path("private.txt"), "buy gold\n").expect("private");
+    // `required = true` with `processes`: as root the kernel cannot count them, so the
+    // recipe is served as a user, the way it is meant to be.
+    let mut server = Server::start_command(
+        unprivileged(&workspace).args(["--config", workspace.manifest().to_str().expect("path")]),
+    );
+    server.handshake("2025-11-25");
+    let result = server.call("search-notes", json!({"pattern": "buy"}));
+    assert_eq!(text(&result), "notes/todo.md:1:buy milk", "{result}");
+    let result = server.call("search-notes", json!({"pattern": "gold"}));
+    assert_eq!(text(&result), "", "nothing outside notes/: {result}");
+    drop(server);
+
+    // The recipe's sandbox, with a program that reads what it is told, beside the same
+    // program unconfined: the sandbox, not the fixed argv, keeps `private.txt` out.
+    let reader = recipe.replace(
+        r#"command.argv = ["grep", "-rn", "-e", "{pattern}", "--", "notes"]"#,
+        r#"command.argv = ["cat", "--", "{pattern}"]"#,
+    );
+    assert_ne!(reader, recipe, "the recipe's argv line moved");
+    let unconfined = reader
+        .split("[tools.sandbox]")
+        .next()
+        .expect("before the sandbox")
+        .replace("search-notes", "unconfined");
+    std::fs::write(workspace.manifest(), format!("{reader}\n{unconfined}")).expect("manifest");
+    let mut server = Server::start_command(
+        unprivileged(&workspace).args(["--config", workspace.manifest().to_str().expect("path")]),
+    );
+    server.handshake("2025-11-25");
+    let denied = server.call("search-notes", json!({"pattern": "private.txt"}));
+    // (The recipe's `success-codes = [0, 1]` makes cat's failure an empty answer.)
+    assert_eq!(text(&denied), "", "{denied}");
+    let allowed = server.call("search-notes", json!({"pattern": "notes/todo.md"}));
+    assert_eq!(text(&allowed), "buy milk", "{allowed}");
+    let control = server.call("unconfined", json!({"pattern": "private.txt"}));
+    assert_eq!(text(&control), "buy gold", "{control}");
+}
+
+#[test]
+fn a_symlink_planted_in_a_sandbox_path_after_load_is_refused_not_followed() {
+    if landlock_abi() < 1 {
+        eprintln!("SKIPPED: this kernel has no Landlock");
+        return;
+    }
+    let workspace = planted(
+        "[[tools]]\nname = \"read\"\narguments.path = { type = \"string\" }\ncommand.argv = [\"cat\", \"--\", \"{path}\"]\nsandbox.read = [\"./data/inputs\"]\n",
+    );
+    std::fs::create_dir(workspace.path("data/inputs")).expect("inputs");
+    std::fs::write(workspace.path("data/inputs/a.txt"), "input\n").expect("input");
+    let mut server = workspace.serve_legacy();
+    let dir = workspace.dir.path().display().to_string();
+    let result = server.call("read", json!({"path": format!("{dir}/data/inputs/a.txt")}));
+    assert_eq!(text(&result), "input", "{result}");
+    // Another tool (or anything of the server's user) swaps the folder for a link to the
+    // workspace, where the secret is.
+    std::fs::remove_dir_all(workspace.path("data/inputs")).expect("remove");
+    std::os::unix::fs::symlink(workspace.dir.path(), workspace.path("data/inputs"))
+        .expect("symlink");
+    let result = server.call(
+        "read",
+        json!({"path": format!("{dir}/data/inputs/secret.txt")}),
+    );
+    assert!(is_error(&result), "{result}");
+    assert!(
+        text(&result).contains("has become a symlink since the server loaded its manifest"),
+        "{result}"
+    );
+}
+
+#[test]
+fn check_prints_the_abi_and_warns_of_a_program_its_sandbox_cannot_start() {
+    let workspace = Workspace::new(
+        "[[tools]]\nname = \"bare\"\ncommand.argv = [\"cat\", \"/dev/null\"]\nsandbox = { system = false }\n",
+    );
+    let (code, _, stderr) = run(
+        &[
+            "check",
+            "--config",
+            workspace.manifest().to_str().expect("path"),
+        ],
+        workspace.dir.path(),
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.starts_with("sandbox: Landlock ABI "), "{stderr}");
+    assert!(
+        stderr.contains("  tool `bare`\n    enforced: files: read nothing; write nothing; runs `"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("which its sandbox cannot execute: add its folder to `execute`")
+            && stderr.contains("[sandbox-program]"),
+        "{stderr}"
+    );
+    // And indeed it cannot start: the dynamic loader is not executable in its sandbox.
+    if landlock_abi() >= 1 {
+        let mut server = workspace.serve_legacy();
+        let result = server.call("bare", json!({}));
+        assert_eq!(
+            text(&result),
+            "`cat` could not start in its sandbox: Permission denied (os error 13)",
+            "{result}"
+        );
     }
 }

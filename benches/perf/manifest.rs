@@ -42,6 +42,31 @@ content = [{{ type = "text", text = "ok" }}]
     )
 }
 
+/// The `echo` tool confined the way the example's tools are: no files but the system's, no
+/// network, bounded memory and CPU time (the sandbox's cost is this beside `echo`).
+pub(crate) fn sandboxed_echo() -> String {
+    r#"[server]
+name = "mcp-serve-bench-sandboxed"
+version = "1.0.0"
+
+[[tools]]
+name = "echo"
+description = "Echo a message with /bin/echo, sandboxed."
+[tools.arguments.message]
+type = "string"
+[tools.command]
+argv = ["/bin/echo", "{message}"]
+[tools.sandbox]
+read = []
+write = []
+network = false
+memory = "256MiB"
+cpu = "10s"
+open-files = 256
+"#
+    .to_owned()
+}
+
 /// A manifest of `count` command tools, each with a two-argument input schema.
 pub(crate) fn many_tools(count: usize) -> String {
     let mut text = String::from("[server]\nname = \"big\"\nversion = \"1.0.0\"\n");

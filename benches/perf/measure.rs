@@ -140,7 +140,17 @@ fn stdio_calls(
             .with_context(|| format!("stdio {case}"))?;
         latency(figures, &format!("stdio.{case}"), &Latency::of(&samples));
     }
-    command_calls(options, &mut server, figures).context("stdio command")?;
+    // A second server with the same tool sandboxed; a binary without sandboxes refuses
+    // the manifest, and the comparison then has no sandboxed figures.
+    let sandboxed = manifest
+        .parent()
+        .map(|dir| {
+            crate::manifest::write(dir, "sandboxed.toml", &crate::manifest::sandboxed_echo())
+        })
+        .transpose()?
+        .and_then(|path| StdioServer::start(binary, &path).ok())
+        .map(|(server, _)| server);
+    command_calls(options, &mut server, sandboxed, figures).context("stdio command")?;
     figures.insert(
         "rss.stdio_peak_mib".into(),
         kib_to_mib(server.peak_rss_kib()?),
@@ -156,22 +166,35 @@ const SPAWN_BLOCK: usize = 50;
 /// earlier makes a noisy ratio. Blocks rather than single spawns, so that the server's own
 /// work after an answer (reaping the process group) does not slow the floor's spawns. The
 /// target compares the command calls with this paired floor.
+/// The sandboxed calls are taken in blocks between the same blocks, for the same reason.
 fn command_calls(
     options: &Options,
     server: &mut StdioServer,
+    mut sandboxed: Option<StdioServer>,
     figures: &mut Figures,
 ) -> anyhow::Result<()> {
     let arguments = json!({"message": "hello bench"});
     server.calls("echo", &arguments, options.warmup, 0)?;
+    if let Some(sandboxed) = &mut sandboxed {
+        sandboxed.calls("echo", &arguments, options.warmup, 0)?;
+    }
     let mut calls = Vec::with_capacity(options.calls);
+    let mut confined = Vec::with_capacity(options.calls);
     let mut spawns = Vec::with_capacity(options.calls);
     while calls.len() < options.calls {
         let block = SPAWN_BLOCK.min(options.calls - calls.len());
         spawns.extend(floor::spawn(block)?);
         calls.extend(server.calls("echo", &arguments, 0, block)?);
+        if let Some(sandboxed) = &mut sandboxed {
+            confined.extend(sandboxed.calls("echo", &arguments, 0, block)?);
+        }
     }
     latency(figures, "stdio.command", &Latency::of(&calls));
     latency(figures, "stdio.command_spawn_floor", &Latency::of(&spawns));
+    if let Some(sandboxed) = sandboxed {
+        latency(figures, "stdio.command_sandboxed", &Latency::of(&confined));
+        sandboxed.stop()?;
+    }
     Ok(())
 }
 

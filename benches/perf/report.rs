@@ -74,6 +74,16 @@ const ROWS: &[Row] = &[
         Some("floor.spawn+pipe.p99_us"),
     ),
     row(
+        "stdio command, sandboxed, p50 (µs)",
+        "stdio.command_sandboxed.p50_us",
+        Some("floor.spawn+pipe.p50_us"),
+    ),
+    row(
+        "stdio command, sandboxed, p90 (µs)",
+        "stdio.command_sandboxed.p90_us",
+        Some("floor.spawn+pipe.p90_us"),
+    ),
+    row(
         "spawn floor beside the command calls p50 (µs)",
         "stdio.command_spawn_floor.p50_us",
         None,
@@ -207,12 +217,17 @@ pub(crate) fn targets(floor: &Figures, figures: &Figures) -> Vec<(String, bool)>
     // The spawn floor sampled between this binary's own command calls (see measure.rs).
     let command = get("stdio.command.p50_us")
         / (get("stdio.command_spawn_floor.p50_us") + floor["floor.pipe.p50_us"]);
+    let sandboxed = get("stdio.command_sandboxed.p50_us") / get("stdio.command.p50_us");
     vec![
         (
             format!(
                 "command tool p50 ≤ 1.15 × (spawn beside the calls + pipe) floor: {command:.2}"
             ),
             command <= 1.15,
+        ),
+        (
+            format!("sandboxed command p50 ≤ 1.3 × the same command unconfined: {sandboxed:.2}"),
+            sandboxed <= 1.3,
         ),
         (
             format!(

@@ -559,21 +559,23 @@ impl CallDirectory {
         let directory = tempfile::Builder::new()
             .prefix("mcp-serve-call-")
             .tempdir()?;
+        // Canonical, so that a sandbox can refuse any symlink in these paths.
+        let base = std::fs::canonicalize(directory.path())?;
         let mut call = Self::default();
         if output_dir {
-            let files = directory.path().join("output");
+            let files = base.join("output");
             std::fs::create_dir(&files)?;
             command.env(OUTPUT_DIR_VARIABLE, &files);
             call.outputs = Some(files);
         }
         if pipe_wanted {
-            let (path, receiver) = events_pipe::create(directory.path())?;
+            let (path, receiver) = events_pipe::create(&base)?;
             command.env(EVENTS_VARIABLE, &path);
             call.pipe = Some(receiver);
             call.pipe_path = Some(path);
         }
         if temp_wanted {
-            let temp = directory.path().join("tmp");
+            let temp = base.join("tmp");
             std::fs::create_dir(&temp)?;
             command.env("TMPDIR", &temp);
             call.temp = Some(temp);

@@ -1,5 +1,7 @@
 //! Files a command writes into its per-call output directory.
 
+use std::io::Read as _;
+use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::Path;
 
 use crate::results::OutputFile;
@@ -17,14 +19,39 @@ pub fn collect_files(directory: &Path, budget: usize) -> Result<Vec<OutputFile>,
     let mut used = 0_usize;
     for entry in entries {
         let name = entry.file_name().to_string_lossy().into_owned();
-        let size = entry.metadata().map_err(|error| error.to_string())?.len();
-        used = used.saturating_add(usize::try_from(size).unwrap_or(usize::MAX));
+        // Opened without following a link and without blocking on a FIFO, then checked on
+        // the handle: a process of the call that outlived it may have swapped the file for
+        // a link to something only the server can read since the listing.
+        let Ok(mut file) = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+            .open(entry.path())
+        else {
+            continue;
+        };
+        let metadata = file.metadata().map_err(|error| error.to_string())?;
+        if !metadata.is_file() {
+            continue;
+        }
+        let before = used;
+        used = used.saturating_add(usize::try_from(metadata.len()).unwrap_or(usize::MAX));
         if used > budget {
             return Err(format!(
                 "together they are more than {budget} bytes, the tool's limit"
             ));
         }
-        let bytes = std::fs::read(entry.path()).map_err(|error| format!("`{name}`: {error}"))?;
+        let mut bytes = Vec::new();
+        let left = u64::try_from(budget - before).unwrap_or(u64::MAX);
+        (&mut file)
+            .take(left.saturating_add(1))
+            .read_to_end(&mut bytes)
+            .map_err(|error| format!("`{name}`: {error}"))?;
+        used = before + bytes.len();
+        if used > budget {
+            return Err(format!(
+                "together they are more than {budget} bytes, the tool's limit"
+            ));
+        }
         files.push(OutputFile { name, bytes });
     }
     Ok(files)

@@ -173,11 +173,28 @@ fn environment(
             continue;
         }
         if let Some(template) = parse_template(value, facts, checker) {
+            if is_loader_variable(name.get_ref()) && template.placeholders().next().is_some() {
+                checker
+                    .error(
+                        format!(
+                            "`{}` tells the dynamic loader what code to run: an argument can never fill it",
+                            name.get_ref()
+                        ),
+                        value.span(),
+                    )
+                    .hint("it would run the caller's choice of code in the program (and before a sandbox confines it); write a fixed value");
+                continue;
+            }
             env.push((name.get_ref().clone(), template));
         }
     }
 
     env
+}
+
+/// Variables that make the dynamic loader (glibc's or musl's) load or tune code.
+fn is_loader_variable(name: &str) -> bool {
+    name.starts_with("LD_") || name == "GLIBC_TUNABLES" || name == "MALLOC_CONF"
 }
 
 fn inherit_env(wire: &CommandWire, checker: &mut Checker) -> InheritEnv {

@@ -17,6 +17,9 @@ use crate::template::{ArgvElement, Repeated};
 use crate::units::{parse_duration, parse_size};
 
 const TEMP_DIR: &str = "{temp-dir}";
+
+/// A path and where the manifest wrote it.
+type Located = (PathBuf, Range<usize>);
 const OUTPUT_DIR: &str = "{output-dir}";
 
 /// A checked sandbox and where `required = true` was written (for the refusal).
@@ -52,32 +55,7 @@ pub(super) fn build_sandbox(
     let write = paths(wire.write.as_ref(), "write", &mut temp_dir, checker);
     let execute = paths(wire.execute.as_ref(), "execute", &mut temp_dir, checker);
     if let Some(parent) = inherited {
-        let with_system = |own: &[PathBuf], system: &[&str]| {
-            let mut all = own.to_vec();
-            if parent.system {
-                all.extend(system.iter().map(PathBuf::from));
-            }
-            all
-        };
-        let readable = [
-            with_system(&parent.read, SYSTEM_READ),
-            with_system(&parent.write, SYSTEM_WRITE),
-            with_system(&parent.execute, SYSTEM_EXECUTE),
-        ]
-        .concat();
-        narrow(read.as_ref(), "read", &readable, checker);
-        narrow(
-            write.as_ref(),
-            "write",
-            &with_system(&parent.write, SYSTEM_WRITE),
-            checker,
-        );
-        narrow(
-            execute.as_ref(),
-            "execute",
-            &with_system(&parent.execute, SYSTEM_EXECUTE),
-            checker,
-        );
+        narrow_paths(parent, [&read, &write, &execute], checker);
     }
     let network = network(wire, inherited, checker);
     let limits = limits(wire, inherited, checker);
@@ -129,6 +107,7 @@ pub(super) fn build_sandbox(
             seccomp,
             required,
             kernel,
+            filters: std::sync::Arc::default(),
         },
         required_at,
     })
@@ -142,6 +121,12 @@ pub(super) fn attach(declared: Declared, command: &mut CommandBackend, checker: 
         required_at,
     } = declared;
     sandbox.program = program_path(command);
+    if let Err(problem) = sandbox.compile_filters() {
+        checker.error(
+            format!("the sandbox's seccomp filter cannot be built here: {problem}"),
+            required_at.clone().unwrap_or(0..1),
+        );
+    }
     if sandbox.required {
         let missing = sandbox.enforcement().missing;
         if !missing.is_empty() {
@@ -215,6 +200,40 @@ fn paths(
         }
     }
     Some(out)
+}
+
+/// Each of a tool's `read`, `write` and `execute` paths must lie beneath the server's.
+fn narrow_paths(
+    parent: &Sandbox,
+    [read, write, execute]: [&Option<Vec<Located>>; 3],
+    checker: &mut Checker,
+) {
+    let with_system = |own: &[PathBuf], system: &[&str]| {
+        let mut all = own.to_vec();
+        if parent.system {
+            all.extend(system.iter().map(PathBuf::from));
+        }
+        all
+    };
+    let readable = [
+        with_system(&parent.read, SYSTEM_READ),
+        with_system(&parent.write, SYSTEM_WRITE),
+        with_system(&parent.execute, SYSTEM_EXECUTE),
+    ]
+    .concat();
+    narrow(read.as_ref(), "read", &readable, checker);
+    narrow(
+        write.as_ref(),
+        "write",
+        &with_system(&parent.write, SYSTEM_WRITE),
+        checker,
+    );
+    narrow(
+        execute.as_ref(),
+        "execute",
+        &with_system(&parent.execute, SYSTEM_EXECUTE),
+        checker,
+    );
 }
 
 /// A tool's paths must lie beneath the server's.

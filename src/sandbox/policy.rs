@@ -5,13 +5,17 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::{Limits, Network, SYSTEM_EXECUTE, SYSTEM_READ, SYSTEM_WRITE, Sandbox};
+use super::{Limits, Network, Sandbox};
 
 /// Everything the trampoline needs, as JSON in [`super::POLICY_VARIABLE`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Policy {
     /// The Landlock ABI to use; 0 skips Landlock.
     pub landlock_abi: i32,
+    /// Also grant the system's paths ([`super::SYSTEM_EXECUTE`] …), symlinks and all.
+    pub system: bool,
+    /// The paths below were canonical when the server loaded them: the trampoline refuses to
+    /// follow a symlink anywhere in them (one may have been planted since).
     pub read: Vec<PathBuf>,
     pub write: Vec<PathBuf>,
     pub execute: Vec<PathBuf>,
@@ -19,7 +23,8 @@ pub struct Policy {
     pub limits: Limits,
     /// Count processes in a user namespace of the call's own (needed for `processes`).
     pub user_namespace: bool,
-    pub seccomp: bool,
+    /// Packed seccomp filters, compiled at load (empty: none).
+    pub seccomp: Vec<Vec<u64>>,
     /// Fail rather than run with less than declared.
     pub required: bool,
 }
@@ -47,14 +52,9 @@ pub struct CallPaths<'a> {
 impl Sandbox {
     /// The policy for one call.
     pub fn policy(&self, call: &CallPaths<'_>) -> Policy {
-        let mut read = self.read.clone();
+        let read = self.read.clone();
         let mut write = self.write.clone();
         let mut execute = self.execute.clone();
-        if self.system {
-            execute.extend(existing(SYSTEM_EXECUTE));
-            read.extend(existing(SYSTEM_READ));
-            write.extend(existing(SYSTEM_WRITE));
-        }
         execute.extend(self.program.iter().cloned());
         write.extend(
             [call.output_dir, call.temp_dir, call.events_pipe]
@@ -65,32 +65,156 @@ impl Sandbox {
         let processes = self.limits.processes.is_some() && self.kernel.counts_processes();
         Policy {
             landlock_abi: self.kernel.landlock_abi,
+            system: self.system,
             read,
             write,
             execute,
-            network: match &self.network {
-                Network::Any => NetworkRule::Any,
-                Network::Nothing => NetworkRule::Nothing,
-                Network::Ports(endpoints) => {
-                    let mut ports: Vec<u16> = endpoints.iter().map(|e| e.port).collect();
-                    ports.sort_unstable();
-                    ports.dedup();
-                    NetworkRule::Ports(ports)
-                }
-            },
+            network: self.network_rule(),
             limits: Limits {
                 processes: self.limits.processes.filter(|_| processes),
                 ..self.limits
             },
             user_namespace: processes,
-            seccomp: self.seccomp && self.kernel.seccomp,
+            seccomp: self.filters.to_vec(),
             required: self.required,
         }
     }
+
+    /// The network part of the policy.
+    pub fn network_rule(&self) -> NetworkRule {
+        match &self.network {
+            Network::Any => NetworkRule::Any,
+            Network::Nothing => NetworkRule::Nothing,
+            Network::Ports(endpoints) => {
+                let mut ports: Vec<u16> = endpoints.iter().map(|e| e.port).collect();
+                ports.sort_unstable();
+                ports.dedup();
+                NetworkRule::Ports(ports)
+            }
+        }
+    }
+
+    /// Compiles this sandbox's seccomp filters (none when it has `seccomp = false` or the
+    /// kernel has no seccomp); done once, at load.
+    pub fn compile_filters(&mut self) -> Result<(), String> {
+        self.filters = if self.seccomp && self.kernel.seccomp {
+            std::sync::Arc::new(super::seccomp::compile(
+                &self.network_rule(),
+                self.kernel.root,
+            )?)
+        } else {
+            std::sync::Arc::default()
+        };
+        Ok(())
+    }
 }
 
-/// The system paths; the trampoline skips those this system lacks (a path that does not
-/// exist grants nothing).
-fn existing(paths: &'static [&'static str]) -> impl Iterator<Item = PathBuf> {
-    paths.iter().map(PathBuf::from)
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sandbox::{Endpoint, Support};
+
+    fn sandbox(kernel: Support) -> Sandbox {
+        Sandbox {
+            read: vec!["/srv/data".into()],
+            write: vec![],
+            execute: vec![],
+            program: Some("/srv/bin/tool".into()),
+            system: true,
+            temp_dir: true,
+            network: Network::Ports(vec![
+                Endpoint {
+                    host: "a.example".into(),
+                    port: 443,
+                },
+                Endpoint {
+                    host: "b.example".into(),
+                    port: 443,
+                },
+                Endpoint {
+                    host: "127.0.0.1".into(),
+                    port: 8080,
+                },
+            ]),
+            limits: Limits {
+                processes: Some(8),
+                ..Limits::default()
+            },
+            seccomp: true,
+            required: false,
+            kernel,
+            filters: std::sync::Arc::default(),
+        }
+    }
+
+    #[test]
+    fn a_call_gets_its_own_paths_the_system_and_the_ports_once() {
+        let kernel = Support {
+            landlock_abi: 7,
+            kernel_abi: 7,
+            seccomp: true,
+            user_namespaces: true,
+            root: false,
+        };
+        let mut confined = sandbox(kernel);
+        confined.compile_filters().expect("filters");
+        let policy = confined.policy(&CallPaths {
+            output_dir: Some(Path::new("/tmp/call/output")),
+            temp_dir: Some(Path::new("/tmp/call/tmp")),
+            events_pipe: None,
+        });
+        assert_eq!(policy.read, [PathBuf::from("/srv/data")]);
+        assert!(policy.system);
+        assert_eq!(policy.execute, [PathBuf::from("/srv/bin/tool")]);
+        assert_eq!(
+            policy.seccomp.len(),
+            if cfg!(target_arch = "x86_64") { 3 } else { 2 }
+        );
+        assert!(policy.write.contains(&PathBuf::from("/tmp/call/output")));
+        assert!(policy.write.contains(&PathBuf::from("/tmp/call/tmp")));
+        assert!(!policy.write.iter().any(|path| path.starts_with("/srv")));
+        assert_eq!(policy.network, NetworkRule::Ports(vec![443, 8080]));
+        assert!(policy.user_namespace);
+        assert_eq!(policy.limits.processes, Some(8));
+
+        // Root cannot be limited by RLIMIT_NPROC, and a kernel without seccomp gets none.
+        let root = Support {
+            root: true,
+            seccomp: false,
+            ..kernel
+        };
+        let mut confined = sandbox(root);
+        confined.compile_filters().expect("filters");
+        let policy = confined.policy(&CallPaths::default());
+        assert!(!policy.user_namespace);
+        assert_eq!(policy.limits.processes, None);
+        assert!(policy.seccomp.is_empty());
+        let missing = sandbox(root).enforcement().missing;
+        assert!(
+            missing.iter().any(|line| line.starts_with("processes 8")),
+            "{missing:?}"
+        );
+        assert!(
+            missing.iter().any(|line| line.starts_with("seccomp")),
+            "{missing:?}"
+        );
+    }
+
+    #[test]
+    fn the_seccomp_filters_compile_for_every_network_rule() {
+        for network in [
+            NetworkRule::Any,
+            NetworkRule::Nothing,
+            NetworkRule::Ports(vec![443]),
+        ] {
+            for root in [false, true] {
+                let filters = crate::sandbox::seccomp::compile(&network, root).expect("compiles");
+                assert_eq!(
+                    filters.len(),
+                    if cfg!(target_arch = "x86_64") { 3 } else { 2 }
+                );
+                assert!(filters.iter().all(|filter| !filter.is_empty()));
+            }
+        }
+    }
 }

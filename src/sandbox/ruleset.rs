@@ -1,14 +1,18 @@
 //! The Landlock ruleset of one policy: every file system right handled, then granted beneath
 //! the policy's paths; TCP by port; scopes from ABI 6.
 
+use std::os::fd::OwnedFd;
 use std::path::Path;
 
 use landlock::{
     ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible as _, NetPort, PathBeneath,
-    PathFd, Ruleset, RulesetAttr as _, RulesetCreatedAttr as _, RulesetStatus, Scope,
+    Ruleset, RulesetAttr as _, RulesetCreatedAttr as _, RulesetStatus, Scope,
 };
+use nix::errno::Errno;
+use nix::fcntl::{AT_FDCWD, OFlag, OpenHow, ResolveFlag, openat2};
+use nix::sys::stat::{SFlag, fstat};
 
-use super::{NetworkRule, Policy};
+use super::{NetworkRule, Policy, SYSTEM_EXECUTE, SYSTEM_READ, SYSTEM_WRITE};
 
 /// Restricts this process (and what it executes) to the policy.
 pub(super) fn restrict(policy: &Policy) -> Result<(), String> {
@@ -39,14 +43,23 @@ pub(super) fn restrict(policy: &Policy) -> Result<(), String> {
     let execute = read | AccessFs::Execute;
     let write = (AccessFs::from_all(abi) & !AccessFs::Execute)
         & !(AccessFs::MakeChar | AccessFs::MakeBlock);
+    let system: [&[&str]; 3] = if policy.system {
+        [SYSTEM_READ, SYSTEM_EXECUTE, SYSTEM_WRITE]
+    } else {
+        [&[], &[], &[]]
+    };
     let grants = [
-        (&policy.read, read),
-        (&policy.execute, execute),
-        (&policy.write, write),
+        (&policy.read, system[0], read),
+        (&policy.execute, system[1], execute),
+        (&policy.write, system[2], write),
     ];
-    for (paths, access) in grants {
-        for path in paths {
-            if let Some(rule) = beneath(path, access, abi)? {
+    for (paths, system, access) in grants {
+        let declared = paths.iter().map(|path| (path.as_path(), Follow::Never));
+        let system = system
+            .iter()
+            .map(|path| (Path::new(*path), Follow::Symlinks));
+        for (path, follow) in declared.chain(system) {
+            if let Some(rule) = beneath(path, follow, access, abi)? {
                 created = created.add_rule(rule).map_err(failed)?;
             }
         }
@@ -65,23 +78,48 @@ pub(super) fn restrict(policy: &Policy) -> Result<(), String> {
     Ok(())
 }
 
+/// How a path may be resolved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Follow {
+    /// The system's own paths (`/lib64` may link to `usr/lib64`).
+    Symlinks,
+    /// Paths canonical at load: a symlink in them now was planted since, perhaps by another
+    /// tool, to widen this one; it is refused, never followed.
+    Never,
+}
+
 /// A rule for `path`; `None` when it does not exist (it grants nothing then). A file gets
 /// the rights that apply to files.
 fn beneath(
     path: &Path,
+    follow: Follow,
     access: BitFlags<AccessFs>,
     abi: ABI,
-) -> Result<Option<PathBeneath<PathFd>>, String> {
-    let metadata = match std::fs::metadata(path) {
-        Ok(metadata) => metadata,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+) -> Result<Option<PathBeneath<OwnedFd>>, String> {
+    let resolve = match follow {
+        Follow::Symlinks => ResolveFlag::empty(),
+        Follow::Never => ResolveFlag::RESOLVE_NO_SYMLINKS,
+    };
+    let how = OpenHow::new()
+        .flags(OFlag::O_PATH | OFlag::O_CLOEXEC)
+        .resolve(resolve);
+    let fd = match openat2(AT_FDCWD, path, how) {
+        Ok(fd) => fd,
+        Err(Errno::ENOENT) => return Ok(None),
+        Err(Errno::ELOOP) => {
+            return Err(format!(
+                "`{}` has become a symlink since the server loaded its manifest; it is not followed",
+                path.display()
+            ));
+        }
         Err(error) => return Err(format!("`{}`: {error}", path.display())),
     };
-    let access = if metadata.is_dir() {
+    let stat = fstat(&fd).map_err(|error| format!("`{}`: {error}", path.display()))?;
+    let is_dir = SFlag::from_bits_truncate(stat.st_mode) & SFlag::S_IFMT == SFlag::S_IFDIR;
+    let access = if is_dir {
         access
     } else {
         access & AccessFs::from_file(abi)
     };
-    let fd = PathFd::new(path).map_err(|error| format!("`{}`: {error}", path.display()))?;
     Ok(Some(PathBeneath::new(fd, access)))
 }

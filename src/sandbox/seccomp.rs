@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use seccompiler::{
     BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
-    SeccompRule, TargetArch,
+    SeccompRule, TargetArch, sock_filter,
 };
 
 use super::NetworkRule;
@@ -76,8 +76,9 @@ const NAMESPACE_FLAGS: &[i32] = &[
     libc::CLONE_NEWCGROUP,
 ];
 
-/// The filters to install, in order.
-pub(super) fn filters(network: &NetworkRule, root: bool) -> Result<Vec<BpfProgram>, String> {
+/// The filters for a policy, compiled once per tool at load and packed for the trampoline
+/// (each instruction as one `u64`: code, jt, jf, k).
+pub(crate) fn compile(network: &NetworkRule, root: bool) -> Result<Vec<Vec<u64>>, String> {
     let arch = TargetArch::try_from(std::env::consts::ARCH)
         .map_err(|error| format!("seccomp: {error}"))?;
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> =
@@ -97,22 +98,12 @@ pub(super) fn filters(network: &NetworkRule, root: bool) -> Result<Vec<BpfProgra
             .collect::<Result<_, _>>()?,
     );
     match network {
+        NetworkRule::Any => {}
         // Only socketpair, which reaches nothing outside.
         NetworkRule::Nothing => {
             rules.insert(libc::SYS_socket, Vec::new());
         }
-        // Raw packets bypass every port rule.
-        NetworkRule::Ports(_) | NetworkRule::Any => {
-            rules.insert(
-                libc::SYS_socket,
-                vec![rule(&[(
-                    0,
-                    SeccompCmpArgLen::Dword,
-                    SeccompCmpOp::Eq,
-                    mask(libc::AF_PACKET),
-                )])?],
-            );
-        }
+        NetworkRule::Ports(_) => port_rules(&mut rules)?,
     }
     if root {
         // Root could raise the hard limits back; reading them (`prlimit64` without a new
@@ -137,16 +128,108 @@ pub(super) fn filters(network: &NetworkRule, root: bool) -> Result<Vec<BpfProgra
         arch,
     )
     .map_err(|error| format!("seccomp: {error}"))?;
-    [deny, clone3]
+    let mut programs = [deny, clone3]
         .into_iter()
         .map(|filter| BpfProgram::try_from(filter).map_err(|error| format!("seccomp: {error}")))
-        .collect()
+        .collect::<Result<Vec<_>, _>>()?;
+    if cfg!(target_arch = "x86_64") {
+        programs.push(x32_guard());
+    }
+    Ok(programs
+        .iter()
+        .map(|program| program.iter().map(pack).collect())
+        .collect())
 }
 
-/// Installs the filters on this thread (the trampoline has no other).
-pub(super) fn install(filters: &[BpfProgram]) -> Result<(), String> {
+/// With a port list, only TCP and UDP over IPv4 and IPv6 (and netlink, which name
+/// resolution uses) may be created: the port rules see `connect` on TCP only, so raw, SCTP,
+/// DCCP and Multipath TCP sockets, UNIX sockets, and TCP Fast Open's connect-by-send are
+/// denied.
+fn port_rules(rules: &mut BTreeMap<i64, Vec<SeccompRule>>) -> Result<(), String> {
+    let dword = SeccompCmpArgLen::Dword;
+    let family = |value: i32| (0, dword.clone(), SeccompCmpOp::Eq, mask(value));
+    let kind = |value: i32| (1, dword.clone(), SeccompCmpOp::MaskedEq(0xf), mask(value));
+    let mut socket = vec![rule(&[
+        (0, dword.clone(), SeccompCmpOp::Ne, mask(libc::AF_INET)),
+        (0, dword.clone(), SeccompCmpOp::Ne, mask(libc::AF_INET6)),
+        (0, dword.clone(), SeccompCmpOp::Ne, mask(libc::AF_NETLINK)),
+    ])?];
+    for inet in [libc::AF_INET, libc::AF_INET6] {
+        // 10 is the obsolete SOCK_PACKET.
+        for denied in [libc::SOCK_RAW, libc::SOCK_DCCP, 10] {
+            socket.push(rule(&[family(inet), kind(denied)])?);
+        }
+    }
+    for protocol in [libc::IPPROTO_MPTCP, libc::IPPROTO_SCTP] {
+        socket.push(rule(&[(
+            2,
+            dword.clone(),
+            SeccompCmpOp::Eq,
+            mask(protocol),
+        )])?);
+    }
+    rules.insert(libc::SYS_socket, socket);
+    let fast_open = mask(libc::MSG_FASTOPEN);
+    for (call, flags) in [
+        (libc::SYS_sendto, 3),
+        (libc::SYS_sendmsg, 2),
+        (libc::SYS_sendmmsg, 3),
+    ] {
+        rules.insert(
+            call,
+            vec![rule(&[(
+                flags,
+                dword.clone(),
+                SeccompCmpOp::MaskedEq(fast_open),
+                fast_open,
+            )])?],
+        );
+    }
+    Ok(())
+}
+
+/// x32 system calls (numbers with bit 30 set) report the `x86_64` architecture and so match
+/// none of the rules above: they fail with `ENOSYS`.
+fn x32_guard() -> BpfProgram {
+    const LOAD_NR: u16 = 0x20; // BPF_LD | BPF_W | BPF_ABS, offset 0: seccomp_data.nr
+    const JUMP_IF_AT_LEAST: u16 = 0x35; // BPF_JMP | BPF_JGE | BPF_K
+    const RETURN: u16 = 0x06; // BPF_RET | BPF_K
+    const ERRNO: u32 = 0x0005_0000;
+    const ALLOW: u32 = 0x7fff_0000;
+    let instruction = |code, jt, jf, k| sock_filter { code, jt, jf, k };
+    vec![
+        instruction(LOAD_NR, 0, 0, 0),
+        instruction(JUMP_IF_AT_LEAST, 0, 1, 0x4000_0000),
+        instruction(RETURN, 0, 0, ERRNO | libc::ENOSYS.unsigned_abs()),
+        instruction(RETURN, 0, 0, ALLOW),
+    ]
+}
+
+fn pack(instruction: &sock_filter) -> u64 {
+    (u64::from(instruction.code) << 48)
+        | (u64::from(instruction.jt) << 40)
+        | (u64::from(instruction.jf) << 32)
+        | u64::from(instruction.k)
+}
+
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "unpacking what `pack` packed"
+)]
+fn unpack(packed: u64) -> sock_filter {
+    sock_filter {
+        code: (packed >> 48) as u16,
+        jt: (packed >> 40) as u8,
+        jf: (packed >> 32) as u8,
+        k: packed as u32,
+    }
+}
+
+/// Installs packed filters on this thread (the trampoline has no other).
+pub(super) fn install(filters: &[Vec<u64>]) -> Result<(), String> {
     for filter in filters {
-        seccompiler::apply_filter(filter).map_err(|error| format!("seccomp: {error}"))?;
+        let program: BpfProgram = filter.iter().copied().map(unpack).collect();
+        seccompiler::apply_filter(&program).map_err(|error| format!("seccomp: {error}"))?;
     }
     Ok(())
 }

@@ -27,7 +27,10 @@ impl Support {
     /// Probes this kernel. Landlock's ABI is read by restricting a short-lived thread of
     /// our own (the crate exposes it only then); the server's other threads are untouched.
     pub fn detect() -> Self {
-        let kernel_abi = std::thread::spawn(landlock_abi).join().unwrap_or(0);
+        let kernel_abi = std::thread::Builder::new()
+            .name("landlock-probe".into())
+            .spawn(landlock_abi)
+            .map_or(0, |probe| probe.join().unwrap_or(0));
         let landlock_abi = std::env::var(ABI_OVERRIDE_VARIABLE)
             .ok()
             .and_then(|value| value.trim().parse::<i32>().ok())
@@ -130,6 +133,11 @@ impl Sandbox {
             out.missing
                 .push("file rules (the kernel has no Landlock)".into());
         }
+        if abi < 6 {
+            out.missing.push(
+                "no signals or abstract UNIX sockets out of the sandbox: it could signal the server (needs Landlock ABI 6, Linux 6.12)".into(),
+            );
+        }
         self.network_enforcement(&mut out);
         let limits = &self.limits;
         let mut set: Vec<String> = [
@@ -205,9 +213,18 @@ impl Sandbox {
                     .collect();
                 if abi >= 4 {
                     out.enforced.push(format!(
-                        "network: TCP connect to ports of {} only, by port not host; no TCP bind (Landlock)",
+                        "network: TCP connect to ports of {} only, by port not host; no TCP bind (Landlock); UDP not restricted",
                         list.join(", ")
                     ));
+                    if seccomp {
+                        out.enforced.push(
+                            "network: no raw, SCTP, DCCP, Multipath TCP or UNIX sockets, no TCP Fast Open (seccomp)".into(),
+                        );
+                    } else {
+                        out.missing.push(
+                            "network list: raw, Multipath TCP and UNIX sockets and TCP Fast Open bypass the port rules (needs seccomp)".into(),
+                        );
+                    }
                 } else {
                     out.missing.push(format!(
                         "network = [{}] (needs Landlock ABI 4, Linux 6.7)",

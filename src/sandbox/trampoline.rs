@@ -6,6 +6,7 @@
 //! (127 when the program does not exist, 126 when it cannot be executed), as `env` does.
 
 use std::ffi::OsString;
+use std::io::Write as _;
 use std::os::unix::process::CommandExt as _;
 use std::process::ExitCode;
 
@@ -39,34 +40,36 @@ pub fn run(mut args: impl Iterator<Item = OsString>) -> ExitCode {
     } else {
         126
     };
-    fail(
-        status,
-        &format!("could not start `{}`: {error}", program.to_string_lossy()),
-    )
+    fail(status, &error.to_string())
 }
 
 /// Applies every restriction of `policy` to this process, in an order where each step
 /// still has what it needs: the namespace first (it needs `/proc/self`), Landlock before
 /// the open-files limit (it opens each path), seccomp last (it denies `unshare`).
 pub fn confine(policy: &Policy) -> Result<(), String> {
-    if policy.user_namespace {
-        limits::own_user_namespace()?;
+    let mut limits = policy.limits;
+    if policy.user_namespace
+        && let Err(reason) = limits::own_user_namespace()
+    {
+        // Some containers forbid user namespaces the probe thought available: without one,
+        // RLIMIT_NPROC would count every process of the user, so the limit is dropped.
+        if policy.required {
+            return Err(reason);
+        }
+        limits.processes = None;
     }
     nix::sys::prctl::set_no_new_privs()
         .map_err(|error| format!("could not set no_new_privs: {error}"))?;
     if policy.landlock_abi > 0 {
         ruleset::restrict(policy)?;
     }
-    limits::apply(&policy.limits)?;
-    if policy.seccomp {
-        let root = nix::unistd::geteuid().is_root();
-        let filters = seccomp::filters(&policy.network, root)?;
-        seccomp::install(&filters)?;
-    }
+    limits::apply(&limits)?;
+    seccomp::install(&policy.seccomp)?;
     Ok(())
 }
 
 fn fail(status: u8, reason: &str) -> ExitCode {
-    eprintln!("{FAILURE_PREFIX}{reason}");
+    // Never a panic: stderr may be closed.
+    let _ = writeln!(std::io::stderr(), "{FAILURE_PREFIX}{reason}");
     ExitCode::from(status)
 }
