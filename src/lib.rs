@@ -15,9 +15,9 @@
 //!   into the file, and builds the [`registry`]. Its `wire` shapes are never seen elsewhere
 //!   (except to derive the manifest's JSON Schema); one checker file per concept (`facts`:
 //!   what templates may name; `argv`, `command`, `sandbox`, `url`, `http`, `static_result`,
-//!   `output`, `schemas`, `identity`, `tool`).
-//! - [`registry`] holds the server identity, the [`tool`]s in manifest order, and the
-//!   resource store; `mcp` builds the `tools/list` answer of each protocol [`era`] once.
+//!   `output`, `schemas`, `identity`, `tool`, `prompt`).
+//! - [`registry`] holds the server identity, the [`tool`]s and [`prompt`]s in manifest
+//!   order, and the resource store; `mcp` builds the `tools/list` answer of each protocol [`era`] once.
 //! - [`tool`] is the one call path: defaults, input validation against the compiled
 //!   [`schema`] (compiled at load when the author wrote it, on first use when we generated
 //!   it), the tool's [`limit`], the [`backend`], then the output pipeline in [`results`]
@@ -47,7 +47,8 @@
 //!   `sandbox::support` probes what the kernel enforces, for `check`, the log and `required`.
 //! - [`mcp`] is the only module that knows rmcp, the official Rust SDK: it adapts the
 //!   registry to rmcp's server handler, forwards events as notifications, and owns the stdio
-//!   and Streamable HTTP transports and their security layers.
+//!   and Streamable HTTP transports and their security layers; `mcp::prompts` answers
+//!   `prompts/list`, `prompts/get` and `completion/complete`.
 //! - [`reload`] watches the manifest (`--watch`) and swaps the registry in whole.
 //! - [`commands`] are the commands for people (`check`, `list`, `call`, `test`, `init`,
 //!   `install`); [`cli`] parses the command line and [`run`] wires everything for `main`.
@@ -70,6 +71,7 @@ pub mod events;
 pub mod limit;
 pub mod manifest;
 pub mod mcp;
+pub mod prompt;
 pub mod registry;
 pub mod reload;
 pub mod results;

@@ -15,6 +15,7 @@ mod http;
 mod identity;
 mod json;
 mod output;
+mod prompt;
 mod sandbox;
 mod schemas;
 mod static_result;

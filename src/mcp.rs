@@ -11,6 +11,7 @@ mod convert;
 mod handler;
 pub mod http;
 mod notify;
+mod prompts;
 mod state;
 mod stdio;
 

@@ -6,6 +6,7 @@ use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
 use crate::era::Era;
+use crate::prompt::Prompt;
 use crate::results::FilesMode;
 use crate::results::store::{ResourceStore, StoreLimits};
 use crate::suggest::suggest;
@@ -24,6 +25,7 @@ pub struct ServerIdentity {
 pub struct Registry {
     pub server: ServerIdentity,
     tools: IndexMap<String, Arc<Tool>>,
+    prompts: IndexMap<String, Arc<Prompt>>,
     /// Outputs kept for `resources/read`; shared with the registry a reload replaces this
     /// one with, so links handed out before the reload keep working.
     store: Arc<ResourceStore>,
@@ -48,9 +50,32 @@ impl Registry {
         Self {
             server,
             tools,
+            prompts: IndexMap::new(),
             store: Arc::new(ResourceStore::new(StoreLimits::default())),
             withheld_env: Vec::new(),
         }
+    }
+
+    #[must_use]
+    pub fn with_prompts(mut self, prompts: Vec<Prompt>) -> Self {
+        self.prompts = prompts
+            .into_iter()
+            .map(|prompt| (prompt.name.clone(), Arc::new(prompt)))
+            .collect();
+        self
+    }
+
+    /// The prompts, in manifest order.
+    pub fn prompts(&self) -> impl Iterator<Item = &Arc<Prompt>> {
+        self.prompts.values()
+    }
+
+    /// The prompt called `name`, or why not (with a suggestion).
+    pub fn prompt(&self, name: &str) -> Result<&Arc<Prompt>, UnknownTool> {
+        self.prompts.get(name).ok_or_else(|| UnknownTool {
+            name: name.to_owned(),
+            suggestion: suggest(name, self.prompts.keys().map(String::as_str)).map(str::to_owned),
+        })
     }
 
     #[must_use]

@@ -104,3 +104,21 @@ fn the_conformance_fixture_tools_pass_their_scenarios() {
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+#[test]
+fn prompt_and_completion_scenarios_pass_statelessly() {
+    let manifest = repo_root().join("tests/fixtures/conformance.toml");
+    let failures = run_scenarios_on(
+        &manifest,
+        &[],
+        &[
+            "prompts-list",
+            "prompts-get-simple",
+            "prompts-get-with-args",
+            "prompts-get-embedded-resource",
+            "prompts-get-with-image",
+            "completion-complete",
+        ],
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -117,7 +117,7 @@ fn the_2026_era_is_served_with_header_checks() {
     assert_eq!(message(response, 3)["error"]["code"], json!(-32020));
 
     // Unknown methods are 404 on the modern path.
-    let (status, reply) = server.modern(4, "prompts/list", json!({}));
+    let (status, reply) = server.modern(4, "no/such/method", json!({}));
     assert_eq!(
         (status, reply["error"]["code"].clone()),
         (404, json!(-32601))

@@ -20,6 +20,7 @@ mod lifecycle;
 mod long_running;
 mod manifest_errors;
 mod modern_era;
+mod prompts;
 mod properties;
 mod rich_results;
 mod safety_commands;

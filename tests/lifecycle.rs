@@ -40,7 +40,7 @@ fn initialize_describes_the_server_from_the_manifest() {
         response["result"],
         json!({
             "protocolVersion": "2025-11-25",
-            "capabilities": {"logging": {}, "tools": {}},
+            "capabilities": {"completions": {}, "logging": {}, "prompts": {}, "tools": {}},
             "serverInfo": {
                 "name": "catalog",
                 "title": "Product catalog",
@@ -128,7 +128,12 @@ fn unknown_tools_and_methods_are_protocol_errors() {
         response["error"],
         json!({"code": -32602, "message": "unknown tool `weather`"})
     );
-    for method in ["prompts/list", "resources/list", "completion/complete"] {
+    let response = server.request("prompts/get", json!({"name": "compare-product"}));
+    assert_eq!(
+        response["error"],
+        json!({"code": -32602, "message": "unknown prompt `compare-product`; did you mean `compare-products`?"})
+    );
+    for method in ["resources/list", "resources/read"] {
         let response = server.request(method, json!({}));
         assert_eq!(
             response["error"]["code"],

@@ -8,12 +8,13 @@ use toml::Spanned;
 use toml::de::{DeTable, DeValue, ValueDeserializer};
 
 use super::Checker;
+use super::prompt::build_prompts;
 use super::tool::build_tools;
-use super::wire::{ServerWire, ToolWire};
+use super::wire::{PromptWire, ServerWire, ToolWire};
 use crate::registry::Registry;
 use crate::suggest::suggest;
 
-const TOP_LEVEL_KEYS: [&str; 2] = ["server", "tools"];
+const TOP_LEVEL_KEYS: [&str; 3] = ["server", "tools", "prompts"];
 
 /// Parses the document and builds the registry; `None` when nothing usable came out.
 pub(super) fn load(source: &str, checker: &mut Checker) -> Option<Registry> {
@@ -34,6 +35,7 @@ pub(super) fn load(source: &str, checker: &mut Checker) -> Option<Registry> {
     let mut server = ServerWire::default();
     let mut tools = Vec::new();
     let mut tools_seen = false;
+    let mut prompts = Vec::new();
     for (key, value) in root {
         let key_span = key.span();
         match key.get_ref().as_ref() {
@@ -61,18 +63,39 @@ pub(super) fn load(source: &str, checker: &mut Checker) -> Option<Registry> {
                     }
                 }
             }
+            "prompts" => {
+                let span = value.span();
+                match value.into_inner() {
+                    DeValue::Array(entries) => {
+                        for (index, entry) in entries.into_iter().enumerate() {
+                            let context = entry_context(&entry, "prompt", index);
+                            if let Some(wire) = deserialize::<PromptWire>(entry, &context, checker)
+                            {
+                                prompts.push(wire);
+                            }
+                        }
+                    }
+                    _ => {
+                        checker
+                            .error("`prompts` must be an array of tables", span)
+                            .hint("declare each prompt in its own `[[prompts]]` table");
+                    }
+                }
+            }
             other => {
                 let suggestion = suggest(other, TOP_LEVEL_KEYS);
                 let diagnostic =
                     checker.error(format!("unknown top-level key `{other}`"), key_span);
                 diagnostic.suggest(suggestion);
                 if suggestion.is_none() {
-                    diagnostic.hint("the manifest has a `[server]` table and `[[tools]]` tables");
+                    diagnostic.hint(
+                        "the manifest has a `[server]` table, `[[tools]]` and `[[prompts]]` tables",
+                    );
                 }
             }
         }
     }
-    if !tools_seen {
+    if !tools_seen && prompts.is_empty() {
         checker
             .error(
                 "the manifest declares no tools",
@@ -80,11 +103,17 @@ pub(super) fn load(source: &str, checker: &mut Checker) -> Option<Registry> {
             )
             .hint("add a `[[tools]]` table; `mcp-serve init` writes a starter manifest");
     }
-    build_tools(server, tools, checker)
+    let prompts = build_prompts(&prompts, checker);
+    build_tools(server, tools, checker).map(|registry| registry.with_prompts(prompts))
 }
 
 /// How diagnostics refer to the tool at `index`: by name when it has one.
 fn tool_context(entry: &Spanned<DeValue<'_>>, index: usize) -> String {
+    entry_context(entry, "tool", index)
+}
+
+/// How diagnostics refer to the `kind` (tool, prompt) at `index`: by name when it has one.
+fn entry_context(entry: &Spanned<DeValue<'_>>, kind: &str, index: usize) -> String {
     let name = match entry.get_ref() {
         DeValue::Table(table) => table.get("name").and_then(|value| match value.get_ref() {
             DeValue::String(name) => Some(name.to_string()),
@@ -93,8 +122,8 @@ fn tool_context(entry: &Spanned<DeValue<'_>>, index: usize) -> String {
         _ => None,
     };
     name.map_or_else(
-        || format!("tool #{}", index + 1),
-        |name| format!("tool `{name}`"),
+        || format!("{kind} #{}", index + 1),
+        |name| format!("{kind} `{name}`"),
     )
 }
 

@@ -60,7 +60,7 @@ pub(super) fn build_static(
     })
 }
 
-fn build_block(
+pub(super) fn build_block(
     block: &Spanned<BlockWire>,
     facts: &ArgumentFacts,
     checker: &mut Checker,

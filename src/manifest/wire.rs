@@ -333,6 +333,54 @@ pub(super) struct ExampleWire {
     pub(super) schema: Option<Spanned<toml::Value>>,
 }
 
+/// One `[[prompts]]` entry: messages a host offers its user, with arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub(super) struct PromptWire {
+    #[schemars(with = "String")]
+    pub(super) name: Spanned<String>,
+    pub(super) title: Option<String>,
+    pub(super) description: Option<String>,
+    pub(super) icons: Option<Vec<IconWire>>,
+    /// One table per argument; prompt arguments are strings.
+    #[serde(default)]
+    #[schemars(with = "IndexMap<String, PromptArgumentWire>")]
+    pub(super) arguments: IndexMap<Spanned<String>, PromptArgumentWire>,
+    /// The messages, in order.
+    #[serde(default)]
+    #[schemars(with = "Vec<MessageWire>")]
+    pub(super) messages: Vec<Spanned<MessageWire>>,
+}
+
+/// One argument of a prompt.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub(super) struct PromptArgumentWire {
+    pub(super) title: Option<String>,
+    pub(super) description: Option<String>,
+    /// Arguments are required unless `optional = true`.
+    pub(super) optional: Option<bool>,
+    /// Values `completion/complete` offers (any value is still accepted).
+    pub(super) complete: Option<Vec<String>>,
+    /// The only values accepted (and offered).
+    #[serde(rename = "enum")]
+    #[schemars(with = "Option<Vec<String>>")]
+    pub(super) choices: Option<Spanned<Vec<String>>>,
+}
+
+/// One message of a prompt: `text`, or a `content` block like `[tools.static]`'s.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub(super) struct MessageWire {
+    /// `user` or `assistant`.
+    #[schemars(with = "String")]
+    pub(super) role: Spanned<String>,
+    /// A text block; `{argument}` placeholders are filled in.
+    pub(super) text: Option<String>,
+    #[schemars(with = "Option<BlockWire>")]
+    pub(super) content: Option<Spanned<BlockWire>>,
+}
+
 /// The whole manifest, for its JSON Schema (`mcp-serve schema`); loading walks the document
 /// table by table instead, to report every problem at once.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -344,5 +392,6 @@ pub(super) struct ExampleWire {
 )]
 pub(super) struct ManifestWire {
     pub(super) server: Option<ServerWire>,
-    pub(super) tools: Vec<ToolWire>,
+    pub(super) tools: Option<Vec<ToolWire>>,
+    pub(super) prompts: Option<Vec<PromptWire>>,
 }

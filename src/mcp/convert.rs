@@ -39,7 +39,7 @@ pub(super) fn call_result(result: ToolResult, server_info: Option<&Value>) -> Ca
 }
 
 /// One block as rmcp's type: plain text directly, the rest through the shared wire shape.
-fn content_block(block: Content) -> ContentBlock {
+pub(super) fn content_block(block: Content) -> ContentBlock {
     match block {
         Content::Text {
             text,

@@ -13,10 +13,14 @@ use rmcp::model::{
     ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
     ReadResourceResponse, ReadResourceResult, ServerConfig, SetLevelRequestParams, Tool,
 };
+use rmcp::model::{
+    CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResponse,
+    ListPromptsResult,
+};
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 
 use super::state::Handler;
-use super::{convert, notify};
+use super::{convert, notify, prompts};
 use std::time::Duration;
 
 use crate::backend::CallContext;
@@ -165,6 +169,30 @@ impl ServerHandler for Handler {
         }
         let result = result.for_era(era, tool.legacy_wrapped());
         Ok(convert::call_result(result, server_info).into())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        prompts::list(&self.registry())
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        prompts::get(&self.registry(), &request).map(Into::into)
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        prompts::complete(&self.registry(), &request)
     }
 
     async fn set_level(

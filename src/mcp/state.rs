@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use rmcp::Peer;
-use rmcp::model::{ServerCapabilities, ServerConfig, Tool};
+use rmcp::model::{JsonObject, PromptsCapability, ServerCapabilities, ServerConfig, Tool};
 use rmcp::service::{RoleServer, SubscriptionSink};
 use serde_json::Value;
 
@@ -126,6 +126,12 @@ impl Snapshot {
         if watching && let Some(tools) = capabilities.tools.as_mut() {
             tools.list_changed = Some(true);
         }
+        if registry.prompts().next().is_some() {
+            let mut prompts = PromptsCapability::default();
+            prompts.list_changed = watching.then_some(true);
+            capabilities.prompts = Some(prompts);
+            capabilities.completions = Some(JsonObject::new());
+        }
         let mut info = ServerConfig::new(capabilities).with_server_info(implementation);
         info.instructions.clone_from(&registry.server.instructions);
         let server_info = Value::Object(registry.server.implementation.clone());
@@ -198,8 +204,11 @@ impl Handler {
             .map(|peers| peers.clone())
             .unwrap_or_default();
         let mut alive = Vec::new();
+        let prompts = self.registry().prompts().next().is_some();
         for peer in peers {
-            if peer.notify_tool_list_changed().await.is_ok() {
+            if peer.notify_tool_list_changed().await.is_ok()
+                && (!prompts || peer.notify_prompt_list_changed().await.is_ok())
+            {
                 alive.push(peer);
             }
         }
@@ -213,7 +222,9 @@ impl Handler {
             .map(|sinks| sinks.clone())
             .unwrap_or_default();
         for (id, sink) in sinks {
-            if sink.notify_tool_list_changed().await.is_err() {
+            if sink.notify_tool_list_changed().await.is_err()
+                || (prompts && sink.notify_prompt_list_changed().await.is_err())
+            {
                 self.remove_sink(id);
             }
         }
