@@ -15,9 +15,9 @@
 //!   into the file, and builds the [`registry`]. Its `wire` shapes are never seen elsewhere
 //!   (except to derive the manifest's JSON Schema); one checker file per concept (`facts`:
 //!   what templates may name; `argv`, `command`, `sandbox`, `url`, `http`, `static_result`,
-//!   `output`, `schemas`, `identity`, `tool`, `prompt`).
-//! - [`registry`] holds the server identity, the [`tool`]s and [`prompt`]s in manifest
-//!   order, and the resource store; `mcp` builds the `tools/list` answer of each protocol [`era`] once.
+//!   `output`, `schemas`, `identity`, `tool`, `prompt`, `resource`).
+//! - [`registry`] holds the server identity, the [`tool`]s, [`prompt`]s and declared
+//!   [`resource`]s and templates in manifest order, and the store of kept outputs; `mcp` builds the `tools/list` answer of each protocol [`era`] once.
 //! - [`tool`] is the one call path: defaults, input validation against the compiled
 //!   [`schema`] (compiled at load when the author wrote it, on first use when we generated
 //!   it), the tool's [`limit`], the [`backend`], then the output pipeline in [`results`]
@@ -48,7 +48,7 @@
 //! - [`mcp`] is the only module that knows rmcp, the official Rust SDK: it adapts the
 //!   registry to rmcp's server handler, forwards events as notifications, and owns the stdio
 //!   and Streamable HTTP transports and their security layers; `mcp::prompts` answers
-//!   `prompts/list`, `prompts/get` and `completion/complete`.
+//!   `prompts/*` and `completion/complete`, `mcp::resources` the `resources/*` methods.
 //! - [`reload`] watches the manifest (`--watch`) and swaps the registry in whole.
 //! - [`commands`] are the commands for people (`check`, `list`, `call`, `test`, `init`,
 //!   `install`); [`cli`] parses the command line and [`run`] wires everything for `main`.
@@ -74,6 +74,7 @@ pub mod mcp;
 pub mod prompt;
 pub mod registry;
 pub mod reload;
+pub mod resource;
 pub mod results;
 pub mod run;
 pub mod sandbox;

@@ -16,6 +16,7 @@ mod identity;
 mod json;
 mod output;
 mod prompt;
+mod resource;
 mod sandbox;
 mod schemas;
 mod static_result;

@@ -12,6 +12,7 @@ mod handler;
 pub mod http;
 mod notify;
 mod prompts;
+mod resources;
 mod state;
 mod stdio;
 

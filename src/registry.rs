@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 
 use crate::era::Era;
 use crate::prompt::Prompt;
+use crate::resource::{DeclaredResource, ResourceTemplate};
 use crate::results::FilesMode;
 use crate::results::store::{ResourceStore, StoreLimits};
 use crate::suggest::suggest;
@@ -26,6 +27,8 @@ pub struct Registry {
     pub server: ServerIdentity,
     tools: IndexMap<String, Arc<Tool>>,
     prompts: IndexMap<String, Arc<Prompt>>,
+    resources: IndexMap<String, DeclaredResource>,
+    templates: Vec<ResourceTemplate>,
     /// Outputs kept for `resources/read`; shared with the registry a reload replaces this
     /// one with, so links handed out before the reload keep working.
     store: Arc<ResourceStore>,
@@ -51,6 +54,8 @@ impl Registry {
             server,
             tools,
             prompts: IndexMap::new(),
+            resources: IndexMap::new(),
+            templates: Vec::new(),
             store: Arc::new(ResourceStore::new(StoreLimits::default())),
             withheld_env: Vec::new(),
         }
@@ -63,6 +68,35 @@ impl Registry {
             .map(|prompt| (prompt.name.clone(), Arc::new(prompt)))
             .collect();
         self
+    }
+
+    #[must_use]
+    pub fn with_resources(
+        mut self,
+        resources: Vec<DeclaredResource>,
+        templates: Vec<ResourceTemplate>,
+    ) -> Self {
+        self.resources = resources
+            .into_iter()
+            .map(|resource| (resource.uri.clone(), resource))
+            .collect();
+        self.templates = templates;
+        self
+    }
+
+    /// The declared resources, in manifest order.
+    pub fn resources(&self) -> impl Iterator<Item = &DeclaredResource> {
+        self.resources.values()
+    }
+
+    /// The declared resource at `uri`.
+    pub fn resource(&self, uri: &str) -> Option<&DeclaredResource> {
+        self.resources.get(uri)
+    }
+
+    /// The resource templates, in manifest order.
+    pub fn templates(&self) -> &[ResourceTemplate] {
+        &self.templates
     }
 
     /// The prompts, in manifest order.
@@ -100,9 +134,11 @@ impl Registry {
 
     /// Whether any tool keeps outputs as resources, so the server offers `resources/*`.
     pub fn serves_resources(&self) -> bool {
-        self.tools.values().any(|tool| {
-            tool.output_spec.keep_full_output || tool.output_spec.files == Some(FilesMode::Link)
-        })
+        !self.resources.is_empty()
+            || !self.templates.is_empty()
+            || self.tools.values().any(|tool| {
+                tool.output_spec.keep_full_output || tool.output_spec.files == Some(FilesMode::Link)
+            })
     }
 
     pub fn get(&self, name: &str) -> Result<&Arc<Tool>, UnknownTool> {

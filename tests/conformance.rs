@@ -106,7 +106,7 @@ fn the_conformance_fixture_tools_pass_their_scenarios() {
 }
 
 #[test]
-fn prompt_and_completion_scenarios_pass_statelessly() {
+fn prompt_resource_and_completion_scenarios_pass_statelessly() {
     let manifest = repo_root().join("tests/fixtures/conformance.toml");
     let failures = run_scenarios_on(
         &manifest,
@@ -118,6 +118,10 @@ fn prompt_and_completion_scenarios_pass_statelessly() {
             "prompts-get-embedded-resource",
             "prompts-get-with-image",
             "completion-complete",
+            "resources-list",
+            "resources-read-text",
+            "resources-read-binary",
+            "resources-templates-read",
         ],
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));

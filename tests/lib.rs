@@ -22,6 +22,7 @@ mod manifest_errors;
 mod modern_era;
 mod prompts;
 mod properties;
+mod resources;
 mod rich_results;
 mod safety_commands;
 mod safety_http;

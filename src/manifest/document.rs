@@ -9,12 +9,19 @@ use toml::de::{DeTable, DeValue, ValueDeserializer};
 
 use super::Checker;
 use super::prompt::build_prompts;
+use super::resource::{build_resources, build_templates};
 use super::tool::build_tools;
-use super::wire::{PromptWire, ServerWire, ToolWire};
+use super::wire::{PromptWire, ResourceTemplateWire, ResourceWire, ServerWire, ToolWire};
 use crate::registry::Registry;
 use crate::suggest::suggest;
 
-const TOP_LEVEL_KEYS: [&str; 3] = ["server", "tools", "prompts"];
+const TOP_LEVEL_KEYS: [&str; 5] = [
+    "server",
+    "tools",
+    "prompts",
+    "resources",
+    "resource-templates",
+];
 
 /// Parses the document and builds the registry; `None` when nothing usable came out.
 pub(super) fn load(source: &str, checker: &mut Checker) -> Option<Registry> {
@@ -35,7 +42,9 @@ pub(super) fn load(source: &str, checker: &mut Checker) -> Option<Registry> {
     let mut server = ServerWire::default();
     let mut tools = Vec::new();
     let mut tools_seen = false;
-    let mut prompts = Vec::new();
+    let mut prompts: Vec<PromptWire> = Vec::new();
+    let mut resources: Vec<ResourceWire> = Vec::new();
+    let mut templates: Vec<ResourceTemplateWire> = Vec::new();
     for (key, value) in root {
         let key_span = key.span();
         match key.get_ref().as_ref() {
@@ -63,24 +72,10 @@ pub(super) fn load(source: &str, checker: &mut Checker) -> Option<Registry> {
                     }
                 }
             }
-            "prompts" => {
-                let span = value.span();
-                match value.into_inner() {
-                    DeValue::Array(entries) => {
-                        for (index, entry) in entries.into_iter().enumerate() {
-                            let context = entry_context(&entry, "prompt", index);
-                            if let Some(wire) = deserialize::<PromptWire>(entry, &context, checker)
-                            {
-                                prompts.push(wire);
-                            }
-                        }
-                    }
-                    _ => {
-                        checker
-                            .error("`prompts` must be an array of tables", span)
-                            .hint("declare each prompt in its own `[[prompts]]` table");
-                    }
-                }
+            "prompts" => prompts = entries(value, "prompt", "prompts", checker),
+            "resources" => resources = entries(value, "resource", "resources", checker),
+            "resource-templates" => {
+                templates = entries(value, "resource template", "resource-templates", checker);
             }
             other => {
                 let suggestion = suggest(other, TOP_LEVEL_KEYS);
@@ -89,13 +84,13 @@ pub(super) fn load(source: &str, checker: &mut Checker) -> Option<Registry> {
                 diagnostic.suggest(suggestion);
                 if suggestion.is_none() {
                     diagnostic.hint(
-                        "the manifest has a `[server]` table, `[[tools]]` and `[[prompts]]` tables",
+                        "the manifest has a `[server]` table, and `[[tools]]`, `[[prompts]]`, `[[resources]]` and `[[resource-templates]]` tables",
                     );
                 }
             }
         }
     }
-    if !tools_seen && prompts.is_empty() {
+    if !tools_seen && prompts.is_empty() && resources.is_empty() && templates.is_empty() {
         checker
             .error(
                 "the manifest declares no tools",
@@ -104,7 +99,38 @@ pub(super) fn load(source: &str, checker: &mut Checker) -> Option<Registry> {
             .hint("add a `[[tools]]` table; `mcp-serve init` writes a starter manifest");
     }
     let prompts = build_prompts(&prompts, checker);
-    build_tools(server, tools, checker).map(|registry| registry.with_prompts(prompts))
+    let resources = build_resources(&resources, checker);
+    let templates = build_templates(&templates, checker);
+    build_tools(server, tools, checker).map(|registry| {
+        registry
+            .with_prompts(prompts)
+            .with_resources(resources, templates)
+    })
+}
+
+/// An array of tables (`[[prompts]]` …), each deserialized on its own.
+fn entries<T: for<'de> Deserialize<'de>>(
+    value: Spanned<DeValue<'_>>,
+    kind: &str,
+    key: &str,
+    checker: &mut Checker,
+) -> Vec<T> {
+    let span = value.span();
+    if let DeValue::Array(entries) = value.into_inner() {
+        entries
+            .into_iter()
+            .enumerate()
+            .filter_map(|(index, entry)| {
+                let context = entry_context(&entry, kind, index);
+                deserialize::<T>(entry, &context, checker)
+            })
+            .collect()
+    } else {
+        checker
+            .error(format!("`{key}` must be an array of tables"), span)
+            .hint(format!("declare each {kind} in its own `[[{key}]]` table"));
+        Vec::new()
+    }
 }
 
 /// How diagnostics refer to the tool at `index`: by name when it has one.

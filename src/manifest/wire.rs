@@ -381,6 +381,51 @@ pub(super) struct MessageWire {
     pub(super) content: Option<Spanned<BlockWire>>,
 }
 
+/// One `[[resources]]` entry: a fixed URI and its contents.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub(super) struct ResourceWire {
+    #[schemars(with = "String")]
+    pub(super) uri: Spanned<String>,
+    pub(super) name: String,
+    pub(super) title: Option<String>,
+    pub(super) description: Option<String>,
+    /// Guessed from `file` when absent; `text/plain` for `text`.
+    pub(super) mime_type: Option<String>,
+    pub(super) text: Option<String>,
+    /// Base64 bytes.
+    pub(super) blob: Option<String>,
+    /// A file relative to the manifest, read at each `resources/read`.
+    #[schemars(with = "Option<String>")]
+    pub(super) file: Option<Spanned<String>>,
+    pub(super) icons: Option<Vec<IconWire>>,
+    pub(super) annotations: Option<ContentAnnotationsWire>,
+}
+
+/// One `[[resource-templates]]` entry: an RFC 6570 URI template (simple `{variables}`).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub(super) struct ResourceTemplateWire {
+    #[schemars(with = "String")]
+    pub(super) uri_template: Spanned<String>,
+    pub(super) name: String,
+    pub(super) title: Option<String>,
+    pub(super) description: Option<String>,
+    pub(super) mime_type: Option<String>,
+    /// Text with `{variable}` placeholders.
+    #[schemars(with = "Option<String>")]
+    pub(super) text: Option<Spanned<String>>,
+    /// A file relative to the manifest whose name uses `{variable}`s; a value can never
+    /// leave the folder before the first placeholder.
+    #[schemars(with = "Option<String>")]
+    pub(super) file: Option<Spanned<String>>,
+    /// Completion values (`complete`) or the only values accepted (`enum`) per variable.
+    #[serde(default)]
+    #[schemars(with = "IndexMap<String, PromptArgumentWire>")]
+    pub(super) variables: IndexMap<Spanned<String>, PromptArgumentWire>,
+    pub(super) icons: Option<Vec<IconWire>>,
+}
+
 /// The whole manifest, for its JSON Schema (`mcp-serve schema`); loading walks the document
 /// table by table instead, to report every problem at once.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -394,4 +439,7 @@ pub(super) struct ManifestWire {
     pub(super) server: Option<ServerWire>,
     pub(super) tools: Option<Vec<ToolWire>>,
     pub(super) prompts: Option<Vec<PromptWire>>,
+    pub(super) resources: Option<Vec<ResourceWire>>,
+    #[serde(rename = "resource-templates")]
+    pub(super) resource_templates: Option<Vec<ResourceTemplateWire>>,
 }

@@ -83,7 +83,7 @@ pub(super) fn resource_contents(
     }
 }
 
-fn blob(uri: String, mime_type: String, bytes: &[u8]) -> ResourceContents {
+pub(super) fn blob(uri: String, mime_type: String, bytes: &[u8]) -> ResourceContents {
     use base64::Engine as _;
     ResourceContents::BlobResourceContents {
         uri,

@@ -15,12 +15,12 @@ use rmcp::model::{
 };
 use rmcp::model::{
     CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResponse,
-    ListPromptsResult,
+    ListPromptsResult, ListResourceTemplatesResult,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 
 use super::state::Handler;
-use super::{convert, notify, prompts};
+use super::{convert, notify, prompts, resources};
 use std::time::Duration;
 
 use crate::backend::CallContext;
@@ -211,24 +211,15 @@ impl ServerHandler for Handler {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        if !self.registry().serves_resources() {
-            return Err(ErrorData::new(
-                ErrorCode::METHOD_NOT_FOUND,
-                "Method not found: resources/list",
-                None,
-            ));
-        }
-        let resources = self
-            .registry()
-            .store()
-            .list(&caller(&context, self.state.sessions))
-            .iter()
-            .filter_map(convert::resource)
-            .collect();
-        // Kept outputs come and go: clients must not cache the list.
-        Ok(ListResourcesResult::with_all_items(resources)
-            .with_ttl_ms(0)
-            .with_cache_scope(CacheScope::Private))
+        resources::list(&self.registry(), &caller(&context, self.state.sessions))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        resources::templates(&self.registry())
     }
 
     async fn read_resource(
@@ -236,34 +227,16 @@ impl ServerHandler for Handler {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        if !self.registry().serves_resources() {
-            return Err(ErrorData::new(
-                ErrorCode::METHOD_NOT_FOUND,
-                "Method not found: resources/read",
-                None,
-            ));
-        }
-        let Some((mime_type, bytes)) = self
-            .registry()
-            .store()
-            .read(&request.uri, &caller(&context, self.state.sessions))
-        else {
-            return Err(ErrorData::resource_not_found(
-                format!(
-                    "no resource `{}`: kept outputs expire after an hour, or when the store is full",
-                    request.uri
-                ),
-                None,
-            ));
-        };
-        Ok(ReadResourceResult::new(vec![convert::resource_contents(
-            request.uri,
-            mime_type,
-            bytes,
-        )])
-        .with_ttl_ms(0)
-        .with_cache_scope(CacheScope::Private)
-        .into())
+        let contents = resources::read(
+            &self.registry(),
+            &request.uri,
+            &caller(&context, self.state.sessions),
+            era(&context),
+        )?;
+        Ok(ReadResourceResult::new(vec![contents])
+            .with_ttl_ms(0)
+            .with_cache_scope(CacheScope::Private)
+            .into())
     }
 
     async fn on_custom_request(

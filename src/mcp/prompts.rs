@@ -75,13 +75,15 @@ pub(super) fn get(
     Ok(result)
 }
 
-/// Completion values for a prompt's argument. Resource templates (and any reference kind
-/// rmcp adds) have no declared values yet: they complete to nothing.
+/// Completion values for a prompt's argument or a resource template's variable (any
+/// reference kind rmcp adds completes to nothing).
 pub(super) fn complete(
     registry: &Registry,
     request: &CompleteRequestParams,
 ) -> Result<CompleteResult, ErrorData> {
-    served(registry, "completion/complete")?;
+    if registry.prompts().next().is_none() && registry.templates().is_empty() {
+        served(registry, "completion/complete")?;
+    }
     let completion = match &request.r#ref {
         Reference::Prompt(reference) => {
             let prompt = registry.prompt(&reference.name).map_err(|unknown| {
@@ -98,6 +100,29 @@ pub(super) fn complete(
                         None,
                     )
                 })?
+        }
+        Reference::Resource(reference) => {
+            let values = registry
+                .templates()
+                .iter()
+                .find(|template| template.uri_template == reference.uri)
+                .and_then(|template| {
+                    template.complete(&request.argument.name, &request.argument.value)
+                })
+                .ok_or_else(|| {
+                    ErrorData::invalid_params(
+                        format!(
+                            "no resource template `{}` with a variable `{}`",
+                            reference.uri, request.argument.name
+                        ),
+                        None,
+                    )
+                })?;
+            prompt::Completion {
+                total: values.len(),
+                has_more: values.len() > prompt::MAX_COMPLETIONS,
+                values: values.into_iter().take(prompt::MAX_COMPLETIONS).collect(),
+            }
         }
         _ => prompt::Completion {
             values: Vec::new(),

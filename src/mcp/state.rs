@@ -130,6 +130,8 @@ impl Snapshot {
             let mut prompts = PromptsCapability::default();
             prompts.list_changed = watching.then_some(true);
             capabilities.prompts = Some(prompts);
+        }
+        if registry.prompts().next().is_some() || !registry.templates().is_empty() {
             capabilities.completions = Some(JsonObject::new());
         }
         let mut info = ServerConfig::new(capabilities).with_server_info(implementation);

@@ -1,0 +1,277 @@
+//! `[[resources]]` and `[[resource-templates]]`: URIs checked, contents from `text`, `blob`
+//! or a file (which must exist at load and is read again at each read), template variables
+//! declared and their placeholders checked.
+
+use std::collections::HashSet;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use serde_json::{Map, Value, json};
+
+use super::Checker;
+use super::facts::{ArgumentFacts, template_at};
+use super::identity::icons_json;
+use super::wire::{ResourceTemplateWire, ResourceWire};
+use crate::resource::{
+    DeclaredResource, Piece, ResourceTemplate, Source, TemplateSource, Variable, parse_uri_template,
+};
+use crate::results::mime;
+
+/// Checks every declared resource; the ones with problems are left out.
+pub(super) fn build_resources(
+    wires: &[ResourceWire],
+    checker: &mut Checker,
+) -> Vec<DeclaredResource> {
+    let mut seen = HashSet::new();
+    wires
+        .iter()
+        .filter_map(|wire| {
+            let uri = wire.uri.get_ref().clone();
+            if !uri.contains(':') {
+                checker.error(
+                    format!("`{uri}` is not a URI (it has no scheme)"),
+                    wire.uri.span(),
+                );
+                return None;
+            }
+            if !seen.insert(uri.clone()) {
+                checker.error(format!("duplicate resource `{uri}`"), wire.uri.span());
+                return None;
+            }
+            build_resource(wire, uri, checker)
+        })
+        .collect()
+}
+
+fn build_resource(
+    wire: &ResourceWire,
+    uri: String,
+    checker: &mut Checker,
+) -> Option<DeclaredResource> {
+    let span = wire.uri.span();
+    let (source, mime_type) = match (&wire.text, &wire.blob, &wire.file) {
+        (Some(text), None, None) => (
+            Source::Text(text.clone()),
+            wire.mime_type
+                .clone()
+                .unwrap_or_else(|| "text/plain".into()),
+        ),
+        (None, Some(blob), None) => match BASE64.decode(blob.trim()) {
+            Ok(bytes) => {
+                let mime_type = wire.mime_type.clone().unwrap_or_else(|| {
+                    mime::sniff(&bytes)
+                        .unwrap_or("application/octet-stream")
+                        .to_owned()
+                });
+                (Source::Blob(bytes), mime_type)
+            }
+            Err(error) => {
+                checker.error(format!("`blob` is not base64: {error}"), span);
+                return None;
+            }
+        },
+        (None, None, Some(file)) => {
+            let path = checker.resolve(file.get_ref());
+            let Ok(path) = std::fs::canonicalize(&path).map_err(|error| {
+                checker.error(
+                    format!("could not read `{}`: {error}", path.display()),
+                    file.span(),
+                );
+            }) else {
+                return None;
+            };
+            let mime_type = wire.mime_type.clone().unwrap_or_else(|| {
+                let head = std::fs::read(&path).unwrap_or_default();
+                mime::guess(file.get_ref(), &head).to_owned()
+            });
+            (Source::File(path), mime_type)
+        }
+        _ => {
+            checker.error(
+                "a resource has one of `text`, `blob` (base64) and `file`",
+                span,
+            );
+            return None;
+        }
+    };
+    let mut definition = Map::new();
+    definition.insert("uri".into(), json!(uri));
+    definition.insert("name".into(), json!(wire.name));
+    if let Some(title) = &wire.title {
+        definition.insert("title".into(), json!(title));
+    }
+    if let Some(description) = &wire.description {
+        definition.insert("description".into(), json!(description));
+    }
+    definition.insert("mimeType".into(), json!(mime_type));
+    match &source {
+        Source::Text(text) => {
+            definition.insert("size".into(), json!(text.len()));
+        }
+        Source::Blob(bytes) => {
+            definition.insert("size".into(), json!(bytes.len()));
+        }
+        Source::File(_) => {}
+    }
+    if let Some(icons) = &wire.icons {
+        definition.insert("icons".into(), icons_json(icons, checker));
+    }
+    if let Some(annotations) = &wire.annotations {
+        let mut value = Map::new();
+        if let Some(audience) = &annotations.audience {
+            value.insert("audience".into(), json!(audience));
+        }
+        if let Some(priority) = annotations.priority {
+            value.insert("priority".into(), json!(priority));
+        }
+        if let Some(modified) = &annotations.last_modified {
+            value.insert("lastModified".into(), json!(modified));
+        }
+        definition.insert("annotations".into(), Value::Object(value));
+    }
+    Some(DeclaredResource {
+        uri,
+        definition,
+        mime_type,
+        source,
+    })
+}
+
+/// Checks every resource template; the ones with problems are left out.
+pub(super) fn build_templates(
+    wires: &[ResourceTemplateWire],
+    checker: &mut Checker,
+) -> Vec<ResourceTemplate> {
+    wires
+        .iter()
+        .filter_map(|wire| build_template(wire, checker))
+        .collect()
+}
+
+fn build_template(wire: &ResourceTemplateWire, checker: &mut Checker) -> Option<ResourceTemplate> {
+    let errors_before = checker.diagnostics.len();
+    let span = wire.uri_template.span();
+    let uri_template = wire.uri_template.get_ref().clone();
+    let pieces = parse_uri_template(&uri_template)
+        .map_err(|problem| checker.error(format!("invalid URI template: {problem}"), span.clone()))
+        .ok()?;
+    let names: Vec<String> = pieces
+        .iter()
+        .filter_map(|piece| match piece {
+            Piece::Variable(name) => Some(name.clone()),
+            Piece::Literal(_) => None,
+        })
+        .collect();
+    for declared in wire.variables.keys() {
+        if !names.contains(declared.get_ref()) {
+            checker.error(
+                format!(
+                    "`{}` is not a variable of `{uri_template}`",
+                    declared.get_ref()
+                ),
+                declared.span(),
+            );
+        }
+    }
+    let variables: Vec<Variable> = names
+        .iter()
+        .map(|name| {
+            let spec = wire
+                .variables
+                .iter()
+                .find(|(declared, _)| declared.get_ref() == name)
+                .map(|(_, spec)| spec);
+            let choices = spec.and_then(|spec| spec.choices.as_ref());
+            Variable {
+                name: name.clone(),
+                values: choices
+                    .map(|choices| choices.get_ref().clone())
+                    .or_else(|| spec.and_then(|spec| spec.complete.clone()))
+                    .unwrap_or_default(),
+                closed: choices.is_some(),
+            }
+        })
+        .collect();
+    let facts = ArgumentFacts {
+        always_present: names.iter().cloned().collect(),
+        types: names
+            .iter()
+            .map(|name| (name.clone(), "string".to_owned()))
+            .collect(),
+        names,
+    };
+    let source = template_source(wire, &facts, checker)?;
+    let mime_type = wire.mime_type.clone().unwrap_or_else(|| match &source {
+        TemplateSource::Text(_) => "text/plain".into(),
+        TemplateSource::File { .. } => {
+            mime::from_name(wire.file.as_ref().map_or("", |f| f.get_ref()))
+                .unwrap_or("application/octet-stream")
+                .to_owned()
+        }
+    });
+    let mut definition = Map::new();
+    definition.insert("uriTemplate".into(), json!(uri_template));
+    definition.insert("name".into(), json!(wire.name));
+    if let Some(title) = &wire.title {
+        definition.insert("title".into(), json!(title));
+    }
+    if let Some(description) = &wire.description {
+        definition.insert("description".into(), json!(description));
+    }
+    definition.insert("mimeType".into(), json!(mime_type));
+    if let Some(icons) = &wire.icons {
+        definition.insert("icons".into(), icons_json(icons, checker));
+    }
+    (checker.diagnostics.len() == errors_before).then_some(ResourceTemplate {
+        uri_template,
+        pieces,
+        variables,
+        definition,
+        mime_type,
+        source,
+    })
+}
+
+/// Where a template's contents come from: text, or a file inside the folder its `file`
+/// names before the first placeholder.
+fn template_source(
+    wire: &ResourceTemplateWire,
+    facts: &ArgumentFacts,
+    checker: &mut Checker,
+) -> Option<TemplateSource> {
+    let span = wire.uri_template.span();
+    match (&wire.text, &wire.file) {
+        (Some(text), None) => Some(TemplateSource::Text(template_at(
+            text.get_ref(),
+            text.span(),
+            facts,
+            checker,
+        )?)),
+        (None, Some(file)) => {
+            let text = file.get_ref();
+            // The folder is what comes before the first placeholder's path segment.
+            let fixed = text.split('{').next().unwrap_or_default();
+            let folder = fixed.rsplit_once('/').map_or("", |(folder, _)| folder);
+            let relative = text[folder.len()..].trim_start_matches('/');
+            let directory = checker.resolve(if folder.is_empty() { "." } else { folder });
+            if !directory.is_dir() {
+                checker.error(
+                    format!("the folder `{}` does not exist", directory.display()),
+                    file.span(),
+                );
+                return None;
+            }
+            Some(TemplateSource::File {
+                directory,
+                path: template_at(relative, file.span(), facts, checker)?,
+            })
+        }
+        _ => {
+            checker.error(
+                "a resource template has `text` or `file`, one of them",
+                span,
+            );
+            None
+        }
+    }
+}

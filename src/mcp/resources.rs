@@ -1,0 +1,126 @@
+//! `resources/list`, `resources/read` and `resources/templates/list`: the manifest's
+//! resources and templates, then the outputs kept for this caller.
+
+use rmcp::ErrorData;
+use rmcp::model::{
+    CacheScope, ErrorCode, ListResourceTemplatesResult, ListResourcesResult, Resource,
+    ResourceContents, ResourceTemplate,
+};
+
+use super::convert;
+use crate::era::Era;
+use crate::registry::Registry;
+use crate::resource::{Contents, DeclaredResource, ReadError};
+use crate::results::store::Caller;
+
+/// A manifest without resources (declared or kept) serves no resource methods.
+pub(super) fn served(registry: &Registry, method: &str) -> Result<(), ErrorData> {
+    if registry.serves_resources() {
+        Ok(())
+    } else {
+        Err(ErrorData::new(
+            ErrorCode::METHOD_NOT_FOUND,
+            format!("Method not found: {method}"),
+            None,
+        ))
+    }
+}
+
+/// Declared resources first, in manifest order, then this caller's kept outputs.
+pub(super) fn list(registry: &Registry, caller: &Caller) -> Result<ListResourcesResult, ErrorData> {
+    served(registry, "resources/list")?;
+    let mut resources = registry
+        .resources()
+        .map(|resource| {
+            serde_json::from_value::<Resource>(serde_json::Value::Object(
+                resource.definition.clone(),
+            ))
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|error| {
+            ErrorData::internal_error(format!("a resource did not convert: {error}"), None)
+        })?;
+    resources.extend(
+        registry
+            .store()
+            .list(caller)
+            .iter()
+            .filter_map(convert::resource),
+    );
+    // Kept outputs come and go: clients must not cache the list.
+    Ok(ListResourcesResult::with_all_items(resources)
+        .with_ttl_ms(0)
+        .with_cache_scope(CacheScope::Private))
+}
+
+pub(super) fn templates(registry: &Registry) -> Result<ListResourceTemplatesResult, ErrorData> {
+    served(registry, "resources/templates/list")?;
+    let templates = registry
+        .templates()
+        .iter()
+        .map(|template| {
+            serde_json::from_value::<ResourceTemplate>(serde_json::Value::Object(
+                template.definition.clone(),
+            ))
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|error| {
+            ErrorData::internal_error(format!("a template did not convert: {error}"), None)
+        })?;
+    Ok(ListResourceTemplatesResult::with_all_items(templates))
+}
+
+/// The contents at `uri`: a declared resource, a template's, or a kept output.
+pub(super) fn read(
+    registry: &Registry,
+    uri: &str,
+    caller: &Caller,
+    era: Era,
+) -> Result<ResourceContents, ErrorData> {
+    served(registry, "resources/read")?;
+    let declared = registry.resource(uri).map(DeclaredResource::read);
+    let templated = || {
+        registry.templates().iter().find_map(|template| {
+            template
+                .matches(uri)
+                .map(|values| template.read(uri, &values))
+        })
+    };
+    match declared.or_else(templated) {
+        Some(Ok(contents)) => Ok(match contents {
+            Contents::Text { mime_type, text } => ResourceContents::TextResourceContents {
+                uri: uri.to_owned(),
+                mime_type: Some(mime_type),
+                text,
+                meta: None,
+            },
+            Contents::Blob { mime_type, bytes } => {
+                convert::blob(uri.to_owned(), mime_type, &bytes)
+            }
+        }),
+        Some(Err(ReadError::NotFound(message))) => Err(not_found(message, era)),
+        Some(Err(ReadError::Unreadable(message))) => {
+            Err(ErrorData::internal_error(message, None))
+        }
+        None => registry.store().read(uri, caller).map_or_else(
+            || {
+                Err(not_found(
+                    format!(
+                        "no resource `{uri}`: kept outputs expire after an hour, or when the store is full"
+                    ),
+                    era,
+                ))
+            },
+            |(mime_type, bytes)| Ok(convert::resource_contents(uri.to_owned(), mime_type, bytes)),
+        ),
+    }
+}
+
+/// Not found: `-32602` in the 2026 era (SEP-2164), `-32002` before it.
+fn not_found(message: String, era: Era) -> ErrorData {
+    if era == Era::Modern {
+        ErrorData::invalid_params(message, None)
+    } else {
+        ErrorData::resource_not_found(message, None)
+    }
+}

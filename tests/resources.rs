@@ -1,0 +1,216 @@
+//! `[[resources]]` and `[[resource-templates]]` through the real server: declared contents,
+//! files read at each read, templates filled, and a hostile corpus of URIs that try to
+//! leave a file template's folder.
+
+use serde_json::{Value, json};
+
+use crate::harness::{Server, Workspace, modern_meta, run};
+
+const MANIFEST: &str = r#"
+[[resources]]
+uri = "notes://readme"
+name = "readme"
+title = "Read me"
+file = "notes/readme.md"
+
+[[resources]]
+uri = "data://answer"
+name = "answer"
+mime-type = "application/json"
+text = '{"answer": 42}'
+
+[[resource-templates]]
+uri-template = "notes://pages/{page}"
+name = "page"
+description = "A page of the notes"
+file = "notes/{page}"
+mime-type = "text/markdown"
+[resource-templates.variables.page]
+complete = ["readme.md", "todo.md"]
+
+[[resource-templates]]
+uri-template = "greeting://{lang}/{who}"
+name = "greeting"
+text = "[{lang}] hello, {who}"
+[resource-templates.variables.lang]
+enum = ["en", "fr"]
+"#;
+
+fn workspace() -> Workspace {
+    let workspace = Workspace::new(MANIFEST);
+    std::fs::create_dir(workspace.path("notes")).expect("notes");
+    std::fs::write(workspace.path("notes/readme.md"), "# Notes\n").expect("readme");
+    std::fs::write(workspace.path("notes/todo.md"), "- buy milk\n").expect("todo");
+    std::fs::write(workspace.path("secret.txt"), "the secret\n").expect("secret");
+    std::os::unix::fs::symlink(
+        workspace.path("secret.txt"),
+        workspace.path("notes/leak.md"),
+    )
+    .expect("symlink");
+    workspace
+}
+
+fn read(server: &mut Server, uri: &str) -> Value {
+    server.request("resources/read", json!({"uri": uri}))
+}
+
+#[test]
+fn declared_resources_and_templates_are_listed_and_read() {
+    let workspace = workspace();
+    let mut server = workspace.serve_legacy();
+    let listed = server.request("resources/list", json!({}));
+    let uris: Vec<&str> = listed["result"]["resources"]
+        .as_array()
+        .expect("resources")
+        .iter()
+        .filter_map(|resource| resource["uri"].as_str())
+        .collect();
+    assert_eq!(uris, ["notes://readme", "data://answer"]);
+    assert_eq!(
+        listed["result"]["resources"][0]["mimeType"],
+        json!("text/markdown")
+    );
+    let templates = server.request("resources/templates/list", json!({}));
+    assert_eq!(
+        templates["result"]["resourceTemplates"][0],
+        json!({"uriTemplate": "notes://pages/{page}", "name": "page", "description": "A page of the notes", "mimeType": "text/markdown"})
+    );
+
+    let readme = read(&mut server, "notes://readme");
+    assert_eq!(
+        readme["result"]["contents"][0]["text"],
+        json!("# Notes\n"),
+        "{readme}"
+    );
+    // A file resource is read again at each read.
+    std::fs::write(workspace.path("notes/readme.md"), "# Notes, edited\n").expect("edit");
+    let readme = read(&mut server, "notes://readme");
+    assert_eq!(
+        readme["result"]["contents"][0]["text"],
+        json!("# Notes, edited\n")
+    );
+    let answer = read(&mut server, "data://answer");
+    assert_eq!(
+        answer["result"]["contents"][0],
+        json!({"uri": "data://answer", "mimeType": "application/json", "text": "{\"answer\": 42}"})
+    );
+    let page = read(&mut server, "notes://pages/todo.md");
+    assert_eq!(page["result"]["contents"][0]["text"], json!("- buy milk\n"));
+    let greeting = read(&mut server, "greeting://fr/Ada%20Lovelace");
+    assert_eq!(
+        greeting["result"]["contents"][0]["text"],
+        json!("[fr] hello, Ada Lovelace")
+    );
+    let wrong = read(&mut server, "greeting://de/Ada");
+    assert_eq!(wrong["error"]["code"], json!(-32002), "{wrong}");
+
+    let completion = server.request(
+        "completion/complete",
+        json!({"ref": {"type": "ref/resource", "uri": "notes://pages/{page}"}, "argument": {"name": "page", "value": "T"}}),
+    );
+    assert_eq!(
+        completion["result"]["completion"]["values"],
+        json!(["todo.md"])
+    );
+
+    // The 2026 era says "not found" with -32602 (SEP-2164).
+    let modern = server.request(
+        "resources/read",
+        json!({"uri": "notes://pages/missing.md", "_meta": modern_meta()}),
+    );
+    assert_eq!(modern["error"]["code"], json!(-32602), "{modern}");
+}
+
+#[test]
+fn no_template_value_reads_outside_its_folder() {
+    let workspace = workspace();
+    let mut server = workspace.serve_legacy();
+    let dir = workspace.dir.path().display().to_string();
+    let attacks = [
+        "notes://pages/..%2Fsecret.txt".to_owned(),
+        "notes://pages/..%2fsecret.txt".to_owned(),
+        "notes://pages/%2E%2E%2Fsecret.txt".to_owned(),
+        "notes://pages/..".to_owned(),
+        "notes://pages/.".to_owned(),
+        "notes://pages/leak.md".to_owned(),
+        format!("notes://pages/{}", dir.replace('/', "%2F")),
+        format!(
+            "notes://pages/%2F{}%2Fsecret.txt",
+            dir.trim_start_matches('/').replace('/', "%2F")
+        ),
+        "notes://pages/readme.md%00.txt".to_owned(),
+        "notes://pages/..\\secret.txt".to_owned(),
+        "notes://pages/../secret.txt".to_owned(),
+        "notes://pages/".to_owned(),
+        format!("notes://pages/{}", "a".repeat(300)),
+    ];
+    for uri in &attacks {
+        let response = read(&mut server, uri);
+        assert!(response.get("error").is_some(), "{uri}: {response}");
+        assert!(
+            !response.to_string().contains("the secret"),
+            "{uri}: {response}"
+        );
+    }
+    eprintln!(
+        "resource templates: {} hostile URIs, none read outside the folder",
+        attacks.len()
+    );
+}
+
+#[test]
+fn broken_resource_tables_are_reported() {
+    let workspace = Workspace::new(
+        r#"
+[[resources]]
+uri = "no-scheme"
+name = "a"
+text = "x"
+
+[[resources]]
+uri = "x://b"
+name = "b"
+text = "x"
+blob = "eA=="
+
+[[resources]]
+uri = "x://c"
+name = "c"
+file = "missing.txt"
+
+[[resource-templates]]
+uri-template = "x://{a}{b}"
+name = "d"
+text = "x"
+
+[[resource-templates]]
+uri-template = "x://{a}"
+name = "e"
+text = "{b}"
+[resource-templates.variables.z]
+complete = ["1"]
+"#,
+    );
+    let (code, _, stderr) = run(
+        &[
+            "check",
+            "--config",
+            workspace.manifest().to_str().expect("path"),
+        ],
+        workspace.dir.path(),
+    );
+    assert_eq!(code, 2, "{stderr}");
+    for expected in [
+        "`no-scheme` is not a URI (it has no scheme)",
+        "a resource has one of `text`, `blob` (base64) and `file`",
+        "could not read",
+        "two variables need literal text between them",
+        "template refers to undeclared argument `b`",
+        "`z` is not a variable of `x://{a}`",
+    ] {
+        assert!(
+            stderr.contains(expected),
+            "missing {expected:?} in {stderr}"
+        );
+    }
+}
