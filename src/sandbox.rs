@@ -8,15 +8,15 @@
 //! confines itself, then `exec`s the real program, which inherits every restriction:
 //!
 //! 1. with `processes`, a user namespace of its own, so that `RLIMIT_NPROC` counts this
-//!    call's processes only ([`limits`]);
+//!    call's processes only (`limits`);
 //! 2. `no_new_privs`, always;
 //! 3. Landlock: file system rights beneath the declared paths, TCP connect and bind by
-//!    port, and (ABI 6) no signals or abstract sockets out of the sandbox ([`ruleset`]);
+//!    port, and (ABI 6) no signals or abstract sockets out of the sandbox (`ruleset`);
 //! 4. resource limits: memory (`RLIMIT_DATA`), CPU time, file size, open files;
 //! 5. a seccomp filter denying what no tool needs, and sockets when the network is off
-//!    ([`seccomp`]).
+//!    (`seccomp`).
 //!
-//! [`support`] probes once per load what this kernel enforces, so that `check`, the log and
+//! `support` probes once per load what this kernel enforces, so that `check`, the log and
 //! `required = true` tell the truth about each tool.
 
 mod limits;
