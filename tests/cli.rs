@@ -84,6 +84,12 @@ fn list_shows_a_table_or_the_exact_tools_list() {
         lines[8],
         "list-files       path? all? sort?            List files"
     );
+    assert!(
+        table.ends_with(
+            "\n\nPROMPT            ARGUMENTS     ABOUT\ncompare-products  first second  Compare two products\n"
+        ),
+        "{table}"
+    );
 
     let (code, listed, _) = example(&["list", "--json"]);
     assert_eq!(code, 0);

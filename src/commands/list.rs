@@ -56,6 +56,91 @@ pub fn render(registry: &Registry, json: bool, protocol_version: &str) -> String
             "{name:name_width$}  {arguments:arguments_width$}  {about}"
         );
     }
+    out.push_str(&prompts_table(registry));
+    out.push_str(&resources_table(registry));
+    out
+}
+
+/// The prompts, when the manifest has any: name, arguments (`?` when optional), about.
+fn prompts_table(registry: &Registry) -> String {
+    let rows: Vec<[String; 3]> = registry
+        .prompts()
+        .map(|prompt| {
+            let arguments: Vec<String> = prompt
+                .arguments
+                .iter()
+                .map(|argument| {
+                    if argument.required {
+                        argument.name.clone()
+                    } else {
+                        format!("{}?", argument.name)
+                    }
+                })
+                .collect();
+            [
+                prompt.name.clone(),
+                if arguments.is_empty() {
+                    "-".into()
+                } else {
+                    arguments.join(" ")
+                },
+                about(&prompt.definition),
+            ]
+        })
+        .collect();
+    table(["PROMPT", "ARGUMENTS"], &rows)
+}
+
+/// Declared resources and templates, when the manifest has any: URI (or template), about.
+fn resources_table(registry: &Registry) -> String {
+    let resources = registry
+        .resources()
+        .map(|resource| (resource.uri.clone(), &resource.definition));
+    let templates = registry
+        .templates()
+        .iter()
+        .map(|template| (template.uri_template.clone(), &template.definition));
+    let rows: Vec<[String; 3]> = resources
+        .chain(templates)
+        .map(|(uri, definition)| {
+            let mime = definition
+                .get("mimeType")
+                .and_then(Value::as_str)
+                .unwrap_or("-")
+                .to_owned();
+            [uri, mime, about(definition)]
+        })
+        .collect();
+    table(["RESOURCE", "TYPE"], &rows)
+}
+
+fn about(definition: &serde_json::Map<String, Value>) -> String {
+    definition
+        .get("title")
+        .or_else(|| definition.get("description"))
+        .or_else(|| definition.get("name"))
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// A blank line and a table with `headings` then ABOUT; nothing without rows.
+fn table(headings: [&str; 2], rows: &[[String; 3]]) -> String {
+    if rows.is_empty() {
+        return String::new();
+    }
+    let width = |column: usize| {
+        rows.iter()
+            .map(|row| row[column].chars().count())
+            .chain([headings[column].len()])
+            .max()
+            .unwrap_or(0)
+    };
+    let (first, second) = (width(0), width(1));
+    let mut out = format!("\n{:first$}  {:second$}  ABOUT\n", headings[0], headings[1]);
+    for [a, b, c] in rows {
+        let _ = writeln!(out, "{a:first$}  {b:second$}  {c}");
+    }
     out
 }
 
