@@ -15,6 +15,7 @@ mod prompts;
 mod resources;
 mod state;
 mod stdio;
+mod subscriptions;
 
 pub use state::{DefinitionError, Handler, HandlerOptions};
 pub use stdio::serve_stdio;

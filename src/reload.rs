@@ -20,6 +20,7 @@ pub async fn watch(path: PathBuf, handler: Handler) {
     let mut seen = fingerprint(&path);
     loop {
         tokio::time::sleep(POLL).await;
+        handler.notify_resource_changes().await;
         let now = fingerprint(&path);
         if now == seen {
             continue;

@@ -68,6 +68,17 @@ fn progress_and_logging_scenarios_pass_with_sessions_json_and_sse_answers() {
 }
 
 #[test]
+fn resource_subscription_scenarios_pass_with_sessions() {
+    let manifest = repo_root().join("tests/fixtures/conformance.toml");
+    let failures = run_scenarios_on(
+        &manifest,
+        &["--sessions"],
+        &["resources-subscribe", "resources-unsubscribe"],
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
 fn conformance_scenarios_pass_with_sessions() {
     let failures = run_scenarios(
         &["--sessions"],

@@ -214,3 +214,61 @@ complete = ["1"]
         );
     }
 }
+
+/// Waits for a message that `matches`, failing after ten seconds.
+fn wait_for(server: &mut Server, matches: impl Fn(&Value) -> bool) -> Value {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let message = server
+            .next_message(deadline)
+            .expect("the awaited message arrives in time");
+        if matches(&message) {
+            return message;
+        }
+    }
+}
+
+#[test]
+fn subscribers_hear_when_a_file_resource_changes_and_stop_after_unsubscribing() {
+    let workspace = workspace();
+    let mut server = Server::start_with(&workspace.manifest(), &["--watch"], &[]);
+    let init = server.request(
+        "initialize",
+        crate::harness::initialize_params("2025-11-25"),
+    );
+    assert_eq!(
+        init["result"]["capabilities"]["resources"]["subscribe"],
+        json!(true),
+        "{init}"
+    );
+    server.notify("notifications/initialized", None);
+    let subscribed = server.request("resources/subscribe", json!({"uri": "notes://readme"}));
+    assert_eq!(subscribed["result"], json!({}), "{subscribed}");
+    let unknown = server.request("resources/subscribe", json!({"uri": "notes://nope"}));
+    assert_eq!(unknown["error"]["code"], json!(-32002), "{unknown}");
+
+    std::fs::write(workspace.path("notes/readme.md"), "# Notes, changed\n").expect("edit");
+    let updated = wait_for(&mut server, |message| {
+        message["method"] == json!("notifications/resources/updated")
+    });
+    assert_eq!(updated["params"]["uri"], json!("notes://readme"));
+
+    let done = server.request("resources/unsubscribe", json!({"uri": "notes://readme"}));
+    assert_eq!(done["result"], json!({}));
+    std::fs::write(
+        workspace.path("notes/readme.md"),
+        "# Notes, changed again\n",
+    )
+    .expect("edit");
+    // A ping answered after two watch rounds, with no update before it.
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    let id = server.start_request("ping", json!({}));
+    let reply = wait_for(&mut server, |message| {
+        message["method"] == json!("notifications/resources/updated") || message["id"] == json!(id)
+    });
+    assert_eq!(
+        reply["id"],
+        json!(id),
+        "no update after unsubscribing: {reply}"
+    );
+}

@@ -15,7 +15,8 @@ use rmcp::model::{
 };
 use rmcp::model::{
     CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResponse,
-    ListPromptsResult, ListResourceTemplatesResult,
+    ListPromptsResult, ListResourceTemplatesResult, SubscribeRequestParams,
+    UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 
@@ -237,6 +238,32 @@ impl ServerHandler for Handler {
             .with_ttl_ms(0)
             .with_cache_scope(CacheScope::Private)
             .into())
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        resources::served(&self.registry(), "resources/subscribe")?;
+        self.state.subscriptions.subscribe(
+            &self.registry(),
+            caller(&context, self.state.sessions),
+            context.peer.clone(),
+            &request.uri,
+        )
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        resources::served(&self.registry(), "resources/unsubscribe")?;
+        self.state
+            .subscriptions
+            .unsubscribe(&caller(&context, self.state.sessions), &request.uri);
+        Ok(())
     }
 
     async fn on_custom_request(

@@ -16,6 +16,7 @@ use rmcp::service::{RoleServer, SubscriptionSink};
 use serde_json::Value;
 
 use super::convert;
+use super::subscriptions::Subscriptions;
 use crate::backend::http::HttpClients;
 use crate::backend::processes::Processes;
 use crate::era::Era;
@@ -67,6 +68,8 @@ pub(super) struct State {
     peers: Mutex<Vec<Peer<RoleServer>>>,
     /// 2026-era `subscriptions/listen` streams.
     sinks: Mutex<Vec<(u64, SubscriptionSink)>>,
+    /// 2025-era `resources/subscribe`.
+    pub(super) subscriptions: Subscriptions,
     next_sink: AtomicU64,
 }
 
@@ -131,6 +134,11 @@ impl Snapshot {
             prompts.list_changed = watching.then_some(true);
             capabilities.prompts = Some(prompts);
         }
+        if (registry.resources().next().is_some() || !registry.templates().is_empty())
+            && let Some(resources) = capabilities.resources.as_mut()
+        {
+            resources.subscribe = Some(true);
+        }
         if registry.prompts().next().is_some() || !registry.templates().is_empty() {
             capabilities.completions = Some(JsonObject::new());
         }
@@ -165,6 +173,7 @@ impl Handler {
                 clients: HttpClients::default(),
                 peers: Mutex::new(Vec::new()),
                 sinks: Mutex::new(Vec::new()),
+                subscriptions: Subscriptions::default(),
                 next_sink: AtomicU64::new(0),
             }),
         })
@@ -230,6 +239,12 @@ impl Handler {
                 self.remove_sink(id);
             }
         }
+    }
+
+    /// Tells 2025-era subscribers whose resource file changed (the `--watch` loop calls this).
+    pub async fn notify_resource_changes(&self) {
+        let registry = self.registry();
+        self.state.subscriptions.notify_changes(&registry).await;
     }
 
     /// Tool calls running now.
