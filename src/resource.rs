@@ -249,7 +249,13 @@ fn confined(directory: &Path, relative: &str) -> Option<PathBuf> {
 
 fn read_file(path: &Path, mime_type: &str, uri: &str) -> Result<Contents, ReadError> {
     use std::io::Read as _;
-    let file = std::fs::File::open(path)
+    use std::os::unix::fs::OpenOptionsExt as _;
+    // Without blocking on a FIFO (or a device) that someone put in the folder: only a
+    // regular file is read.
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
         .map_err(|error| ReadError::NotFound(format!("no resource `{uri}`: {error}")))?;
     let metadata = file
         .metadata()

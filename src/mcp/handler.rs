@@ -228,12 +228,15 @@ impl ServerHandler for Handler {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        let contents = resources::read(
-            &self.registry(),
-            &request.uri,
-            &caller(&context, self.state.sessions),
-            era(&context),
-        )?;
+        // Files are read on the blocking pool, not on the runtime's threads.
+        let registry = self.registry();
+        let caller = caller(&context, self.state.sessions);
+        let era = era(&context);
+        let contents = tokio::task::spawn_blocking(move || {
+            resources::read(&registry, &request.uri, &caller, era)
+        })
+        .await
+        .map_err(|error| ErrorData::internal_error(error.to_string(), None))??;
         Ok(ReadResourceResult::new(vec![contents])
             .with_ttl_ms(0)
             .with_cache_scope(CacheScope::Private)
