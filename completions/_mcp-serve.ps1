@@ -88,6 +88,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcp-serve' -ScriptBlock {
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The manifest [default: ./tools.toml]')
             [CompletionResult]::new('--json-out', '--json-out', [CompletionResultType]::ParameterName, 'Print the structured result as JSON instead of the text blocks')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print what would run (argv, environment, stdin, HTTP request), secrets redacted, and run nothing')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Answer yes to the tool''s confirmation (`confirm`)')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')

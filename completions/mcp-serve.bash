@@ -159,7 +159,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__call)
-            opts="-c -v -h --json --json-out --dry-run --out-dir --config --verbose --help"
+            opts="-c -v -h --json --json-out --dry-run --yes --out-dir --config --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

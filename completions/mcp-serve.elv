@@ -82,6 +82,7 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
             cand --config 'The manifest [default: ./tools.toml]'
             cand --json-out 'Print the structured result as JSON instead of the text blocks'
             cand --dry-run 'Print what would run (argv, environment, stdin, HTTP request), secrets redacted, and run nothing'
+            cand --yes 'Answer yes to the tool''s confirmation (`confirm`)'
             cand -v 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
             cand --verbose 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
             cand -h 'Print help'

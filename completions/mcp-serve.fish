@@ -77,6 +77,7 @@ complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -l out-dir -d 
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -l json-out -d 'Print the structured result as JSON instead of the text blocks'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -l dry-run -d 'Print what would run (argv, environment, stdin, HTTP request), secrets redacted, and run nothing'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -l yes -d 'Answer yes to the tool\'s confirmation (`confirm`)'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -s h -l help -d 'Print help'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand test" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F

@@ -163,6 +163,9 @@ pub struct CallArgs {
     /// run nothing
     #[arg(long)]
     pub dry_run: bool,
+    /// Answer yes to the tool's confirmation (`confirm`)
+    #[arg(long)]
+    pub yes: bool,
     /// Where images, audio and other binary blocks are saved
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub out_dir: PathBuf,

@@ -24,6 +24,9 @@
 //!   (a command's stdout or an HTTP response becomes content blocks and structured output;
 //!   truncation; the resource store, scoped to the caller, bounded on disk, kept across
 //!   reloads).
+//! - [`ask`] is what a tool asks the user before it runs (`confirm`, `[tools.ask]`):
+//!   `mcp::elicit` asks over the client's connection, and only an accepted answer that fits
+//!   the fields reaches the backend, as placeholders.
 //! - [`template`] is the one rendering routine: each argument value becomes text for one
 //!   *sink* (an argv element, an environment value, a URL path segment, a query or form
 //!   value, a header value, text in JSON, text to read), with that sink's encoding and what it
@@ -62,6 +65,7 @@
 //! Errors are typed (`thiserror`) inside; `anyhow` appears only in [`run`] (and in the
 //! benchmark, `benches/perf/`, which measures all of this beside the machine's floor).
 
+pub mod ask;
 pub mod backend;
 pub mod cli;
 pub mod commands;

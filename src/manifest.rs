@@ -8,6 +8,7 @@
 
 mod arguments;
 mod argv;
+mod ask;
 mod command;
 mod document;
 mod facts;

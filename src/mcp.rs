@@ -8,6 +8,7 @@
 //! Streamable HTTP transport (`http`) with its security layers.
 
 mod convert;
+mod elicit;
 mod handler;
 pub mod http;
 mod notify;

@@ -25,6 +25,8 @@ pub struct Tool {
     pub limit: Option<Limiter>,
     /// What `mcp-serve test` runs.
     pub examples: Vec<Example>,
+    /// What the user is asked before the backend runs (`confirm`, `[tools.ask]`).
+    pub ask: Option<crate::ask::Ask>,
 }
 
 /// A declared call and what it must return.
@@ -75,10 +77,19 @@ impl Tool {
         arguments: Option<Map<String, Value>>,
         context: &CallContext<'_>,
     ) -> ToolResult {
-        let arguments = match self.prepare(arguments) {
-            Ok(arguments) => arguments,
-            Err(message) => return ToolResult::error(message),
-        };
+        match self.prepare(arguments) {
+            Ok(arguments) => self.call_prepared(&arguments, context).await,
+            Err(message) => ToolResult::error(message),
+        }
+    }
+
+    /// Runs the backend with arguments [`Tool::prepare`] accepted (and the user's answers,
+    /// when the tool asks).
+    pub async fn call_prepared(
+        &self,
+        arguments: &Map<String, Value>,
+        context: &CallContext<'_>,
+    ) -> ToolResult {
         let _permit = match &self.limit {
             Some(limit) => match limit.acquire().await {
                 Ok(permit) => Some(permit),
@@ -99,7 +110,7 @@ impl Tool {
         };
         let schema = self.output.as_ref().map(|output| &output.compiled);
         self.backend
-            .call(&arguments, &self.output_spec, schema, context)
+            .call(arguments, &self.output_spec, schema, context)
             .await
     }
 

@@ -68,12 +68,18 @@ fn progress_and_logging_scenarios_pass_with_sessions_json_and_sse_answers() {
 }
 
 #[test]
-fn resource_subscription_scenarios_pass_with_sessions() {
+fn subscription_and_elicitation_scenarios_pass_with_sessions() {
     let manifest = repo_root().join("tests/fixtures/conformance.toml");
     let failures = run_scenarios_on(
         &manifest,
         &["--sessions"],
-        &["resources-subscribe", "resources-unsubscribe"],
+        &[
+            "resources-subscribe",
+            "resources-unsubscribe",
+            "tools-call-elicitation",
+            "elicitation-sep1034-defaults",
+            "elicitation-sep1330-enums",
+        ],
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

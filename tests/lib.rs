@@ -8,6 +8,7 @@ mod harness;
 mod http_harness;
 mod upstream;
 
+mod ask;
 mod cli;
 mod command_backend;
 mod conformance;

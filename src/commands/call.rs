@@ -150,12 +150,47 @@ pub fn finish_progress() {
     }
 }
 
-/// Runs the call and prints the result; returns whether it was an error.
+/// Runs the call and prints the result; returns whether it was an error. A tool that asks
+/// the user first runs only when `yes` answers its confirmation; one that asks for values
+/// does not run from here.
 pub async fn call(
     tool: &Tool,
     arguments: Map<String, Value>,
     context: &CallContext<'_>,
+    yes: bool,
 ) -> ToolResult {
+    if let Some(ask) = &tool.ask {
+        let fields: Vec<&String> = ask
+            .schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .map(|fields| fields.keys().collect())
+            .unwrap_or_default();
+        if !fields.is_empty() {
+            return ToolResult::error(format!(
+                "`{}` asks the user for {} before it runs, which `mcp-serve` cannot ask from the terminal yet; call it from a client",
+                tool.name,
+                fields
+                    .iter()
+                    .map(|f| format!("`{f}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        if !yes {
+            let question = match tool.prepare(Some(arguments)) {
+                Ok(arguments) => ask.params(&arguments)["message"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned(),
+                Err(message) => return ToolResult::error(message),
+            };
+            return ToolResult::error(format!(
+                "`{}` asks first: \"{question}\"; run it again with --yes to answer yes",
+                tool.name
+            ));
+        }
+    }
     tool.call(Some(arguments), context).await
 }
 
@@ -311,7 +346,7 @@ pub fn command(registry: &Registry, args: &CallArgs) -> Result<ExitCode, String>
             processes: &processes,
             clients: &clients,
         };
-        let result = call(tool, arguments, &context).await;
+        let result = call(tool, arguments, &context, args.yes).await;
         drop(context);
         let _ = printer.await;
         finish_progress();

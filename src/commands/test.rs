@@ -37,7 +37,8 @@ pub async fn run(registry: &Registry, only: Option<&str>) -> (String, bool) {
                 processes: &processes,
                 clients: &clients,
             };
-            let result = tool.call(Some(example.arguments.clone()), &context).await;
+            // An example answers a tool's confirmation, never its questions.
+            let result = super::call::call(tool, example.arguments.clone(), &context, true).await;
             let problems = check(example, &result);
             if problems.is_empty() {
                 passed += 1;

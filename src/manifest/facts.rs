@@ -21,6 +21,19 @@ pub(super) struct ArgumentFacts {
 }
 
 impl ArgumentFacts {
+    /// Adds the fields a tool asks the user for (`[tools.ask]`): after an accepted answer
+    /// they are placeholders like arguments.
+    pub(super) fn add_answers(&mut self, schema: &Value) {
+        let answers = Self::from_schema(schema);
+        for name in answers.names {
+            if !self.names.contains(&name) {
+                self.names.push(name);
+            }
+        }
+        self.always_present.extend(answers.always_present);
+        self.types.extend(answers.types);
+    }
+
     pub(super) fn from_schema(schema: &Value) -> Self {
         let mut facts = Self::default();
         let required: HashSet<&str> = schema

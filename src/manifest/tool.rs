@@ -7,6 +7,7 @@ use serde_json::{Map, Value, json};
 use toml::Spanned;
 
 use super::Checker;
+use super::ask::build_ask;
 use super::command::build_command;
 use super::facts::ArgumentFacts;
 use super::http::build_http;
@@ -97,6 +98,11 @@ fn build_tool(
     });
 
     let facts = ArgumentFacts::from_schema(&input_schema.0);
+    let ask = build_ask(wire, &facts, checker);
+    let mut facts = facts;
+    if let Some(ask) = &ask {
+        facts.add_answers(&ask.schema);
+    }
     let (mut backend, output_spec) = backend(wire, &name, &facts, output.as_ref(), checker)?;
     confine(wire, &mut backend, server_sandbox, checker);
 
@@ -142,6 +148,7 @@ fn build_tool(
         backend,
         limit: tool_limit(wire, checker),
         examples: examples(wire, checker),
+        ask,
     })
 }
 

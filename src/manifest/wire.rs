@@ -132,6 +132,27 @@ pub(super) struct ToolWire {
     /// Confines the command (`[tools.sandbox]`).
     #[schemars(with = "Option<SandboxWire>")]
     pub(super) sandbox: Option<Spanned<SandboxWire>>,
+    /// Ask the user to confirm before the tool runs: the question, with `{argument}`s.
+    #[schemars(with = "Option<String>")]
+    pub(super) confirm: Option<Spanned<String>>,
+    /// Ask the user for values before the tool runs (`[tools.ask]`).
+    #[schemars(with = "Option<AskWire>")]
+    pub(super) ask: Option<Spanned<AskWire>>,
+}
+
+/// `[tools.ask]`: an elicitation before the backend runs; its answers become placeholders.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub(super) struct AskWire {
+    /// Shown to the user; `{argument}` placeholders are filled in.
+    #[schemars(with = "String")]
+    pub(super) message: Spanned<String>,
+    /// The fields, in the concise form of `arguments`.
+    #[schemars(with = "Option<IndexMap<String, ArgumentWire>>")]
+    pub(super) fields: Option<Spanned<IndexMap<Spanned<String>, ArgumentWire>>>,
+    /// The fields as a full `requestedSchema` (for titled enums and the like).
+    #[schemars(with = "Option<serde_json::Value>")]
+    pub(super) schema: Option<Spanned<toml::Value>>,
 }
 
 /// `[tools.http]`: a request to make.

@@ -21,7 +21,7 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 
 use super::state::Handler;
-use super::{convert, notify, prompts, resources};
+use super::{convert, elicit, notify, prompts, resources};
 use std::time::Duration;
 
 use crate::backend::CallContext;
@@ -153,8 +153,22 @@ impl ServerHandler for Handler {
             clients: &self.state.clients,
         };
         // Dropping the call future kills the backend's process group.
+        let run = async {
+            let Some(ask) = &tool.ask else {
+                return tool.call(request.arguments, &call_context).await;
+            };
+            let mut arguments = match tool.prepare(request.arguments) {
+                Ok(arguments) => arguments,
+                Err(message) => return ToolResult::error(message),
+            };
+            let asked = elicit::ask(ask, &arguments, &context, era, &call_context.caller).await;
+            match asked.and_then(|reply| ask.apply(reply, &mut arguments)) {
+                Ok(()) => tool.call_prepared(&arguments, &call_context).await,
+                Err(message) => ToolResult::error(message),
+            }
+        };
         let result = tokio::select! {
-            result = tool.call(request.arguments, &call_context) => result,
+            result = run => result,
             () = context.ct.cancelled() => {
                 if let Some(forwarder) = forwarder {
                     forwarder.abort();
