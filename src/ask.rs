@@ -18,6 +18,37 @@ pub struct Ask {
     pub compiled: std::sync::Arc<crate::schema::CompiledSchema>,
 }
 
+/// A question for the client's model (`[tools.sample]`), whose text becomes a placeholder.
+#[derive(Debug, Clone)]
+pub struct Sample {
+    /// The user message; `{argument}` (and answer) placeholders are filled in.
+    pub prompt: Template,
+    pub system: Option<String>,
+    pub max_tokens: u32,
+    /// The placeholder the model's text fills.
+    pub name: String,
+}
+
+impl Sample {
+    /// The `sampling/createMessage` params for a call with `arguments`.
+    pub fn params(&self, arguments: &Map<String, Value>) -> Value {
+        let prompt = self
+            .prompt
+            .render(arguments, Sink::Display)
+            .ok()
+            .flatten()
+            .unwrap_or_default();
+        let mut params = json!({
+            "messages": [{"role": "user", "content": {"type": "text", "text": prompt}}],
+            "maxTokens": self.max_tokens,
+        });
+        if let Some(system) = &self.system {
+            params["systemPrompt"] = json!(system);
+        }
+        params
+    }
+}
+
 /// What the user did.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Reply {

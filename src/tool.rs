@@ -27,6 +27,8 @@ pub struct Tool {
     pub examples: Vec<Example>,
     /// What the user is asked before the backend runs (`confirm`, `[tools.ask]`).
     pub ask: Option<crate::ask::Ask>,
+    /// What the client's model is asked before the backend runs (`[tools.sample]`).
+    pub sample: Option<crate::ask::Sample>,
 }
 
 /// A declared call and what it must return.

@@ -260,3 +260,51 @@ fn the_terminal_call_needs_yes_to_confirm_and_cannot_answer_questions() {
         "{stdout}"
     );
 }
+
+#[test]
+fn a_sampling_tool_asks_the_clients_model_and_uses_its_text() {
+    let workspace = Workspace::new(
+        r#"
+[[tools]]
+name = "title"
+arguments.text = { type = "string" }
+[tools.sample]
+prompt = "Give this a title: {text}"
+system = "Answer with a title only."
+max-tokens = 20
+name = "suggested"
+[tools.command]
+argv = ["printf", "%s", "{suggested}"]
+"#,
+    );
+    let mut server = start(&workspace, json!({"sampling": {}}));
+    let id = server.start_request(
+        "tools/call",
+        json!({"name": "title", "arguments": {"text": "a long essay"}}),
+    );
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let result = loop {
+        let message = server.next_message(deadline).expect("a message in time");
+        if message["method"] == json!("sampling/createMessage") {
+            let params = &message["params"];
+            assert_eq!(
+                params["messages"][0]["content"]["text"],
+                json!("Give this a title: a long essay")
+            );
+            assert_eq!(params["systemPrompt"], json!("Answer with a title only."));
+            assert_eq!(params["maxTokens"], json!(20));
+            server.send(&json!({"jsonrpc": "2.0", "id": message["id"], "result": {
+                "role": "assistant", "content": {"type": "text", "text": "An Essay; $(rm -rf /)"}, "model": "m"
+            }}));
+        } else if message["id"] == json!(id) {
+            break message["result"].clone();
+        }
+    };
+    assert_eq!(text(&result), "An Essay; $(rm -rf /)", "{result}");
+    let mut server = start(&workspace, json!({}));
+    let result = server.call("title", json!({"text": "x"}));
+    assert!(
+        text(&result).contains("does not support sampling"),
+        "{result}"
+    );
+}

@@ -77,6 +77,7 @@ fn subscription_and_elicitation_scenarios_pass_with_sessions() {
             "resources-subscribe",
             "resources-unsubscribe",
             "tools-call-elicitation",
+            "tools-call-sampling",
             "elicitation-sep1034-defaults",
             "elicitation-sep1330-enums",
         ],

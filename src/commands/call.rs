@@ -159,6 +159,12 @@ pub async fn call(
     context: &CallContext<'_>,
     yes: bool,
 ) -> ToolResult {
+    if tool.sample.is_some() {
+        return ToolResult::error(format!(
+            "`{}` asks the client's model before it runs, which `mcp-serve` cannot do from the terminal; call it from a client",
+            tool.name
+        ));
+    }
     if let Some(ask) = &tool.ask {
         let fields: Vec<&String> = ask
             .schema

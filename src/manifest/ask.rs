@@ -9,7 +9,7 @@ use super::arguments::object_schema;
 use super::facts::{ArgumentFacts, template_at};
 use super::json::toml_to_json;
 use super::wire::ToolWire;
-use crate::ask::Ask;
+use crate::ask::{Ask, Sample};
 use crate::schema::CompiledSchema;
 
 pub(super) fn build_ask(
@@ -93,4 +93,36 @@ fn compiled(
         .map(std::sync::Arc::new)
         .map_err(|error| checker.error(format!("the fields' schema is unusable: {error}"), span))
         .ok()
+}
+
+/// `[tools.sample]`: its prompt names arguments (and answers); its placeholder is new.
+pub(super) fn build_sample(
+    wire: &ToolWire,
+    facts: &ArgumentFacts,
+    checker: &mut Checker,
+) -> Option<Sample> {
+    let sample = wire.sample.as_ref()?;
+    let span = sample.span();
+    let sample = sample.get_ref();
+    let name = sample.name.clone().unwrap_or_else(|| "sample".to_owned());
+    if facts.names.contains(&name) {
+        checker
+            .error(
+                format!("the model's answer fills `{{{name}}}`, which an argument or field already names"),
+                span,
+            )
+            .hint("set `name` in `[tools.sample]` to another placeholder");
+        return None;
+    }
+    Some(Sample {
+        prompt: template_at(
+            sample.prompt.get_ref(),
+            sample.prompt.span(),
+            facts,
+            checker,
+        )?,
+        system: sample.system.clone(),
+        max_tokens: sample.max_tokens.unwrap_or(500).max(1),
+        name,
+    })
 }

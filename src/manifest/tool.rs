@@ -7,7 +7,7 @@ use serde_json::{Map, Value, json};
 use toml::Spanned;
 
 use super::Checker;
-use super::ask::build_ask;
+use super::ask::{build_ask, build_sample};
 use super::command::build_command;
 use super::facts::ArgumentFacts;
 use super::http::build_http;
@@ -103,6 +103,13 @@ fn build_tool(
     if let Some(ask) = &ask {
         facts.add_answers(&ask.schema);
     }
+    let sample = build_sample(wire, &facts, checker);
+    if let Some(sample) = &sample {
+        facts.add_answers(&serde_json::json!({
+            "properties": {sample.name.clone(): {"type": "string"}},
+            "required": [sample.name.clone()],
+        }));
+    }
     let (mut backend, output_spec) = backend(wire, &name, &facts, output.as_ref(), checker)?;
     confine(wire, &mut backend, server_sandbox, checker);
 
@@ -149,6 +156,7 @@ fn build_tool(
         limit: tool_limit(wire, checker),
         examples: examples(wire, checker),
         ask,
+        sample,
     })
 }
 

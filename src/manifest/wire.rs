@@ -138,6 +138,23 @@ pub(super) struct ToolWire {
     /// Ask the user for values before the tool runs (`[tools.ask]`).
     #[schemars(with = "Option<AskWire>")]
     pub(super) ask: Option<Spanned<AskWire>>,
+    /// Ask the client's model before the tool runs (`[tools.sample]`).
+    #[schemars(with = "Option<SampleWire>")]
+    pub(super) sample: Option<Spanned<SampleWire>>,
+}
+
+/// `[tools.sample]`: a `sampling/createMessage` before the backend runs.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub(super) struct SampleWire {
+    /// The user message; `{argument}` placeholders are filled in.
+    #[schemars(with = "String")]
+    pub(super) prompt: Spanned<String>,
+    pub(super) system: Option<String>,
+    /// At most this many tokens (default 500).
+    pub(super) max_tokens: Option<u32>,
+    /// The placeholder the model's text fills (default `sample`).
+    pub(super) name: Option<String>,
 }
 
 /// `[tools.ask]`: an elicitation before the backend runs; its answers become placeholders.

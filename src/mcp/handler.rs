@@ -153,20 +153,7 @@ impl ServerHandler for Handler {
             clients: &self.state.clients,
         };
         // Dropping the call future kills the backend's process group.
-        let run = async {
-            let Some(ask) = &tool.ask else {
-                return tool.call(request.arguments, &call_context).await;
-            };
-            let mut arguments = match tool.prepare(request.arguments) {
-                Ok(arguments) => arguments,
-                Err(message) => return ToolResult::error(message),
-            };
-            let asked = elicit::ask(ask, &arguments, &context, era, &call_context.caller).await;
-            match asked.and_then(|reply| ask.apply(reply, &mut arguments)) {
-                Ok(()) => tool.call_prepared(&arguments, &call_context).await,
-                Err(message) => ToolResult::error(message),
-            }
-        };
+        let run = elicit::call(&tool, request.arguments, &context, era, &call_context);
         let result = tokio::select! {
             result = run => result,
             () = context.ct.cancelled() => {
