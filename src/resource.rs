@@ -155,6 +155,9 @@ impl ResourceTemplate {
                         _ => rest.len(),
                     };
                     let raw = &rest[..end];
+                    if raw.len() > 3 * MAX_VARIABLE {
+                        return None;
+                    }
                     let value = percent_encoding::percent_decode_str(raw)
                         .decode_utf8()
                         .ok()?
@@ -187,8 +190,16 @@ impl ResourceTemplate {
         match &self.source {
             TemplateSource::Text(template) => Ok(Contents::Text {
                 mime_type: self.mime_type.clone(),
+                // In a JSON document a value is JSON string text: it cannot end the string.
                 text: template
-                    .render(values, Sink::Display)
+                    .render(
+                        values,
+                        if self.mime_type.contains("json") {
+                            Sink::JsonText
+                        } else {
+                            Sink::Display
+                        },
+                    )
                     .ok()
                     .flatten()
                     .unwrap_or_default(),
@@ -221,11 +232,12 @@ impl ResourceTemplate {
     }
 }
 
+/// A variable's value: never empty, a dotfile, `.` or `..`, a path separator or a control
+/// character.
 fn acceptable(value: &str) -> bool {
     !value.is_empty()
         && value.len() <= MAX_VARIABLE
-        && value != "."
-        && value != ".."
+        && !value.starts_with('.')
         && !value.contains('/')
         && !value.contains('\\')
         && !value.chars().any(char::is_control)
@@ -269,16 +281,24 @@ fn read_file(path: &Path, mime_type: &str, uri: &str) -> Result<Contents, ReadEr
         )));
     }
     let mut bytes = Vec::new();
-    file.take(MAX_FILE)
+    file.take(MAX_FILE + 1)
         .read_to_end(&mut bytes)
         .map_err(|error| ReadError::Unreadable(format!("`{uri}`: {error}")))?;
-    if crate::results::mime::is_textual(mime_type)
-        && let Ok(text) = String::from_utf8(bytes.clone())
-    {
-        return Ok(Contents::Text {
-            mime_type: mime_type.to_owned(),
-            text,
-        });
+    if bytes.len() as u64 > MAX_FILE {
+        return Err(ReadError::Unreadable(format!(
+            "`{uri}` is larger than {MAX_FILE} bytes"
+        )));
+    }
+    if crate::results::mime::is_textual(mime_type) {
+        match String::from_utf8(bytes) {
+            Ok(text) => {
+                return Ok(Contents::Text {
+                    mime_type: mime_type.to_owned(),
+                    text,
+                });
+            }
+            Err(error) => bytes = error.into_bytes(),
+        }
     }
     Ok(Contents::Blob {
         mime_type: mime_type.to_owned(),

@@ -72,7 +72,7 @@ fn subscription_and_elicitation_scenarios_pass_with_sessions() {
     let manifest = repo_root().join("tests/fixtures/conformance.toml");
     let failures = run_scenarios_on(
         &manifest,
-        &["--sessions"],
+        &["--sessions", "--watch"],
         &[
             "resources-subscribe",
             "resources-unsubscribe",

@@ -257,3 +257,37 @@ fn the_typescript_client_sees_the_tool_list_change() {
         );
     }
 }
+
+/// A manifest with prompts, reloaded twice: a 2026 listener that asked for tool changes
+/// only hears both tool changes (the prompt change it did not ask for never closes its
+/// stream), and one that asked for prompt changes hears those too.
+#[test]
+fn modern_listeners_survive_reloads_of_a_manifest_with_prompts() {
+    const PROMPT: &str = "\n[[prompts]]\nname = \"p\"\ndescription = \"A prompt\"\n[[prompts.messages]]\nrole = \"user\"\ntext = \"hi\"\n";
+    let workspace = Workspace::new(&format!("{ONE_TOOL}{PROMPT}"));
+    let mut server = Server::start_with(&workspace.manifest(), &["--watch"], &[]);
+    listen(&mut server, true);
+    let mut params = json!({"notifications": {"promptsListChanged": true}});
+    params["_meta"] = modern_meta();
+    server.start_request("subscriptions/listen", params);
+    let ack = wait_for(&mut server, |message| {
+        message["method"] == json!("notifications/subscriptions/acknowledged")
+            && message["params"]["notifications"]
+                .get("promptsListChanged")
+                .is_some()
+    });
+    assert_eq!(
+        ack["params"]["notifications"],
+        json!({"promptsListChanged": true})
+    );
+    for (round, manifest) in [TWO_TOOLS, ONE_TOOL].iter().enumerate() {
+        rewrite(&workspace, &format!("{manifest}{PROMPT}"));
+        wait_for(&mut server, |message| {
+            message["method"] == json!("notifications/tools/list_changed")
+        });
+        wait_for(&mut server, |message| {
+            message["method"] == json!("notifications/prompts/list_changed")
+        });
+        eprintln!("reload {}: tools and prompts changes heard", round + 1);
+    }
+}

@@ -146,7 +146,12 @@ fn no_template_value_reads_outside_its_folder() {
     ];
     for uri in &attacks {
         let response = read(&mut server, uri);
-        assert!(response.get("error").is_some(), "{uri}: {response}");
+        assert!(
+            response["error"]["message"]
+                .as_str()
+                .is_some_and(|message| message.starts_with("no resource")),
+            "{uri}: {response}"
+        );
         assert!(
             !response.to_string().contains("the secret"),
             "{uri}: {response}"
@@ -184,6 +189,11 @@ name = "d"
 text = "x"
 
 [[resource-templates]]
+uri-template = "x://f/{p}"
+name = "f"
+file = "{p}"
+
+[[resource-templates]]
 uri-template = "x://{a}"
 name = "e"
 text = "{b}"
@@ -207,6 +217,7 @@ complete = ["1"]
         "two variables need literal text between them",
         "template refers to undeclared argument `b`",
         "`z` is not a variable of `x://{a}`",
+        "a file template names its folder before the first placeholder",
     ] {
         assert!(
             stderr.contains(expected),
@@ -246,6 +257,11 @@ fn subscribers_hear_when_a_file_resource_changes_and_stop_after_unsubscribing() 
     assert_eq!(subscribed["result"], json!({}), "{subscribed}");
     let unknown = server.request("resources/subscribe", json!({"uri": "notes://nope"}));
     assert_eq!(unknown["error"]["code"], json!(-32002), "{unknown}");
+    // Text never changes; template URIs are not watched.
+    for uri in ["data://answer", "notes://pages/todo.md"] {
+        let refused = server.request("resources/subscribe", json!({"uri": uri}));
+        assert!(refused.get("error").is_some(), "{uri}: {refused}");
+    }
 
     std::fs::write(workspace.path("notes/readme.md"), "# Notes, changed\n").expect("edit");
     let updated = wait_for(&mut server, |message| {

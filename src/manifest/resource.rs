@@ -80,10 +80,17 @@ fn build_resource(
             }) else {
                 return None;
             };
-            let mime_type = wire.mime_type.clone().unwrap_or_else(|| {
-                let head = std::fs::read(&path).unwrap_or_default();
-                mime::guess(file.get_ref(), &head).to_owned()
-            });
+            if !path.is_file() {
+                checker.error(
+                    format!("`{}` is not a regular file", path.display()),
+                    file.span(),
+                );
+                return None;
+            }
+            let mime_type = wire
+                .mime_type
+                .clone()
+                .unwrap_or_else(|| mime::guess(file.get_ref(), &head_of(&path)).to_owned());
             (Source::File(path), mime_type)
         }
         _ => {
@@ -249,9 +256,24 @@ fn template_source(
         )?)),
         (None, Some(file)) => {
             let text = file.get_ref();
-            // The folder is what comes before the first placeholder's path segment.
+            // The folder is what comes before the first placeholder's path segment; it must
+            // be named (never the manifest's own folder, nor `/`), with no escaped braces or
+            // `..` anywhere.
             let fixed = text.split('{').next().unwrap_or_default();
             let folder = fixed.rsplit_once('/').map_or("", |(folder, _)| folder);
+            if folder.is_empty()
+                || folder == "/"
+                || text.contains("{{")
+                || text.split('/').any(|part| part == ".." || part == ".")
+            {
+                checker
+                    .error(
+                        "a file template names its folder before the first placeholder, with no `..`",
+                        file.span(),
+                    )
+                    .hint("for example: file = \"docs/{page}\" serves files inside docs/ only");
+                return None;
+            }
             let relative = text[folder.len()..].trim_start_matches('/');
             let directory = checker.resolve(if folder.is_empty() { "." } else { folder });
             if !directory.is_dir() {
@@ -274,4 +296,19 @@ fn template_source(
             None
         }
     }
+}
+
+/// The first bytes of a regular file, to guess its type; never blocks on a FIFO.
+fn head_of(path: &std::path::Path) -> Vec<u8> {
+    use std::io::Read as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let mut head = Vec::new();
+    if let Ok(file) = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+    {
+        let _ = file.take(512).read_to_end(&mut head);
+    }
+    head
 }

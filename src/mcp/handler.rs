@@ -229,7 +229,13 @@ impl ServerHandler for Handler {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        // Files are read on the blocking pool, not on the runtime's threads.
+        // Files are read on the blocking pool, not on the runtime's threads, a few at once.
+        let _permit = self
+            .state
+            .reads
+            .acquire()
+            .await
+            .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
         let registry = self.registry();
         let caller = caller(&context, self.state.sessions);
         let era = era(&context);
@@ -250,6 +256,12 @@ impl ServerHandler for Handler {
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         resources::served(&self.registry(), "resources/subscribe")?;
+        if !self.state.watching {
+            return Err(ErrorData::invalid_request(
+                "this server does not watch its files (start it with --watch to subscribe)",
+                None,
+            ));
+        }
         self.state.subscriptions.subscribe(
             &self.registry(),
             caller(&context, self.state.sessions),
@@ -293,10 +305,17 @@ impl ServerHandler for Handler {
         &self,
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        // Always acknowledged; tool changes are offered only when the manifest is watched.
+        // Always acknowledged; list changes are offered only when the manifest is watched
+        // (prompts: when it has prompts).
         let mut accepted = SubscriptionFilter::new();
         if self.state.watching && requested.tools_list_changed == Some(true) {
             accepted.tools_list_changed = Some(true);
+        }
+        if self.state.watching
+            && requested.prompts_list_changed == Some(true)
+            && self.registry().prompts().next().is_some()
+        {
+            accepted.prompts_list_changed = Some(true);
         }
         Some(accepted)
     }

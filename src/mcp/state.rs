@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use rmcp::Peer;
 use rmcp::model::{JsonObject, PromptsCapability, ServerCapabilities, ServerConfig, Tool};
-use rmcp::service::{RoleServer, SubscriptionSink};
+use rmcp::service::{RoleServer, SubscriptionSendError, SubscriptionSink};
 use serde_json::Value;
 
 use super::convert;
@@ -70,6 +70,8 @@ pub(super) struct State {
     sinks: Mutex<Vec<(u64, SubscriptionSink)>>,
     /// 2025-era `resources/subscribe`.
     pub(super) subscriptions: Subscriptions,
+    /// Resource files read at once (each may hold up to 16 MiB, more once encoded).
+    pub(super) reads: tokio::sync::Semaphore,
     next_sink: AtomicU64,
 }
 
@@ -134,7 +136,12 @@ impl Snapshot {
             prompts.list_changed = watching.then_some(true);
             capabilities.prompts = Some(prompts);
         }
-        if (registry.resources().next().is_some() || !registry.templates().is_empty())
+        // Subscriptions are heard only with `--watch`, and only file resources change.
+        let files = registry
+            .resources()
+            .any(|resource| matches!(resource.source, crate::resource::Source::File(_)));
+        if watching
+            && files
             && let Some(resources) = capabilities.resources.as_mut()
         {
             resources.subscribe = Some(true);
@@ -174,6 +181,7 @@ impl Handler {
                 peers: Mutex::new(Vec::new()),
                 sinks: Mutex::new(Vec::new()),
                 subscriptions: Subscriptions::default(),
+                reads: tokio::sync::Semaphore::new(8),
                 next_sink: AtomicU64::new(0),
             }),
         })
@@ -233,8 +241,13 @@ impl Handler {
             .map(|sinks| sinks.clone())
             .unwrap_or_default();
         for (id, sink) in sinks {
-            if sink.notify_tool_list_changed().await.is_err()
-                || (prompts && sink.notify_prompt_list_changed().await.is_err())
+            // A stream that did not ask for a kind of change refuses it; only a closed one
+            // is forgotten.
+            let closed = |result: Result<(), SubscriptionSendError>| {
+                matches!(result, Err(SubscriptionSendError::SubscriptionClosed))
+            };
+            if closed(sink.notify_tool_list_changed().await)
+                || (prompts && closed(sink.notify_prompt_list_changed().await))
             {
                 self.remove_sink(id);
             }

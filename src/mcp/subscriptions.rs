@@ -1,6 +1,6 @@
 //! `resources/subscribe` for 2025-era clients that can hear back (stdio, or HTTP with
-//! `--sessions`): each subscription remembers its resource's file as last seen, and the
-//! `--watch` loop tells the subscriber when that file changes.
+//! `--sessions`) to a declared file resource: each subscription remembers the file as last
+//! seen, and the `--watch` loop tells the subscriber when it changes.
 
 use std::sync::Mutex;
 use std::time::SystemTime;
@@ -11,6 +11,12 @@ use rmcp::{ErrorData, Peer, RoleServer};
 use crate::registry::Registry;
 use crate::resource::Source;
 use crate::results::store::Caller;
+
+/// The most subscriptions the server holds (every caller, every resource).
+const MAX_SUBSCRIPTIONS: usize = 10_000;
+
+/// How long one notification may take to leave.
+const SEND_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// What a file looked like: its modification time and length.
 type Fingerprint = Option<(SystemTime, u64)>;
@@ -58,20 +64,34 @@ impl Subscriptions {
                 None,
             ));
         }
-        let known = registry.resource(uri).is_some()
-            || registry
-                .templates()
-                .iter()
-                .any(|template| template.matches(uri).is_some());
-        if !known {
+        if registry.resource(uri).is_none() {
             return Err(ErrorData::resource_not_found(
                 format!("no resource `{uri}` to subscribe to"),
                 Some(serde_json::json!({ "uri": uri })),
             ));
         }
+        if file_of(registry, uri).is_none() {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "`{uri}` never changes while the server runs (only file resources do), so there is nothing to subscribe to"
+                ),
+                None,
+            ));
+        }
         let seen = fingerprint(file_of(registry, uri));
         if let Ok(mut entries) = self.entries.lock() {
-            entries.retain(|entry| !(entry.uri == uri && entry.caller == caller));
+            entries.retain(|entry| {
+                !(entry.peer.is_transport_closed() || entry.uri == uri && entry.caller == caller)
+            });
+            // Declared resources bound each caller's list; this bounds the callers.
+            if entries.len() >= MAX_SUBSCRIPTIONS {
+                return Err(ErrorData::invalid_request(
+                    format!(
+                        "the server holds {MAX_SUBSCRIPTIONS} subscriptions already; try again later"
+                    ),
+                    None,
+                ));
+            }
             entries.push(Subscription {
                 caller,
                 peer,
@@ -105,10 +125,13 @@ impl Subscriptions {
             Err(_) => return,
         };
         for (caller, peer, uri) in due {
-            let sent = peer
-                .notify_resource_updated(ResourceUpdatedNotificationParam::new(uri.clone()))
-                .await;
-            if sent.is_err() {
+            // A client that stops reading must not hold up the watch loop (and reloads).
+            let sent = tokio::time::timeout(
+                SEND_TIMEOUT,
+                peer.notify_resource_updated(ResourceUpdatedNotificationParam::new(uri.clone())),
+            )
+            .await;
+            if !matches!(sent, Ok(Ok(()))) {
                 self.unsubscribe(&caller, &uri);
             }
         }
