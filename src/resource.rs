@@ -85,6 +85,8 @@ pub struct ResourceTemplate {
     /// The `resources/templates/list` entry.
     pub definition: Map<String, Value>,
     pub mime_type: String,
+    /// The author named the MIME type; otherwise a file's is guessed from its name.
+    pub mime_declared: bool,
     pub source: TemplateSource,
 }
 
@@ -212,7 +214,14 @@ impl ResourceTemplate {
                     .unwrap_or_default();
                 let path = confined(directory, &relative)
                     .ok_or_else(|| ReadError::NotFound(format!("no resource `{uri}`")))?;
-                read_file(&path, &self.mime_type, uri)
+                let mime_type = if self.mime_declared {
+                    self.mime_type.clone()
+                } else {
+                    crate::results::mime::from_name(&relative)
+                        .unwrap_or(&self.mime_type)
+                        .to_owned()
+                };
+                read_file(&path, &mime_type, uri)
             }
         }
     }
@@ -317,6 +326,7 @@ mod tests {
             variables: vec![],
             definition: Map::new(),
             mime_type: "text/plain".into(),
+            mime_declared: true,
             source,
         }
     }

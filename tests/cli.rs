@@ -85,9 +85,9 @@ fn list_shows_a_table_or_the_exact_tools_list() {
         "list-files       path? all? sort?            List files"
     );
     assert!(
-        table.ends_with(
-            "\n\nPROMPT            ARGUMENTS     ABOUT\ncompare-products  first second  Compare two products\n"
-        ),
+        table.contains(
+            "\n\nPROMPT            ARGUMENTS     ABOUT\ncompare-products  first second  Compare two products\n\nRESOURCE  "
+        ) && table.ends_with("catalog://products/{file}  -                          Product pictures and sounds\n"),
         "{table}"
     );
 

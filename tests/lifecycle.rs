@@ -40,7 +40,7 @@ fn initialize_describes_the_server_from_the_manifest() {
         response["result"],
         json!({
             "protocolVersion": "2025-11-25",
-            "capabilities": {"completions": {}, "logging": {}, "prompts": {}, "tools": {}},
+            "capabilities": {"completions": {}, "logging": {}, "prompts": {}, "resources": {}, "tools": {}},
             "serverInfo": {
                 "name": "catalog",
                 "title": "Product catalog",
@@ -133,14 +133,8 @@ fn unknown_tools_and_methods_are_protocol_errors() {
         response["error"],
         json!({"code": -32602, "message": "unknown prompt `compare-product`; did you mean `compare-products`?"})
     );
-    for method in ["resources/list", "resources/read"] {
-        let response = server.request(method, json!({}));
-        assert_eq!(
-            response["error"]["code"],
-            json!(-32601),
-            "{method}: {response}"
-        );
-    }
+    let response = server.request("resources/read", json!({"uri": "catalog://nope"}));
+    assert_eq!(response["error"]["code"], json!(-32002), "{response}");
     let response = server.request("no/such/method", json!({}));
     assert_eq!(
         response["error"],

@@ -288,3 +288,44 @@ fn subscribers_hear_when_a_file_resource_changes_and_stop_after_unsubscribing() 
         "no update after unsubscribing: {reply}"
     );
 }
+
+#[test]
+fn the_example_serves_its_catalog_and_product_media() {
+    let mut server = Server::initialized(
+        &crate::harness::repo_root().join("tools.example.toml"),
+        "2025-11-25",
+    );
+    let catalog = read(&mut server, "catalog://catalog.tsv");
+    let contents = &catalog["result"]["contents"][0];
+    assert_eq!(
+        contents["mimeType"],
+        json!("text/tab-separated-values"),
+        "{catalog}"
+    );
+    assert!(
+        contents["text"]
+            .as_str()
+            .is_some_and(|text| text.contains("Mug rack")),
+        "{catalog}"
+    );
+    let picture = read(&mut server, "catalog://products/mug-rack.png");
+    let contents = &picture["result"]["contents"][0];
+    assert_eq!(contents["mimeType"], json!("image/png"), "{picture}");
+    assert!(
+        contents["blob"]
+            .as_str()
+            .is_some_and(|blob| blob.starts_with("iVBOR")),
+        "{picture}"
+    );
+    for escape in [
+        "catalog://products/..%2Fcatalog.sh",
+        "catalog://products/.gitignore",
+    ] {
+        let response = read(&mut server, escape);
+        assert_eq!(
+            response["error"]["code"],
+            json!(-32002),
+            "{escape}: {response}"
+        );
+    }
+}

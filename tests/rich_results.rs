@@ -235,7 +235,10 @@ fn linked_files_and_kept_outputs_are_served_as_resources() {
 
 #[test]
 fn resources_are_offered_only_when_a_tool_keeps_outputs() {
-    let mut server = Server::start(&repo_root().join("tools.example.toml"));
+    let plain = crate::harness::Workspace::new(
+        "[[tools]]\nname = \"noop\"\nstatic.content = [{ type = \"text\", text = \"ok\" }]\n",
+    );
+    let mut server = Server::start(&plain.manifest());
     let init = server.request(
         "initialize",
         crate::harness::initialize_params("2025-11-25"),

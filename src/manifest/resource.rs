@@ -225,7 +225,9 @@ fn build_template(wire: &ResourceTemplateWire, checker: &mut Checker) -> Option<
     if let Some(description) = &wire.description {
         definition.insert("description".into(), json!(description));
     }
-    definition.insert("mimeType".into(), json!(mime_type));
+    if wire.mime_type.is_some() || matches!(source, TemplateSource::Text(_)) {
+        definition.insert("mimeType".into(), json!(mime_type));
+    }
     if let Some(icons) = &wire.icons {
         definition.insert("icons".into(), icons_json(icons, checker));
     }
@@ -235,6 +237,7 @@ fn build_template(wire: &ResourceTemplateWire, checker: &mut Checker) -> Option<
         variables,
         definition,
         mime_type,
+        mime_declared: wire.mime_type.is_some(),
         source,
     })
 }
