@@ -108,7 +108,7 @@ fn malformed_tools_call_params_are_invalid_params() {
         );
     }
     // Absent arguments are an empty object.
-    let response = server.request("tools/call", json!({"name": "clear-catalog"}));
+    let response = server.request("tools/call", json!({"name": "disk-free"}));
     assert_eq!(response["result"]["isError"], json!(false), "{response}");
 }
 

@@ -146,15 +146,43 @@ fn an_unknown_product_is_a_tool_error_with_the_scripts_message() {
 }
 
 #[test]
-fn clear_catalog_empties_this_servers_copy_and_keeps_the_shipped_file() {
+fn clear_catalog_asks_first_then_empties_this_servers_copy_and_keeps_the_shipped_file() {
     let shipped =
         std::fs::read_to_string(repo_root().join("examples/catalog.tsv")).expect("catalog");
-    let mut server = example();
-    let result = server.call("clear-catalog", json!({}));
+    let mut server = Server::start(&repo_root().join("tools.example.toml"));
+    let init = server.request(
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}}, "clientInfo": {"name": "t", "version": "1"}}),
+    );
+    assert!(init.get("result").is_some(), "{init}");
+    server.notify("notifications/initialized", None);
+    let mut clear = |server: &mut Server, action: &str| {
+        let id = server.start_request("tools/call", json!({"name": "clear-catalog"}));
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            let message = server.next_message(deadline).expect("a message in time");
+            if message["method"] == json!("elicitation/create") {
+                assert_eq!(
+                    message["params"]["message"],
+                    json!("Remove every product from this server's catalog?")
+                );
+                server.send(&json!({"jsonrpc": "2.0", "id": message["id"], "result": {"action": action, "content": {}}}));
+            } else if message["id"] == json!(id) {
+                return message["result"].clone();
+            }
+        }
+    };
+    let declined = clear(&mut server, "decline");
+    assert_eq!(declined["isError"], json!(true), "{declined}");
+    assert_eq!(
+        text(&server.call("search", json!({"query": "mug"}))),
+        "Travel mug\nMug rack",
+        "declining kept the catalog"
+    );
+    let result = clear(&mut server, "accept");
     assert_eq!(text(&result), "Cleared 3 products from the catalog.");
     assert_eq!(text(&server.call("search", json!({"query": "mug"}))), "");
-    let state =
-        std::env::temp_dir().join(format!("mcp-serve-example-catalog-{}.tsv", server.pid()));
+    let state = repo_root().join(format!("examples/state/catalog-{}.tsv", server.pid()));
     drop(server);
     let _ = std::fs::remove_file(state);
     assert_eq!(
