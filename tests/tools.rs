@@ -156,7 +156,7 @@ fn clear_catalog_asks_first_then_empties_this_servers_copy_and_keeps_the_shipped
     );
     assert!(init.get("result").is_some(), "{init}");
     server.notify("notifications/initialized", None);
-    let mut clear = |server: &mut Server, action: &str| {
+    let clear = |server: &mut Server, action: &str| {
         let id = server.start_request("tools/call", json!({"name": "clear-catalog"}));
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
         loop {
