@@ -25,6 +25,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcp-serve' -ScriptBlock {
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The manifest [default: ./tools.toml]')
             [CompletionResult]::new('--max-calls', '--max-calls', [CompletionResultType]::ParameterName, 'At most this many tool calls run at once; beyond, calls wait (--queue) or fail fast')
             [CompletionResult]::new('--queue', '--queue', [CompletionResultType]::ParameterName, 'Calls that may wait for a free slot when --max-calls are running; beyond, calls fail fast')
+            [CompletionResult]::new('--state-key-file', '--state-key-file', [CompletionResultType]::ParameterName, 'Seal the state of 2026 calls that ask the client (`input_required`) with the key in this file (at least 32 bytes), so every replica accepts it; default: a random key')
             [CompletionResult]::new('--heartbeat', '--heartbeat', [CompletionResultType]::ParameterName, 'For a call that asked for progress: report it is still running after this long without progress (0 turns heartbeats off)')
             [CompletionResult]::new('--http', '--http', [CompletionResultType]::ParameterName, 'Serve Streamable HTTP on this address instead of stdio (port 0 picks a free port)')
             [CompletionResult]::new('--path', '--path', [CompletionResultType]::ParameterName, 'The MCP endpoint''s path')
@@ -83,6 +84,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcp-serve' -ScriptBlock {
         }
         'mcp-serve;call' {
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'All arguments as one JSON object (`-` reads it from stdin)')
+            [CompletionResult]::new('--answer', '--answer', [CompletionResultType]::ParameterName, 'Answer a field the tool asks for (`[tools.ask]`), typed like arguments (repeatable); on a terminal, what is missing is asked')
             [CompletionResult]::new('--out-dir', '--out-dir', [CompletionResultType]::ParameterName, 'Where images, audio and other binary blocks are saved')
             [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'The manifest [default: ./tools.toml]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The manifest [default: ./tools.toml]')

@@ -22,6 +22,7 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
             cand --config 'The manifest [default: ./tools.toml]'
             cand --max-calls 'At most this many tool calls run at once; beyond, calls wait (--queue) or fail fast'
             cand --queue 'Calls that may wait for a free slot when --max-calls are running; beyond, calls fail fast'
+            cand --state-key-file 'Seal the state of 2026 calls that ask the client (`input_required`) with the key in this file (at least 32 bytes), so every replica accepts it; default: a random key'
             cand --heartbeat 'For a call that asked for progress: report it is still running after this long without progress (0 turns heartbeats off)'
             cand --http 'Serve Streamable HTTP on this address instead of stdio (port 0 picks a free port)'
             cand --path 'The MCP endpoint''s path'
@@ -77,6 +78,7 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
         }
         &'mcp-serve;call'= {
             cand --json 'All arguments as one JSON object (`-` reads it from stdin)'
+            cand --answer 'Answer a field the tool asks for (`[tools.ask]`), typed like arguments (repeatable); on a terminal, what is missing is asked'
             cand --out-dir 'Where images, audio and other binary blocks are saved'
             cand -c 'The manifest [default: ./tools.toml]'
             cand --config 'The manifest [default: ./tools.toml]'

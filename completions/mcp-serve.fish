@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_mcp_serve_global_optspecs
-    string join \n c/config= v/verbose max-calls= queue= watch heartbeat= http= path= sessions max-sessions= session-idle= sse allowed-host= allowed-origin= auth-token-env= auth-token-file= allow-unauthenticated max-body= header-timeout= body-timeout= shutdown-grace= h/help V/version
+    string join \n c/config= v/verbose max-calls= queue= watch state-key-file= heartbeat= http= path= sessions max-sessions= session-idle= sse allowed-host= allowed-origin= auth-token-env= auth-token-file= allow-unauthenticated max-body= header-timeout= body-timeout= shutdown-grace= h/help V/version
 end
 
 function __fish_mcp_serve_needs_command
@@ -27,6 +27,7 @@ end
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l max-calls -d 'At most this many tool calls run at once; beyond, calls wait (--queue) or fail fast' -r
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l queue -d 'Calls that may wait for a free slot when --max-calls are running; beyond, calls fail fast' -r
+complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l state-key-file -d 'Seal the state of 2026 calls that ask the client (`input_required`) with the key in this file (at least 32 bytes), so every replica accepts it; default: a random key' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l heartbeat -d 'For a call that asked for progress: report it is still running after this long without progress (0 turns heartbeats off)' -r
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l http -d 'Serve Streamable HTTP on this address instead of stdio (port 0 picks a free port)' -r
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l path -d 'The MCP endpoint\'s path' -r
@@ -73,6 +74,7 @@ complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand list" -l json -d 'Pr
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand list" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand list" -s h -l help -d 'Print help'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -l json -d 'All arguments as one JSON object (`-` reads it from stdin)' -r
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -l answer -d 'Answer a field the tool asks for (`[tools.ask]`), typed like arguments (repeatable); on a terminal, what is missing is asked' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -l out-dir -d 'Where images, audio and other binary blocks are saved' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -l json-out -d 'Print the structured result as JSON instead of the text blocks'

@@ -9,6 +9,10 @@ use crate::template::{Sink, Template};
 /// What a tool asks before it runs.
 #[derive(Debug, Clone)]
 pub struct Ask {
+    /// Its key in `inputRequests` (`name`; `confirm` or `ask` by default).
+    pub key: String,
+    /// Whether the call goes on without it when the client cannot ask the user.
+    pub optional: bool,
     /// Shown to the user; `{argument}` placeholders are filled in.
     pub message: Template,
     /// The elicitation's `requestedSchema` (an object of primitive fields; none for a plain
@@ -109,6 +113,8 @@ mod tests {
     fn answers_join_the_arguments_and_refusals_stop_the_call() {
         let schema = json!({"type": "object", "properties": {"reason": {"type": "string"}}});
         let ask = Ask {
+            key: "ask".into(),
+            optional: false,
             message: Template::parse("Delete {path}?").expect("template"),
             compiled: std::sync::Arc::new(
                 crate::schema::CompiledSchema::compile(&schema).expect("schema"),

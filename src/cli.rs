@@ -52,6 +52,11 @@ pub struct Cli {
     #[arg(long)]
     pub watch: bool,
 
+    /// Seal the state of 2026 calls that ask the client (`input_required`) with the key in
+    /// this file (at least 32 bytes), so every replica accepts it; default: a random key
+    #[arg(long, value_name = "PATH")]
+    pub state_key_file: Option<std::path::PathBuf>,
+
     /// For a call that asked for progress: report it is still running after this long without
     /// progress (0 turns heartbeats off)
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_heartbeat)]
@@ -166,6 +171,10 @@ pub struct CallArgs {
     /// Answer yes to the tool's confirmation (`confirm`)
     #[arg(long)]
     pub yes: bool,
+    /// Answer a field the tool asks for (`[tools.ask]`), typed like arguments (repeatable);
+    /// on a terminal, what is missing is asked
+    #[arg(long = "answer", value_name = "NAME=VALUE")]
+    pub answers: Vec<String>,
     /// Where images, audio and other binary blocks are saved
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub out_dir: PathBuf,

@@ -1,6 +1,7 @@
 //! The commands for people (`check`, `list`, `call`, `completions`); serving is in `run`.
 //! They print for a terminal: results on stdout, messages on stderr in the style of STYLE.md.
 
+pub mod answer;
 pub mod call;
 pub mod check;
 pub mod init;

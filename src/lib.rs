@@ -24,9 +24,12 @@
 //!   (a command's stdout or an HTTP response becomes content blocks and structured output;
 //!   truncation; the resource store, scoped to the caller, bounded on disk, kept across
 //!   reloads).
-//! - [`ask`] is what a tool asks the user before it runs (`confirm`, `[tools.ask]`):
-//!   `mcp::elicit` asks over the client's connection, and only an accepted answer that fits
-//!   the fields reaches the backend, as placeholders.
+//! - [`ask`] is what a tool asks the user before it runs (`confirm`, `[tools.ask]`) or the
+//!   client's model (`[tools.sample]`); [`inputs`] is the one engine that gathers them, with
+//!   the client's roots, in rounds: `mcp::elicit` sends each round over a 2025 client's
+//!   connection, `mcp::mrtr` answers a 2026 client `input_required` with a sealed
+//!   `requestState`. Only an accepted answer that fits the fields reaches the backend, as
+//!   placeholders.
 //! - [`template`] is the one rendering routine: each argument value becomes text for one
 //!   *sink* (an argv element, an environment value, a URL path segment, a query or form
 //!   value, a header value, text in JSON, text to read), with that sink's encoding and what it
@@ -72,6 +75,7 @@ pub mod commands;
 pub mod diagnostic;
 pub mod era;
 pub mod events;
+pub mod inputs;
 pub mod limit;
 pub mod manifest;
 pub mod mcp;

@@ -11,6 +11,7 @@ mod convert;
 mod elicit;
 mod handler;
 pub mod http;
+mod mrtr;
 mod notify;
 mod prompts;
 mod resources;
@@ -18,5 +19,6 @@ mod state;
 mod stdio;
 mod subscriptions;
 
+pub use mrtr::{StateKeyError, state_codec};
 pub use state::{DefinitionError, Handler, HandlerOptions};
 pub use stdio::serve_stdio;

@@ -19,6 +19,8 @@ pub struct Prompt {
     pub description: Option<String>,
     pub arguments: Vec<PromptArgument>,
     pub messages: Vec<PromptMessage>,
+    /// What the user is asked before the messages are made (`[prompts.ask]`).
+    pub inputs: crate::inputs::Inputs,
 }
 
 /// One argument of a prompt. Prompt arguments are strings.
@@ -100,11 +102,9 @@ pub struct Completion {
 }
 
 impl Prompt {
-    /// The messages with `arguments` filled in, after checking them.
-    pub fn render(
-        &self,
-        arguments: &Map<String, Value>,
-    ) -> Result<Vec<(Role, Content)>, PromptError> {
+    /// The arguments, checked, with every optional one left out filled in as empty text:
+    /// what the questions and the messages are rendered from.
+    pub fn check(&self, arguments: &Map<String, Value>) -> Result<Map<String, Value>, PromptError> {
         for (name, value) in arguments {
             let Some(argument) = self.arguments.iter().find(|a| &a.name == name) else {
                 return Err(PromptError::Unknown {
@@ -146,9 +146,20 @@ impl Prompt {
                 .entry(argument.name.clone())
                 .or_insert_with(|| Value::String(String::new()));
         }
-        let arguments = &filled;
-        Ok(self
-            .messages
+        Ok(filled)
+    }
+
+    /// The messages with `arguments` filled in, after checking them.
+    pub fn render(
+        &self,
+        arguments: &Map<String, Value>,
+    ) -> Result<Vec<(Role, Content)>, PromptError> {
+        Ok(self.render_checked(&self.check(arguments)?))
+    }
+
+    /// The messages from checked arguments (and any answers joined to them).
+    pub fn render_checked(&self, arguments: &Map<String, Value>) -> Vec<(Role, Content)> {
+        self.messages
             .iter()
             .map(|message| {
                 let content = match &message.block {
@@ -167,7 +178,7 @@ impl Prompt {
                 };
                 (message.role, content)
             })
-            .collect())
+            .collect()
     }
 
     /// The values of `argument` that start with `partial` (case-insensitively), at most
@@ -213,6 +224,7 @@ mod tests {
     fn prompt() -> Prompt {
         Prompt {
             name: "review".into(),
+            inputs: crate::inputs::Inputs::default(),
             definition: Map::new(),
             description: None,
             arguments: vec![

@@ -84,6 +84,7 @@ fn serve(
         sessions: options
             .as_ref()
             .is_some_and(|options| options.sessions.is_some()),
+        sealer: crate::mcp::state_codec(cli.state_key_file.as_deref())?,
     };
     let handler = Handler::new(Arc::new(registry), handler_options)
         .context("could not prepare the tool list")?;

@@ -25,10 +25,9 @@ pub struct Tool {
     pub limit: Option<Limiter>,
     /// What `mcp-serve test` runs.
     pub examples: Vec<Example>,
-    /// What the user is asked before the backend runs (`confirm`, `[tools.ask]`).
-    pub ask: Option<crate::ask::Ask>,
-    /// What the client's model is asked before the backend runs (`[tools.sample]`).
-    pub sample: Option<crate::ask::Sample>,
+    /// What the client is asked before the backend runs (`confirm`, `[tools.ask]`,
+    /// `[tools.sample]`, `roots`).
+    pub inputs: crate::inputs::Inputs,
 }
 
 /// A declared call and what it must return.

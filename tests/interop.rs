@@ -48,7 +48,13 @@ fn over_stdio(mode: &str) -> Value {
 }
 
 fn over_http(mode: &str) -> Value {
-    let server = HttpServer::start(&repo_root().join("tools.example.toml"), &[]);
+    // A 2025 client is asked on its session; a 2026 one statelessly (input_required).
+    let flags: &[&str] = if mode == "legacy" {
+        &["--sessions"]
+    } else {
+        &[]
+    };
+    let server = HttpServer::start(&repo_root().join("tools.example.toml"), flags);
     drive(mode, &["http", &server.url])
 }
 
@@ -100,6 +106,60 @@ fn assert_tool_behaviour(report: &Value) {
     );
     assert_eq!(report["missing"]["isError"], json!(true));
     assert_eq!(report["unknownTool"]["code"], json!(-32602));
+    assert_prompts_resources_and_confirmation(report);
+}
+
+/// Prompts, completion, resources and a confirmed destructive tool (declined, then accepted).
+fn assert_prompts_resources_and_confirmation(report: &Value) {
+    assert_eq!(report["prompts"], json!(["compare-products"]));
+    let text = report["prompt"]["messages"][0]["content"]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        text.starts_with("Compare \"Mug rack\" with \"Travel mug\""),
+        "{text}"
+    );
+    assert_eq!(
+        report["completion"]["completion"]["values"],
+        json!(["Mug rack"])
+    );
+    assert_eq!(report["resources"][0], json!("catalog://catalog.tsv"));
+    let catalog =
+        std::fs::read_to_string(repo_root().join("examples/catalog.tsv")).expect("catalog");
+    assert_eq!(report["catalog"]["contents"][0]["text"], json!(catalog));
+    assert_eq!(report["templates"], json!(["catalog://products/{file}"]));
+    let picture = &report["picture"]["contents"][0];
+    assert_eq!(picture["mimeType"], json!("image/png"));
+    assert_eq!(
+        BASE64
+            .decode(picture["blob"].as_str().unwrap_or_default())
+            .expect("base64"),
+        std::fs::read(repo_root().join("examples/products/mug-rack.png")).expect("asset")
+    );
+    let question = "Remove every product from this server's catalog?";
+    assert_eq!(report["asked"], json!([question, question]));
+    assert_eq!(
+        report["declined"]["isError"],
+        json!(true),
+        "{}",
+        report["declined"]
+    );
+    assert_eq!(
+        report["searchAfterDecline"]["content"][0]["text"],
+        json!("Travel mug\nMug rack"),
+        "declining kept the catalog"
+    );
+    assert_eq!(
+        report["accepted"]["isError"],
+        json!(false),
+        "{}",
+        report["accepted"]
+    );
+    assert_eq!(
+        report["searchAfterAccept"]["content"],
+        json!([{"type": "text", "text": ""}]),
+        "accepting cleared this server's copy"
+    );
 }
 
 fn assert_legacy(report: &Value) {

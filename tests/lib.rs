@@ -16,6 +16,7 @@ mod events;
 mod hostile;
 mod http;
 mod http_backend;
+mod input_required;
 mod interop;
 mod lifecycle;
 mod long_running;

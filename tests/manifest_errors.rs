@@ -225,3 +225,30 @@ fn the_default_manifest_is_tools_toml_in_the_current_directory() {
         "{stderr}"
     );
 }
+
+#[test]
+fn header_arguments_must_be_unique_primitive_tokens() {
+    let (code, stderr) = load(
+        r#"[[tools]]
+name = "t"
+arguments.a = { type = "string", header = "Region" }
+arguments.b = { type = "integer", header = "region" }
+arguments.c = { type = "array", items = { type = "string" }, header = "C" }
+arguments.d = { type = "string", header = "Bad Name" }
+[tools.static]
+content = [{ type = "text", text = "ok" }]
+"#,
+    );
+    assert_eq!(code, 2, "{stderr}");
+    for expected in [
+        "two arguments travel in the header `Mcp-Param-region`",
+        "only a string, number, integer or boolean argument can travel in a header",
+        "`Bad Name` cannot be an HTTP header name",
+    ] {
+        assert!(
+            stderr.contains(expected),
+            "missing {expected:?} in {stderr}"
+        );
+    }
+    assert!(stderr.contains("due to 3 previous errors"), "{stderr}");
+}

@@ -60,7 +60,7 @@ pub fn parse_pairs(tool: &Tool, pairs: &[String]) -> Result<Map<String, Value>, 
     Ok(arguments)
 }
 
-fn typed(key: &str, text: &str, kind: &str) -> Result<Value, String> {
+pub(super) fn typed(key: &str, text: &str, kind: &str) -> Result<Value, String> {
     match kind {
         "integer" => text
             .parse::<i64>()
@@ -150,54 +150,21 @@ pub fn finish_progress() {
     }
 }
 
-/// Runs the call and prints the result; returns whether it was an error. A tool that asks
-/// the user first runs only when `yes` answers its confirmation; one that asks for values
-/// does not run from here.
+/// Runs the call; a tool that asks first runs only once the terminal has answered
+/// (`--yes`, `--answer`, or the person at it).
 pub async fn call(
     tool: &Tool,
     arguments: Map<String, Value>,
     context: &CallContext<'_>,
-    yes: bool,
+    answers: &super::answer::Answers,
 ) -> ToolResult {
-    if tool.sample.is_some() {
-        return ToolResult::error(format!(
-            "`{}` asks the client's model before it runs, which `mcp-serve` cannot do from the terminal; call it from a client",
-            tool.name
-        ));
+    if tool.inputs.is_empty() {
+        return tool.call(Some(arguments), context).await;
     }
-    if let Some(ask) = &tool.ask {
-        let fields: Vec<&String> = ask
-            .schema
-            .get("properties")
-            .and_then(Value::as_object)
-            .map(|fields| fields.keys().collect())
-            .unwrap_or_default();
-        if !fields.is_empty() {
-            return ToolResult::error(format!(
-                "`{}` asks the user for {} before it runs, which `mcp-serve` cannot ask from the terminal yet; call it from a client",
-                tool.name,
-                fields
-                    .iter()
-                    .map(|f| format!("`{f}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
-        }
-        if !yes {
-            let question = match tool.prepare(Some(arguments)) {
-                Ok(arguments) => ask.params(&arguments)["message"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_owned(),
-                Err(message) => return ToolResult::error(message),
-            };
-            return ToolResult::error(format!(
-                "`{}` asks first: \"{question}\"; run it again with --yes to answer yes",
-                tool.name
-            ));
-        }
+    match super::answer::gather(tool, arguments, answers) {
+        Ok(arguments) => tool.call_prepared(&arguments, context).await,
+        Err(message) => ToolResult::error(message),
     }
-    tool.call(Some(arguments), context).await
 }
 
 /// Writes the result: text to `out`, structured content as JSON with `json_out`, and
@@ -352,7 +319,8 @@ pub fn command(registry: &Registry, args: &CallArgs) -> Result<ExitCode, String>
             processes: &processes,
             clients: &clients,
         };
-        let result = call(tool, arguments, &context, args.yes).await;
+        let answers = super::answer::Answers::from_flags(args.yes, args.answers.clone());
+        let result = call(tool, arguments, &context, &answers).await;
         drop(context);
         let _ = printer.await;
         finish_progress();

@@ -38,7 +38,13 @@ pub async fn run(registry: &Registry, only: Option<&str>) -> (String, bool) {
                 clients: &clients,
             };
             // An example answers a tool's confirmation, never its questions.
-            let result = super::call::call(tool, example.arguments.clone(), &context, true).await;
+            let answers = super::answer::Answers {
+                yes: true,
+                given: Vec::new(),
+                interactive: false,
+            };
+            let result =
+                super::call::call(tool, example.arguments.clone(), &context, &answers).await;
             let problems = check(example, &result);
             if problems.is_empty() {
                 passed += 1;

@@ -26,6 +26,7 @@ pub(super) fn object_schema(
 ) -> Map<String, Value> {
     let mut properties = Map::new();
     let mut required = Vec::new();
+    let mut headers = Vec::new();
     for (name, argument) in arguments {
         let valid_name = !name.get_ref().is_empty()
             && name
@@ -41,10 +42,19 @@ pub(super) fn object_schema(
         if argument.default.is_none() && argument.optional != Some(true) {
             required.push(Value::String(name.get_ref().clone()));
         }
-        properties.insert(
-            name.get_ref().clone(),
-            Value::Object(property_schema(name, argument, checker)),
-        );
+        if let Some(header) = argument
+            .items
+            .as_ref()
+            .and_then(|items| items.header.as_ref())
+        {
+            checker.error("a list's items cannot travel in a header", header.span());
+        }
+        let mut property = property_schema(name, argument, checker);
+        if let Some(header) = &argument.header {
+            mcp_header(header, &property, &mut headers, checker);
+            property.insert("x-mcp-header".into(), json!(header.get_ref()));
+        }
+        properties.insert(name.get_ref().clone(), Value::Object(property));
     }
     let mut schema = Map::new();
     schema.insert("type".into(), json!("object"));
@@ -58,6 +68,46 @@ pub(super) fn object_schema(
         schema.insert("additionalProperties".into(), Value::Bool(false));
     }
     schema
+}
+
+/// `header = "Region"`: an HTTP token, on a string, number, integer or boolean, used once
+/// (header names are case-insensitive).
+fn mcp_header(
+    header: &Spanned<String>,
+    property: &Map<String, Value>,
+    seen: &mut Vec<String>,
+    checker: &mut Checker,
+) {
+    let name = header.get_ref();
+    let token = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c));
+    if !token {
+        checker
+            .error(
+                format!("`{name}` cannot be an HTTP header name"),
+                header.span(),
+            )
+            .hint("use letters, digits and `-`; the header is `Mcp-Param-` and this name");
+    }
+    let primitive = property
+        .get("type")
+        .and_then(Value::as_str)
+        .is_some_and(|kind| ["string", "number", "integer", "boolean"].contains(&kind));
+    if !primitive {
+        checker.error(
+            "only a string, number, integer or boolean argument can travel in a header",
+            header.span(),
+        );
+    }
+    if seen.iter().any(|other| other.eq_ignore_ascii_case(name)) {
+        checker.error(
+            format!("two arguments travel in the header `Mcp-Param-{name}`"),
+            header.span(),
+        );
+    }
+    seen.push(name.clone());
 }
 
 /// One argument's schema. Problems are recorded against the argument's name.

@@ -23,14 +23,17 @@ pub(super) struct ArgumentFacts {
 impl ArgumentFacts {
     /// Adds the fields a tool asks the user for (`[tools.ask]`): after an accepted answer
     /// they are placeholders like arguments.
-    pub(super) fn add_answers(&mut self, schema: &Value) {
+    /// `certain`: the answers are there whenever the call runs (not an optional question).
+    pub(super) fn add_answers(&mut self, schema: &Value, certain: bool) {
         let answers = Self::from_schema(schema);
         for name in answers.names {
             if !self.names.contains(&name) {
                 self.names.push(name);
             }
         }
-        self.always_present.extend(answers.always_present);
+        if certain {
+            self.always_present.extend(answers.always_present);
+        }
         self.types.extend(answers.types);
     }
 

@@ -69,7 +69,7 @@ fn build_prompt(wire: &PromptWire, checker: &mut Checker) -> Option<Prompt> {
             }
         })
         .collect();
-    let facts = ArgumentFacts {
+    let mut facts = ArgumentFacts {
         names: arguments.iter().map(|a| a.name.clone()).collect(),
         always_present: arguments
             .iter()
@@ -81,6 +81,11 @@ fn build_prompt(wire: &PromptWire, checker: &mut Checker) -> Option<Prompt> {
             .map(|a| (a.name.clone(), "string".to_owned()))
             .collect(),
     };
+    let inputs = wire
+        .ask
+        .as_ref()
+        .map(|asks| super::ask::build_asks(asks, &mut facts, checker))
+        .unwrap_or_default();
     if wire.messages.is_empty() {
         checker
             .error(format!("prompt `{name}` has no messages"), wire.name.span())
@@ -129,6 +134,7 @@ fn build_prompt(wire: &PromptWire, checker: &mut Checker) -> Option<Prompt> {
         definition,
         description: wire.description.clone(),
         arguments,
+        inputs,
         messages,
     })
 }

@@ -7,7 +7,7 @@ use serde_json::{Map, Value, json};
 use toml::Spanned;
 
 use super::Checker;
-use super::ask::{build_ask, build_sample};
+use super::ask::build_inputs;
 use super::command::build_command;
 use super::facts::ArgumentFacts;
 use super::http::build_http;
@@ -97,19 +97,8 @@ fn build_tool(
         }
     });
 
-    let facts = ArgumentFacts::from_schema(&input_schema.0);
-    let ask = build_ask(wire, &facts, checker);
-    let mut facts = facts;
-    if let Some(ask) = &ask {
-        facts.add_answers(&ask.schema);
-    }
-    let sample = build_sample(wire, &facts, checker);
-    if let Some(sample) = &sample {
-        facts.add_answers(&serde_json::json!({
-            "properties": {sample.name.clone(): {"type": "string"}},
-            "required": [sample.name.clone()],
-        }));
-    }
+    let mut facts = ArgumentFacts::from_schema(&input_schema.0);
+    let inputs = build_inputs(wire, &mut facts, checker);
     let (mut backend, output_spec) = backend(wire, &name, &facts, output.as_ref(), checker)?;
     confine(wire, &mut backend, server_sandbox, checker);
 
@@ -155,8 +144,7 @@ fn build_tool(
         backend,
         limit: tool_limit(wire, checker),
         examples: examples(wire, checker),
-        ask,
-        sample,
+        inputs,
     })
 }
 

@@ -135,12 +135,57 @@ pub(super) struct ToolWire {
     /// Ask the user to confirm before the tool runs: the question, with `{argument}`s.
     #[schemars(with = "Option<String>")]
     pub(super) confirm: Option<Spanned<String>>,
-    /// Ask the user for values before the tool runs (`[tools.ask]`).
-    #[schemars(with = "Option<AskWire>")]
-    pub(super) ask: Option<Spanned<AskWire>>,
+    /// Ask the user for values before the tool runs (`[tools.ask]`, or `[[tools.ask]]` for
+    /// several questions).
+    #[schemars(with = "Option<AsksSchema>")]
+    pub(super) ask: Option<Spanned<OneOrMany<AskWire>>>,
     /// Ask the client's model before the tool runs (`[tools.sample]`).
     #[schemars(with = "Option<SampleWire>")]
     pub(super) sample: Option<Spanned<SampleWire>>,
+    /// Ask the client for its roots before the tool runs; their paths fill `{roots}`, one
+    /// per line.
+    pub(super) roots: Option<bool>,
+}
+
+/// A table, or an array of such tables (`[x]` or `[[x]]`). Deserialized straight from the
+/// TOML deserializer, so the spans inside survive.
+#[derive(Debug)]
+pub(super) struct OneOrMany<T>(pub(super) Vec<T>);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for OneOrMany<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Tables<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for Tables<T> {
+            type Value = OneOrMany<T>;
+            fn expecting(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                formatter.write_str("a table or an array of tables")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<Self::Value, A::Error> {
+                T::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    .map(|one| OneOrMany(vec![one]))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                seq: A,
+            ) -> Result<Self::Value, A::Error> {
+                Vec::<T>::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))
+                    .map(OneOrMany)
+            }
+        }
+        deserializer.deserialize_any(Tables(std::marker::PhantomData))
+    }
+}
+
+/// The schema of `ask`: one question or several.
+#[derive(JsonSchema)]
+#[serde(untagged)]
+#[expect(dead_code, reason = "only describes the manifest's JSON Schema")]
+pub(super) enum AsksSchema {
+    One(Box<AskWire>),
+    Many(Vec<AskWire>),
 }
 
 /// `[tools.sample]`: a `sampling/createMessage` before the backend runs.
@@ -161,6 +206,10 @@ pub(super) struct SampleWire {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub(super) struct AskWire {
+    /// Its key in `inputRequests` (default `ask`); several questions need distinct names.
+    pub(super) name: Option<String>,
+    /// Go on without the answers when the client cannot ask the user (default false).
+    pub(super) optional: Option<bool>,
     /// Shown to the user; `{argument}` placeholders are filled in.
     #[schemars(with = "String")]
     pub(super) message: Spanned<String>,
@@ -256,6 +305,10 @@ pub(super) struct ArgumentWire {
     pub(super) additional_properties: Option<bool>,
     #[schemars(with = "Option<Vec<serde_json::Value>>")]
     pub(super) examples: Option<Vec<toml::Value>>,
+    /// Over 2026 HTTP the value also travels in the `Mcp-Param-{header}` header
+    /// (`x-mcp-header`, SEP-2243), which the server checks against the body.
+    #[schemars(with = "Option<String>")]
+    pub(super) header: Option<Spanned<String>>,
 }
 
 /// `[tools.command]`: how to run the tool.
@@ -388,6 +441,9 @@ pub(super) struct PromptWire {
     #[serde(default)]
     #[schemars(with = "Vec<MessageWire>")]
     pub(super) messages: Vec<Spanned<MessageWire>>,
+    /// Ask the user for values before the messages are made; the answers are placeholders.
+    #[schemars(with = "Option<AsksSchema>")]
+    pub(super) ask: Option<Spanned<OneOrMany<AskWire>>>,
 }
 
 /// One argument of a prompt.

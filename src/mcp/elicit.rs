@@ -1,139 +1,241 @@
-//! Asks the user for what a tool declares (`confirm`, `[tools.ask]`: `elicitation/create`)
-//! and the client's model (`[tools.sample]`: `sampling/createMessage`), over the client's
-//! connection, before the backend runs.
+//! Gathers what a tool or prompt needs from the client (`crate::inputs`) before it runs, in
+//! the request's era: a 2025 client is sent each round as requests on its connection
+//! (`elicitation/create`, `sampling/createMessage`, `roots/list`); a 2026 client gets
+//! `input_required` and retries with the answers (`mcp::mrtr`).
 #![expect(
     deprecated,
-    reason = "sampling is how 2025 clients lend their model; SEP-2577 deprecates it for 2026"
+    reason = "sampling and roots are how 2025 clients lend their model and folders; SEP-2577 deprecates them for 2026"
 )]
 
-use rmcp::RoleServer;
-use rmcp::model::{CreateMessageRequestParams, ElicitRequestParams, ElicitationAction};
+use rmcp::model::{
+    ClientCapabilities, CreateMessageRequestParams, ElicitRequestParams, InputRequiredResult,
+    InputResponses,
+};
 use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer};
 use serde_json::{Map, Value};
 
-use crate::ask::{Ask, Reply, Sample};
-use crate::backend::CallContext;
+use super::mrtr;
 use crate::era::Era;
-use crate::results::ToolResult;
+use crate::inputs::{Capability, Inputs, Request, Step, Stop};
 use crate::results::store::Caller;
-use crate::tool::Tool;
 
-/// The user's reply, or the tool error that says why nobody could be asked.
-pub(super) async fn ask(
-    ask: &Ask,
-    arguments: &Map<String, Value>,
+/// What a request brings for gathering: its MRTR fields (2026) and what it is.
+#[derive(Debug)]
+pub(super) struct Asking<'a> {
+    pub(super) inputs: &'a Inputs,
+    /// `tools/call` or `prompts/get`, and the tool's or prompt's name: what a state is bound to.
+    pub(super) method: &'static str,
+    pub(super) name: &'a str,
+    pub(super) responses: Option<InputResponses>,
+    pub(super) state: Option<String>,
+}
+
+/// The outcome of gathering.
+#[derive(Debug)]
+pub(super) enum Gathered {
+    /// Go on with these arguments (answers joined).
+    Ready(Map<String, Value>),
+    /// 2026: ask the client, which retries.
+    Pending(InputRequiredResult),
+    /// The call stops before it runs, for this reason (a tool error).
+    Refused(String),
+}
+
+/// Gathers the inputs for a call with `arguments` (already checked).
+pub(super) async fn gather(
+    asking: Asking<'_>,
+    arguments: Map<String, Value>,
     context: &RequestContext<RoleServer>,
     era: Era,
     caller: &Caller,
-) -> Result<Reply, String> {
-    reachable(era, caller, "the user")?;
-    let supported = context
-        .peer
-        .peer_info()
-        .is_some_and(|info| info.capabilities.elicitation.is_some());
-    if !supported {
-        return Err("this tool asks the user first, and this client does not support elicitation, so the tool did not run".into());
+    codec: &rmcp::model::RequestStateCodec,
+) -> Result<Gathered, ErrorData> {
+    if asking.inputs.is_empty() {
+        return Ok(Gathered::Ready(arguments));
     }
-    let params: ElicitRequestParams = serde_json::from_value(ask.params(arguments))
-        .map_err(|error| format!("the question could not be built: {error}"))?;
-    let result = context
-        .peer
-        .create_elicitation(params)
-        .await
-        .map_err(|error| format!("asking the user failed ({error}), so the tool did not run"))?;
-    Ok(match result.action {
-        ElicitationAction::Accept => Reply::Accepted(match result.content {
-            Some(Value::Object(answers)) => answers,
-            _ => Map::new(),
-        }),
-        ElicitationAction::Decline => Reply::Declined,
-        _ => Reply::Cancelled,
-    })
-}
-
-/// Whether the client can be asked at all: a 2025-era connection the server can send on.
-fn reachable(era: Era, caller: &Caller, whom: &str) -> Result<(), String> {
+    let declared = context.client_capabilities().unwrap_or_default();
+    let can = |capability| declares(&declared, capability);
     if era == Era::Modern {
-        return Err(format!(
-            "this tool asks {whom} first; asking a 2026-07-28 client (input_required) is not supported yet, so the tool did not run"
-        ));
+        return gather_modern(asking, &arguments, can, codec);
     }
-    if *caller == Caller::Anonymous {
-        return Err(format!(
-            "this tool asks {whom} first, which needs a connection the server can send a request on (stdio, or HTTP with --sessions), so the tool did not run"
-        ));
-    }
-    Ok(())
-}
-
-/// Asks the client's model; its text joins the arguments under the sample's name.
-pub(super) async fn sample(
-    sample: &Sample,
-    arguments: &mut Map<String, Value>,
-    context: &RequestContext<RoleServer>,
-    era: Era,
-    caller: &Caller,
-) -> Result<(), String> {
-    reachable(era, caller, "the client's model")?;
-    let supported = context
-        .peer
-        .peer_info()
-        .is_some_and(|info| info.capabilities.sampling.is_some());
-    if !supported {
-        return Err("this tool asks the client's model first, and this client does not support sampling, so the tool did not run".into());
-    }
-    let params: CreateMessageRequestParams = serde_json::from_value(sample.params(arguments))
-        .map_err(|error| format!("the sampling request could not be built: {error}"))?;
-    #[expect(
-        deprecated,
-        reason = "sampling is how 2025 clients lend their model (SEP-2577 deprecates it for 2026)"
-    )]
-    let result = context.peer.create_message(params).await.map_err(|error| {
-        format!("asking the client's model failed ({error}), so the tool did not run")
-    })?;
-    let text: Vec<String> = result
-        .message
-        .content
-        .into_vec()
-        .into_iter()
-        .filter_map(|block| match serde_json::to_value(&block) {
-            Ok(value) if value["type"] == "text" => value["text"].as_str().map(str::to_owned),
-            _ => None,
-        })
-        .collect();
-    if text.is_empty() {
-        return Err("the client's model answered without text, so the tool did not run".into());
-    }
-    arguments.insert(sample.name.clone(), Value::String(text.join("\n")));
-    Ok(())
-}
-
-/// The whole call of a tool that may ask first: validate, ask the user, ask the model, run.
-pub(super) async fn call(
-    tool: &Tool,
-    arguments: Option<Map<String, Value>>,
-    context: &RequestContext<RoleServer>,
-    era: Era,
-    call_context: &CallContext<'_>,
-) -> ToolResult {
-    if tool.ask.is_none() && tool.sample.is_none() {
-        return tool.call(arguments, call_context).await;
-    }
-    let mut arguments = match tool.prepare(arguments) {
-        Ok(arguments) => arguments,
-        Err(message) => return ToolResult::error(message),
-    };
-    let caller = &call_context.caller;
-    if let Some(question) = &tool.ask {
-        let asked = ask(question, &arguments, context, era, caller).await;
-        if let Err(message) = asked.and_then(|reply| question.apply(reply, &mut arguments)) {
-            return ToolResult::error(message);
+    let mut answers = Map::new();
+    // Each round answers at least one input, so this ends.
+    for _ in 0..=asking.inputs.items.len() {
+        match asking.inputs.step(&arguments, &answers, can) {
+            Ok(Step::Ready(arguments)) => return Ok(Gathered::Ready(arguments)),
+            Ok(Step::Ask(round)) => {
+                if *caller == Caller::Anonymous {
+                    return Ok(Gathered::Refused(format!(
+                        "`{}` asks the client first, which needs a connection the server can send a request on (stdio, or HTTP with --sessions), so it did not run",
+                        asking.name
+                    )));
+                }
+                for request in round {
+                    match send(&request, context).await {
+                        Ok(answer) => answers.insert(request.key, answer),
+                        Err(message) => return Ok(Gathered::Refused(message)),
+                    };
+                }
+            }
+            Err(stop) => return Ok(Gathered::Refused(legacy_refusal(stop, asking.name))),
         }
     }
-    if let Some(request) = &tool.sample
-        && let Err(message) = sample(request, &mut arguments, context, era, caller).await
-    {
-        return ToolResult::error(message);
+    Ok(Gathered::Refused(
+        "the client's answers never completed the questions".into(),
+    ))
+}
+
+fn gather_modern(
+    asking: Asking<'_>,
+    arguments: &Map<String, Value>,
+    can: impl Fn(Capability) -> bool,
+    codec: &rmcp::model::RequestStateCodec,
+) -> Result<Gathered, ErrorData> {
+    let binding = mrtr::binding(asking.method, asking.name, arguments);
+    let mut answers = mrtr::open(codec, asking.state.as_deref(), &binding)?;
+    // This round's answers join the sealed ones; keys nothing asked for are ignored.
+    let keys: Vec<&str> = asking.inputs.keys().collect();
+    for (key, answer) in asking.responses.unwrap_or_default() {
+        if keys.contains(&key.as_str()) && !answers.contains_key(&key) {
+            answers.insert(key, answer);
+        }
     }
-    tool.call_prepared(&arguments, call_context).await
+    match asking.inputs.step(arguments, &answers, can) {
+        Ok(Step::Ready(arguments)) => Ok(Gathered::Ready(arguments)),
+        Ok(Step::Ask(round)) => {
+            mrtr::input_required(codec, &round, &answers, &binding).map(Gathered::Pending)
+        }
+        Err(Stop::Refused(message)) => Ok(Gathered::Refused(message)),
+        Err(Stop::Malformed(message)) => Err(ErrorData::invalid_params(message, None)),
+        Err(Stop::Missing(capability)) => {
+            let mut required = ClientCapabilities::default();
+            match capability {
+                Capability::Elicitation => {
+                    required.elicitation = Some(rmcp::model::ElicitationCapability::default());
+                }
+                Capability::Sampling => {
+                    required.sampling = Some(rmcp::model::SamplingCapability::default());
+                }
+                Capability::Roots => {
+                    required.roots = Some(rmcp::model::RootsCapabilities::default());
+                }
+            }
+            let mut error = ErrorData::missing_required_client_capability(required);
+            error.message = format!(
+                "`{}` needs the client's support for {}, which this request's clientCapabilities do not declare",
+                asking.name,
+                capability.describe()
+            )
+            .into();
+            Err(error)
+        }
+    }
+}
+
+fn declares(declared: &ClientCapabilities, capability: Capability) -> bool {
+    match capability {
+        Capability::Elicitation => declared.elicitation.is_some(),
+        Capability::Sampling => declared.sampling.is_some(),
+        Capability::Roots => declared.roots.is_some(),
+    }
+}
+
+fn legacy_refusal(stop: Stop, name: &str) -> String {
+    match stop {
+        Stop::Refused(message) => message,
+        Stop::Malformed(message) => format!("{message}, so `{name}` did not run"),
+        Stop::Missing(capability) => format!(
+            "`{name}` needs the client's support for {}, and this client does not support {}, so it did not run",
+            capability.describe(),
+            capability.key()
+        ),
+    }
+}
+
+/// Sends one request on the client's connection; its result as JSON.
+async fn send(request: &Request, context: &RequestContext<RoleServer>) -> Result<Value, String> {
+    let failed = |error: &dyn std::fmt::Display| {
+        format!(
+            "asking the client ({}) failed: {error}, so the call did not run",
+            request.method
+        )
+    };
+    let built = |error: serde_json::Error| failed(&error);
+    let answer = match request.method {
+        "elicitation/create" => {
+            let params: ElicitRequestParams =
+                serde_json::from_value(request.params.clone()).map_err(built)?;
+            serde_json::to_value(
+                context
+                    .peer
+                    .create_elicitation(params)
+                    .await
+                    .map_err(|error| failed(&error))?,
+            )
+        }
+        "sampling/createMessage" => {
+            let params: CreateMessageRequestParams =
+                serde_json::from_value(request.params.clone()).map_err(built)?;
+            serde_json::to_value(
+                context
+                    .peer
+                    .create_message(params)
+                    .await
+                    .map_err(|error| failed(&error))?,
+            )
+        }
+        _ => serde_json::to_value(
+            context
+                .peer
+                .list_roots()
+                .await
+                .map_err(|error| failed(&error))?,
+        ),
+    };
+    answer.map_err(built)
+}
+
+/// What a tool call comes to: a result, or (2026) a request for input.
+#[derive(Debug)]
+pub(super) enum Called {
+    Done(crate::results::ToolResult),
+    Pending(InputRequiredResult),
+}
+
+/// The whole call of a tool: validate, gather what it asks for, run.
+pub(super) async fn call(
+    tool: &crate::tool::Tool,
+    request: rmcp::model::CallToolRequestParams,
+    context: &RequestContext<RoleServer>,
+    era: Era,
+    call_context: &crate::backend::CallContext<'_>,
+    codec: &rmcp::model::RequestStateCodec,
+) -> Result<Called, ErrorData> {
+    use crate::results::ToolResult;
+    if tool.inputs.is_empty() {
+        return Ok(Called::Done(
+            tool.call(request.arguments, call_context).await,
+        ));
+    }
+    let arguments = match tool.prepare(request.arguments) {
+        Ok(arguments) => arguments,
+        Err(message) => return Ok(Called::Done(ToolResult::error(message))),
+    };
+    let asking = Asking {
+        inputs: &tool.inputs,
+        method: "tools/call",
+        name: &tool.name,
+        responses: request.input_responses,
+        state: request.request_state,
+    };
+    Ok(
+        match gather(asking, arguments, context, era, &call_context.caller, codec).await? {
+            Gathered::Ready(arguments) => {
+                Called::Done(tool.call_prepared(&arguments, call_context).await)
+            }
+            Gathered::Pending(pending) => Called::Pending(pending),
+            Gathered::Refused(message) => Called::Done(ToolResult::error(message)),
+        },
+    )
 }

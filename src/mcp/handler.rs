@@ -153,9 +153,10 @@ impl ServerHandler for Handler {
             clients: &self.state.clients,
         };
         // Dropping the call future kills the backend's process group.
-        let run = elicit::call(&tool, request.arguments, &context, era, &call_context);
-        let result = tokio::select! {
-            result = run => result,
+        let codec = &self.state.sealer;
+        let run = elicit::call(&tool, request, &context, era, &call_context, codec);
+        let called = tokio::select! {
+            called = run => called,
             () = context.ct.cancelled() => {
                 if let Some(forwarder) = forwarder {
                     forwarder.abort();
@@ -169,8 +170,13 @@ impl ServerHandler for Handler {
         if let Some(forwarder) = forwarder {
             let _ = tokio::time::timeout(Duration::from_secs(1), forwarder).await;
         }
-        let result = result.for_era(era, tool.legacy_wrapped());
-        Ok(convert::call_result(result, server_info).into())
+        match called? {
+            elicit::Called::Done(result) => {
+                let result = result.for_era(era, tool.legacy_wrapped());
+                Ok(convert::call_result(result, server_info).into())
+            }
+            elicit::Called::Pending(pending) => Ok(pending.into()),
+        }
     }
 
     async fn list_prompts(
@@ -184,9 +190,16 @@ impl ServerHandler for Handler {
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        prompts::get(&self.registry(), &request).map(Into::into)
+        let caller = caller(&context, self.state.sessions);
+        let asked = prompts::Asked {
+            context: &context,
+            era: era(&context),
+            caller: &caller,
+            codec: &self.state.sealer,
+        };
+        prompts::get(&self.registry(), request, asked).await
     }
 
     async fn complete(

@@ -6,9 +6,16 @@ use rmcp::model::{
     GetPromptResult, ListPromptsResult, Prompt, PromptMessage, Reference, Role,
 };
 
+use rmcp::RoleServer;
+use rmcp::model::{GetPromptResponse, RequestStateCodec};
+use rmcp::service::RequestContext;
+
 use super::convert;
+use super::elicit::{self, Asking, Gathered};
+use crate::era::Era;
 use crate::prompt;
 use crate::registry::Registry;
+use crate::results::store::Caller;
 
 /// A manifest without prompts serves no prompt methods.
 fn served(registry: &Registry, method: &str) -> Result<(), ErrorData> {
@@ -38,11 +45,21 @@ pub(super) fn list(registry: &Registry) -> Result<ListPromptsResult, ErrorData> 
     Ok(ListPromptsResult::with_all_items(prompts))
 }
 
-/// One prompt's messages, its arguments checked and filled in.
-pub(super) fn get(
+/// How a `prompts/get` can ask the client (`[prompts.ask]`).
+#[derive(Debug)]
+pub(super) struct Asked<'a> {
+    pub(super) context: &'a RequestContext<RoleServer>,
+    pub(super) era: Era,
+    pub(super) caller: &'a Caller,
+    pub(super) codec: &'a RequestStateCodec,
+}
+
+/// One prompt's messages, its arguments checked and filled in, after asking what it asks.
+pub(super) async fn get(
     registry: &Registry,
-    request: &GetPromptRequestParams,
-) -> Result<GetPromptResult, ErrorData> {
+    request: GetPromptRequestParams,
+    asked: Asked<'_>,
+) -> Result<GetPromptResponse, ErrorData> {
     served(registry, "prompts/get")?;
     let prompt = registry.prompt(&request.name).map_err(|unknown| {
         ErrorData::invalid_params(
@@ -57,10 +74,33 @@ pub(super) fn get(
             None,
         )
     })?;
-    let arguments = request.arguments.clone().unwrap_or_default();
+    let arguments = prompt
+        .check(&request.arguments.clone().unwrap_or_default())
+        .map_err(|error| ErrorData::invalid_params(error.to_string(), None))?;
+    let asking = Asking {
+        inputs: &prompt.inputs,
+        method: "prompts/get",
+        name: &prompt.name,
+        responses: request.input_responses,
+        state: request.request_state,
+    };
+    let arguments = match elicit::gather(
+        asking,
+        arguments,
+        asked.context,
+        asked.era,
+        asked.caller,
+        asked.codec,
+    )
+    .await?
+    {
+        Gathered::Ready(arguments) => arguments,
+        Gathered::Pending(pending) => return Ok(pending.into()),
+        // A prompt has no error result: the refusal is the request's error.
+        Gathered::Refused(message) => return Err(ErrorData::invalid_request(message, None)),
+    };
     let messages = prompt
-        .render(&arguments)
-        .map_err(|error| ErrorData::invalid_params(error.to_string(), None))?
+        .render_checked(&arguments)
         .into_iter()
         .map(|(role, content)| {
             let role = match role {
@@ -72,7 +112,7 @@ pub(super) fn get(
         .collect();
     let mut result = GetPromptResult::new(messages);
     result.description.clone_from(&prompt.description);
-    Ok(result)
+    Ok(result.into())
 }
 
 /// Completion values for a prompt's argument or a resource template's variable (any

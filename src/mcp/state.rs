@@ -48,6 +48,8 @@ pub struct HandlerOptions {
     pub processes: Arc<Processes>,
     /// HTTP with `--sessions`: a 2025-era request's session id identifies its caller.
     pub sessions: bool,
+    /// Seals 2026 `requestState` (`--state-key-file`, else a random key).
+    pub sealer: rmcp::model::RequestStateCodec,
 }
 
 #[derive(Debug)]
@@ -62,6 +64,7 @@ pub(super) struct State {
     withheld_env: Vec<String>,
     pub(super) processes: Arc<Processes>,
     pub(super) sessions: bool,
+    pub(super) sealer: rmcp::model::RequestStateCodec,
     /// The HTTP tools' clients, kept across reloads with their connection pools.
     pub(super) clients: HttpClients,
     /// 2025-era sessions to send `notifications/tools/list_changed` to.
@@ -177,6 +180,7 @@ impl Handler {
                 withheld_env: options.withheld_env,
                 processes: options.processes,
                 sessions: options.sessions,
+                sealer: options.sealer,
                 clients: HttpClients::default(),
                 peers: Mutex::new(Vec::new()),
                 sinks: Mutex::new(Vec::new()),
