@@ -1,6 +1,7 @@
-//! The official TypeScript client (`@modelcontextprotocol/client`) drives mcp-serve over
-//! stdio and Streamable HTTP, in both protocol eras. Its packages are installed by
-//! `scripts/test` (`npm ci` in `tests/interop`).
+//! The official TypeScript client (`@modelcontextprotocol/client`) and Python SDK client
+//! (`mcp`) drive mcp-serve over stdio and Streamable HTTP, in both protocol eras: tools,
+//! prompts, completion, resources and a confirmed tool (declined, then accepted). Their
+//! packages are installed by `scripts/test` (`npm ci` and a virtualenv in `tests/interop`).
 
 use std::process::Command;
 
@@ -196,4 +197,64 @@ fn the_typescript_client_works_over_http_in_the_legacy_era() {
 #[test]
 fn the_typescript_client_negotiates_the_2026_era_over_http() {
     assert_modern(&over_http("auto"));
+}
+
+/// The official Python SDK client (`mcp`, pinned in `tests/interop/requirements.txt` and
+/// installed by `scripts/test`), through `tests/interop/client.py`.
+fn drive_python(mode: &str, transport: &[&str]) -> Value {
+    let interop = repo_root().join("tests/interop");
+    let python = interop.join(".venv/bin/python");
+    assert!(
+        python.is_file(),
+        "the Python SDK is not installed; run scripts/test (it creates tests/interop/.venv)"
+    );
+    let output = Command::new(python)
+        .arg(interop.join("client.py"))
+        .arg(mode)
+        .args(transport)
+        .current_dir("/")
+        .output()
+        .expect("run python");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: Value = serde_json::from_slice(&output.stdout).expect("a JSON report");
+    assert!(report.get("failure").is_none(), "{}", report["failure"]);
+    report
+}
+
+fn assert_python_report(report: &Value, version: &str) {
+    assert_eq!(report["protocolVersion"], json!(version));
+    assert_eq!(report["tools"][3], json!("clear-catalog"));
+    assert_eq!(
+        report["search"]["content"],
+        json!([{"type": "text", "text": "Travel mug\nMug rack"}])
+    );
+    assert_prompts_resources_and_confirmation(report);
+}
+
+#[test]
+fn the_python_client_works_in_both_eras_over_stdio() {
+    let manifest = repo_root().join("tools.example.toml");
+    let manifest = manifest.to_str().expect("path");
+    for (mode, version) in [("legacy", "2025-11-25"), ("auto", "2026-07-28")] {
+        let report = drive_python(mode, &["stdio", BINARY, manifest]);
+        assert_python_report(&report, version);
+    }
+}
+
+#[test]
+fn the_python_client_works_in_both_eras_over_http() {
+    for (mode, version) in [("legacy", "2025-11-25"), ("auto", "2026-07-28")] {
+        let flags: &[&str] = if mode == "legacy" {
+            &["--sessions"]
+        } else {
+            &[]
+        };
+        let server = HttpServer::start(&repo_root().join("tools.example.toml"), flags);
+        let report = drive_python(mode, &["http", &server.url]);
+        assert_python_report(&report, version);
+    }
 }
