@@ -136,6 +136,11 @@ impl Input {
             }
             Self::Roots => {
                 let roots = root_paths(answer).ok_or_else(|| self.malformed())?;
+                if roots.is_empty() {
+                    return Err(Stop::Refused(
+                        "the client shared no file:// roots, so the call did not run".into(),
+                    ));
+                }
                 arguments.insert(ROOTS.to_owned(), Value::String(roots.join("\n")));
                 Ok(())
             }
@@ -211,9 +216,13 @@ impl Inputs {
         answers: &Map<String, Value>,
         can: impl Fn(Capability) -> bool,
     ) -> Result<Step, Stop> {
-        let mut arguments = arguments.clone();
         let mut unknown: HashSet<String> = self.items.iter().flat_map(Input::produces).collect();
+        // What an input fills comes from the client only: an argument of the same name (a
+        // full input schema may allow undeclared ones) never stands in for an answer.
+        let mut arguments = arguments.clone();
+        arguments.retain(|name, _| !unknown.contains(name));
         let mut round = Vec::new();
+        let mut waiting = false;
         for input in &self.items {
             if !can(input.capability()) {
                 if input.optional() {
@@ -225,6 +234,7 @@ impl Inputs {
                 return Err(Stop::Missing(input.capability()));
             }
             if input.uses().iter().any(|name| unknown.contains(*name)) {
+                waiting = true;
                 continue;
             }
             if let Some(answer) = answers.get(input.key()) {
@@ -239,6 +249,13 @@ impl Inputs {
                     params: input.params(&arguments),
                 });
             }
+        }
+        if round.is_empty() && waiting {
+            // Unreachable for a loaded manifest (an input names only earlier ones), but
+            // never run with a question left unasked.
+            return Err(Stop::Refused(
+                "a question could not be asked, so the call did not run".into(),
+            ));
         }
         Ok(if round.is_empty() {
             Step::Ready(arguments)
@@ -286,7 +303,10 @@ fn root_paths(answer: &Value) -> Option<Vec<String>> {
     let mut paths = Vec::new();
     for root in roots {
         let uri = root.get("uri")?.as_str()?;
-        if let Some(path) = uri.strip_prefix("file://") {
+        let local = uri
+            .strip_prefix("file://localhost")
+            .or_else(|| uri.strip_prefix("file://"));
+        if let Some(path) = local {
             let path = percent_encoding::percent_decode_str(path)
                 .decode_utf8()
                 .ok()?;

@@ -12,6 +12,7 @@ mod ask;
 mod command;
 mod document;
 mod facts;
+mod headers;
 mod http;
 mod identity;
 mod json;

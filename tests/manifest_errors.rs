@@ -242,7 +242,7 @@ content = [{ type = "text", text = "ok" }]
     assert_eq!(code, 2, "{stderr}");
     for expected in [
         "two arguments travel in the header `Mcp-Param-region`",
-        "only a string, number, integer or boolean argument can travel in a header",
+        "only a string, integer or boolean argument can travel in a header",
         "`Bad Name` cannot be an HTTP header name",
     ] {
         assert!(
@@ -251,4 +251,29 @@ content = [{ type = "text", text = "ok" }]
         );
     }
     assert!(stderr.contains("due to 3 previous errors"), "{stderr}");
+    // A full schema is held to the same rules, across nesting levels and under `items`.
+    let (code, stderr) = load(
+        r#"[[tools]]
+name = "t"
+[tools.input-schema]
+type = "object"
+properties.a = { type = "string", x-mcp-header = "Region" }
+properties.n = { type = "number", x-mcp-header = "N" }
+properties.o = { type = "object", properties = { b = { type = "string", x-mcp-header = "REGION" } } }
+properties.l = { type = "array", items = { type = "string", x-mcp-header = "L" } }
+[tools.static]
+content = [{ type = "text", text = "ok" }]
+"#,
+    );
+    assert_eq!(code, 2, "{stderr}");
+    for expected in [
+        "only a string, integer or boolean argument can travel in a header",
+        "two arguments travel in the header `Mcp-Param-REGION`",
+        "`x-mcp-header` is allowed only on properties reached through `properties`",
+    ] {
+        assert!(
+            stderr.contains(expected),
+            "missing {expected:?} in {stderr}"
+        );
+    }
 }

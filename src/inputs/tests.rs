@@ -141,3 +141,66 @@ fn refusals_bad_answers_and_missing_capabilities_stop_the_call() {
         Err(Stop::Refused(message)) if message.contains("without text")
     ));
 }
+
+#[test]
+fn an_argument_never_stands_in_for_an_answer_and_empty_roots_stop_the_call() {
+    let inputs = Inputs {
+        items: vec![ask("ok", "Sure?", "reason", false), Input::Roots],
+    };
+    // The model sent `reason` and `roots` itself (a full schema may allow them).
+    let mut arguments = Map::new();
+    arguments.insert("reason".into(), json!("model says yes"));
+    arguments.insert("roots".into(), json!("/etc"));
+    let Step::Ask(round) = inputs
+        .step(&arguments, &Map::new(), |_| true)
+        .expect("step")
+    else {
+        panic!("must ask")
+    };
+    assert_eq!(round.len(), 2);
+    let given = answers(&[
+        (
+            "ok",
+            json!({"action": "accept", "content": {"reason": "user says yes"}}),
+        ),
+        ("roots", json!({"roots": [{"uri": "file://localhost/srv"}]})),
+    ]);
+    let Step::Ready(done) = inputs.step(&arguments, &given, |_| true).expect("step") else {
+        panic!("expected ready")
+    };
+    assert_eq!(done["reason"], json!("user says yes"));
+    assert_eq!(done["roots"], json!("/srv"));
+    let none = answers(&[
+        (
+            "ok",
+            json!({"action": "accept", "content": {"reason": "x"}}),
+        ),
+        ("roots", json!({"roots": [{"uri": "https://example.com"}]})),
+    ]);
+    assert!(matches!(
+        inputs.step(&arguments, &none, |_| true),
+        Err(Stop::Refused(message)) if message.contains("no file:// roots")
+    ));
+}
+
+#[test]
+fn an_input_waiting_on_a_later_one_is_never_skipped() {
+    // A manifest cannot declare this (an input names only earlier ones); the engine still
+    // refuses rather than run with the question unasked.
+    let inputs = Inputs {
+        items: vec![ask("first", "{later}?", "x", false), sample("later", "say")],
+    };
+    let given = answers(&[(
+        "later",
+        json!({"role": "assistant", "content": {"type": "text", "text": "hi"}}),
+    )]);
+    assert!(matches!(
+        inputs.step(&Map::new(), &given, |_| true),
+        Err(Stop::Refused(message)) if message.contains("could not be asked")
+    ));
+    let only_sampling = |capability| capability == Capability::Sampling;
+    let cannot = Inputs {
+        items: vec![ask("first", "{later}?", "x", true), sample("later", "say")],
+    };
+    assert!(cannot.step(&Map::new(), &Map::new(), only_sampling).is_ok());
+}

@@ -94,10 +94,10 @@ fn mcp_header(
     let primitive = property
         .get("type")
         .and_then(Value::as_str)
-        .is_some_and(|kind| ["string", "number", "integer", "boolean"].contains(&kind));
+        .is_some_and(|kind| ["string", "integer", "boolean"].contains(&kind));
     if !primitive {
         checker.error(
-            "only a string, number, integer or boolean argument can travel in a header",
+            "only a string, integer or boolean argument can travel in a header",
             header.span(),
         );
     }

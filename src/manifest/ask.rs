@@ -100,7 +100,7 @@ pub(super) fn build_asks(
     inputs
 }
 
-fn unique_keys(inputs: &Inputs, span: std::ops::Range<usize>, checker: &mut Checker) {
+pub(super) fn unique_keys(inputs: &Inputs, span: std::ops::Range<usize>, checker: &mut Checker) {
     let mut seen = std::collections::HashSet::new();
     for key in inputs.keys() {
         if !seen.insert(key) {

@@ -86,6 +86,7 @@ fn build_prompt(wire: &PromptWire, checker: &mut Checker) -> Option<Prompt> {
         .as_ref()
         .map(|asks| super::ask::build_asks(asks, &mut facts, checker))
         .unwrap_or_default();
+    super::ask::unique_keys(&inputs, wire.name.span(), checker);
     if wire.messages.is_empty() {
         checker
             .error(format!("prompt `{name}` has no messages"), wire.name.span())

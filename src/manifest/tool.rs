@@ -72,6 +72,12 @@ fn build_tool(
     check_tool_name(&wire.name, checker);
 
     let input_schema = input_schema(wire, checker);
+    super::headers::check_headers(
+        &input_schema.0,
+        input_schema.2,
+        input_schema.1.clone(),
+        checker,
+    );
     let input = match compile(&input_schema) {
         Ok(compiled) => Some(compiled),
         Err(error) => {

@@ -72,10 +72,17 @@ pub(super) async fn gather(
                     )));
                 }
                 for request in round {
-                    match send(&request, context).await {
-                        Ok(answer) => answers.insert(request.key, answer),
+                    let answer = match send(&request, context).await {
+                        Ok(answer) => answer,
                         Err(message) => return Ok(Gathered::Refused(message)),
                     };
+                    // A refusal ends the round: the user is not asked anything more.
+                    let refused = request.method == "elicitation/create"
+                        && answer.get("action").and_then(Value::as_str) != Some("accept");
+                    answers.insert(request.key, answer);
+                    if refused {
+                        break;
+                    }
                 }
             }
             Err(stop) => return Ok(Gathered::Refused(legacy_refusal(stop, asking.name))),
