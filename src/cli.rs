@@ -63,7 +63,38 @@ pub struct Cli {
     pub heartbeat: Duration,
 
     #[command(flatten)]
+    pub tasks: TaskArgs,
+
+    #[command(flatten)]
     pub http: HttpArgs,
+}
+
+/// Where tasks are kept.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Tasks")]
+pub struct TaskArgs {
+    /// Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password
+    /// in the URL is never logged); default: an embedded `SQLite` file in --data-dir
+    #[arg(long, value_name = "URL", env = "MCP_SERVE_TASK_STORE", global = true)]
+    pub task_store: Option<String>,
+
+    /// Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else
+    /// ~/.local/state/mcp-serve]
+    #[arg(long, value_name = "DIR", env = "MCP_SERVE_DATA_DIR", global = true)]
+    pub data_dir: Option<PathBuf>,
+
+    /// A running task's lease: its server renews it; a task whose server died reads as failed
+    /// once it runs out
+    #[arg(long, value_name = "DURATION", default_value = "15s", value_parser = parse_lease)]
+    pub task_lease: Duration,
+}
+
+fn parse_lease(text: &str) -> Result<Duration, String> {
+    let lease = parse_duration_text(text)?;
+    if lease < Duration::from_millis(300) {
+        return Err("a lease shorter than 300ms could not be renewed in time".into());
+    }
+    Ok(lease)
 }
 
 /// Commands for people; with none, mcp-serve serves the manifest.
@@ -107,12 +138,38 @@ pub enum Command {
         #[arg(long)]
         dry_run: bool,
     },
+    /// Read and cancel the tasks in the store (--task-store, --data-dir)
+    Tasks {
+        #[command(subcommand)]
+        action: TasksAction,
+    },
     /// Print the JSON Schema of the manifest format
     Schema,
     /// Print shell completions
     Completions {
         /// bash, zsh, fish, powershell or elvish
         shell: clap_complete::Shell,
+    },
+}
+
+/// `mcp-serve tasks`.
+#[derive(Debug, Subcommand)]
+pub enum TasksAction {
+    /// Every task not yet forgotten, oldest first
+    List {
+        /// Print them as JSON, one record per line
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+    },
+    /// One task as `tasks/get` shows it, with its progress and logs
+    Get {
+        /// The task id
+        id: String,
+    },
+    /// Cancel a running task; the server running it stops its process
+    Cancel {
+        /// The task id
+        id: String,
     },
 }
 

@@ -7,6 +7,7 @@ pub mod check;
 pub mod init;
 pub mod install;
 pub mod list;
+pub mod tasks;
 pub mod test;
 
 use std::io::IsTerminal as _;

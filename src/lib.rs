@@ -89,6 +89,7 @@ pub mod sandbox;
 pub mod schema;
 pub mod secret;
 pub mod suggest;
+pub mod tasks;
 pub mod template;
 pub mod tool;
 pub mod units;

@@ -22,6 +22,7 @@ mod resource;
 mod sandbox;
 mod schemas;
 mod static_result;
+mod task;
 mod tool;
 mod url;
 mod wire;

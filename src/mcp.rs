@@ -18,6 +18,7 @@ mod resources;
 mod state;
 mod stdio;
 mod subscriptions;
+mod tasks;
 
 pub use mrtr::{StateKeyError, state_codec};
 pub use state::{DefinitionError, Handler, HandlerOptions};

@@ -34,6 +34,8 @@ pub struct Registry {
     store: Arc<ResourceStore>,
     /// Environment variables holding the manifest's secrets, never passed to a command.
     withheld_env: Vec<String>,
+    /// How long tasks are kept and how often clients should poll (`[server]`).
+    pub task_settings: crate::tasks::Settings,
 }
 
 /// `tools/call` named a tool that does not exist.
@@ -58,7 +60,14 @@ impl Registry {
             templates: Vec::new(),
             store: Arc::new(ResourceStore::new(StoreLimits::default())),
             withheld_env: Vec::new(),
+            task_settings: crate::tasks::Settings::default(),
         }
+    }
+
+    #[must_use]
+    pub fn with_task_settings(mut self, settings: crate::tasks::Settings) -> Self {
+        self.task_settings = settings;
+        self
     }
 
     #[must_use]

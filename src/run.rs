@@ -29,7 +29,7 @@ struct UsageError(String);
 pub fn run(cli: &Cli) -> ExitCode {
     init_logging(cli.verbose, cli.command.is_none());
     if let Some(command) = &cli.command {
-        return match command_run(command, cli.config.as_deref()) {
+        return match command_run(command, cli) {
             Ok(code) => code,
             Err(UsageError(message)) => {
                 eprintln!("{message}");
@@ -73,6 +73,13 @@ fn serve(
     let (processes, hardening) = Processes::supervising();
     tracing::debug!(?hardening, "protected the server process");
     let processes = Arc::new(processes);
+    let has_tasks = registry
+        .tools()
+        .any(|tool| tool.task != crate::tasks::Policy::Never);
+    let tasks = crate::tasks::Tasks::new(
+        task_location(cli).map_err(|UsageError(message)| anyhow::anyhow!(message))?,
+        cli.tasks.task_lease,
+    );
     let handler_options = HandlerOptions {
         max_calls,
         queue: cli.queue,
@@ -85,6 +92,7 @@ fn serve(
             .as_ref()
             .is_some_and(|options| options.sessions.is_some()),
         sealer: crate::mcp::state_codec(cli.state_key_file.as_deref())?,
+        tasks: Some(Arc::clone(&tasks)),
     };
     let handler = Handler::new(Arc::new(registry), handler_options)
         .context("could not prepare the tool list")?;
@@ -99,6 +107,15 @@ fn serve(
     .build()
     .context("could not start the async runtime")?;
     let outcome = runtime.block_on(async {
+        // A manifest with task tools opens its store now, so a bad one stops the start.
+        if has_tasks {
+            tasks.store().await.with_context(|| {
+                format!(
+                    "could not open the task store {}",
+                    tasks.location().describe()
+                )
+            })?;
+        }
         if cli.watch {
             tokio::spawn(crate::reload::watch(path.to_owned(), handler.clone()));
         }
@@ -261,7 +278,21 @@ async fn shutdown_signal() -> &'static str {
 }
 
 /// Runs a command for people (`check`, `list`, `call`, `completions`).
-fn command_run(command: &Command, config: Option<&Path>) -> Result<ExitCode, UsageError> {
+/// `--task-store`, else `--data-dir`.
+fn task_location(cli: &Cli) -> Result<crate::tasks::StoreLocation, UsageError> {
+    crate::tasks::StoreLocation::from_options(
+        cli.tasks.task_store.as_deref(),
+        cli.tasks.data_dir.as_deref(),
+    )
+    .map_err(|error| UsageError(format!("error: {error}")))
+}
+
+fn command_run(command: &Command, cli: &Cli) -> Result<ExitCode, UsageError> {
+    let config = cli.config.as_deref();
+    if let Command::Tasks { action } = command {
+        let location = task_location(cli)?;
+        return commands::tasks::command(&location, action).map_err(UsageError);
+    }
     if let Command::Init {
         path,
         command_tool,
@@ -311,6 +342,7 @@ fn command_run(command: &Command, config: Option<&Path>) -> Result<ExitCode, Usa
             .map_err(UsageError),
         Command::Call(args) => commands::call::command(&registry, args).map_err(UsageError),
         Command::Check(_)
+        | Command::Tasks { .. }
         | Command::Completions { .. }
         | Command::Schema
         | Command::Init { .. } => Ok(ExitCode::SUCCESS),

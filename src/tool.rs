@@ -28,6 +28,11 @@ pub struct Tool {
     /// What the client is asked before the backend runs (`confirm`, `[tools.ask]`,
     /// `[tools.sample]`, `roots`).
     pub inputs: crate::inputs::Inputs,
+    /// Whether its calls may run as tasks (`task`).
+    pub task: crate::tasks::Policy,
+    /// In a task, ask the questions inside it (`tasks/get` shows them) rather than before it
+    /// is created (`ask-in-task`).
+    pub ask_in_task: bool,
 }
 
 /// A declared call and what it must return.

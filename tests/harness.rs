@@ -141,6 +141,7 @@ impl Server {
 
     /// Starts a prepared command line (another binary path, a wrapper such as `setpriv`).
     pub(crate) fn start_command(command: &mut Command) -> Self {
+        keep_tasks_here(command);
         let mut child = command
             .current_dir("/")
             .stdin(Stdio::piped())
@@ -348,9 +349,24 @@ pub(crate) fn text(result: &Value) -> &str {
         .unwrap_or_else(|| panic!("no text block: {result}"))
 }
 
+/// The task store of every server a test starts, unless the test chose one: never the
+/// user's own state directory.
+pub(crate) fn keep_tasks_here(command: &mut Command) {
+    static DATA: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    let chosen = command
+        .get_envs()
+        .any(|(name, _)| name == "MCP_SERVE_DATA_DIR");
+    if !chosen {
+        let data = DATA.get_or_init(|| tempfile::tempdir().expect("a data directory for tasks"));
+        command.env("MCP_SERVE_DATA_DIR", data.path());
+    }
+}
+
 /// Runs `mcp-serve` with `args` to completion, returning (exit code, stdout, stderr).
 pub(crate) fn run(args: &[&str], cwd: &Path) -> (i32, String, String) {
-    let output = Command::new(BINARY)
+    let mut command = Command::new(BINARY);
+    keep_tasks_here(&mut command);
+    let output = command
         .args(args)
         .current_dir(cwd)
         .stdin(Stdio::null())

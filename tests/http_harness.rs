@@ -33,7 +33,9 @@ impl HttpServer {
     }
 
     pub(crate) fn start_with_env(manifest: &Path, extra: &[&str], env: &[(&str, &str)]) -> Self {
-        let mut child = Command::new(BINARY)
+        let mut command = Command::new(BINARY);
+        crate::harness::keep_tasks_here(&mut command);
+        let mut child = command
             .arg("--config")
             .arg(manifest)
             .args(["--http", "127.0.0.1:0"])

@@ -35,6 +35,7 @@ pub(super) fn build_tools(
         .sandbox
         .as_ref()
         .and_then(|wire| build_sandbox(wire, None, checker));
+    let (default_task, task_settings) = super::task::server_settings(&server, checker);
     let identity = server_identity(server, checker);
     let mut seen: HashMap<String, usize> = HashMap::new();
     let mut tools = Vec::new();
@@ -50,7 +51,7 @@ pub(super) fn build_tools(
         } else {
             seen.insert(name, index);
         }
-        if let Some(tool) = build_tool(&wire, server_sandbox.as_ref(), checker) {
+        if let Some(tool) = build_tool(&wire, server_sandbox.as_ref(), default_task, checker) {
             tools.push(tool);
         }
     }
@@ -58,13 +59,16 @@ pub(super) fn build_tools(
         let mut withheld = std::mem::take(&mut checker.withheld_env);
         withheld.sort_unstable();
         withheld.dedup();
-        Registry::new(identity, tools).with_withheld_env(withheld)
+        Registry::new(identity, tools)
+            .with_withheld_env(withheld)
+            .with_task_settings(task_settings)
     })
 }
 
 fn build_tool(
     wire: &ToolWire,
     server_sandbox: Option<&Declared>,
+    default_task: crate::tasks::Policy,
     checker: &mut Checker,
 ) -> Option<Tool> {
     let errors_before = checker.diagnostics.len();
@@ -107,6 +111,8 @@ fn build_tool(
     let inputs = build_inputs(wire, &mut facts, checker);
     let (mut backend, output_spec) = backend(wire, &name, &facts, output.as_ref(), checker)?;
     confine(wire, &mut backend, server_sandbox, checker);
+    let task = super::task::policy(wire.task.as_ref(), default_task, checker);
+    let ask_in_task = super::task::ask_in_task(wire, task, &inputs, checker);
 
     let mut definition = Map::new();
     definition.insert("name".into(), json!(name));
@@ -151,6 +157,8 @@ fn build_tool(
         limit: tool_limit(wire, checker),
         examples: examples(wire, checker),
         inputs,
+        task,
+        ask_in_task,
     })
 }
 

@@ -21,6 +21,32 @@ pub(super) struct ServerWire {
     /// The sandbox every command tool gets; a tool's own `[tools.sandbox]` may only narrow it.
     #[schemars(with = "Option<SandboxWire>")]
     pub(super) sandbox: Option<Spanned<SandboxWire>>,
+    /// Whether tools' calls may run as tasks unless a tool says otherwise: `"never"`
+    /// (default), `"optional"` or `"required"`.
+    #[schemars(with = "Option<TaskWire>")]
+    pub(super) task: Option<Spanned<String>>,
+    /// How long a task's result is kept after it ends, e.g. `"1h"` (the default).
+    #[schemars(with = "Option<serde_json::Value>")]
+    pub(super) task_ttl: Option<Spanned<toml::Value>>,
+    /// How often clients are asked to poll a task, e.g. `"1s"` (the default).
+    #[schemars(with = "Option<serde_json::Value>")]
+    pub(super) task_poll_interval: Option<Spanned<toml::Value>>,
+}
+
+/// Whether a tool's calls may run as tasks.
+#[derive(JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[expect(
+    dead_code,
+    reason = "only its JSON Schema is used; the value is read as text"
+)]
+pub(super) enum TaskWire {
+    /// Always answered in the request.
+    Never,
+    /// A task when the client declares the tasks extension.
+    Optional,
+    /// Only as a task; a client without the extension is refused.
+    Required,
 }
 
 /// `[server.sandbox]`, `[tools.sandbox]`: what a command may reach and use.
@@ -145,6 +171,14 @@ pub(super) struct ToolWire {
     /// Ask the client for its roots before the tool runs; their paths fill `{roots}`, one
     /// per line.
     pub(super) roots: Option<bool>,
+    /// Whether calls may run as tasks: `"never"`, `"optional"` or `"required"` (default:
+    /// `[server] task`, else `"never"`).
+    #[schemars(with = "Option<TaskWire>")]
+    pub(super) task: Option<Spanned<String>>,
+    /// When a call runs as a task, ask its questions inside the task (the client answers
+    /// with `tasks/update`) instead of before the task is created (default false).
+    #[schemars(with = "Option<bool>")]
+    pub(super) ask_in_task: Option<Spanned<bool>>,
 }
 
 /// A table, or an array of such tables (`[x]` or `[[x]]`). Deserialized straight from the

@@ -13,6 +13,7 @@ use rmcp::model::{
     ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
     ReadResourceResponse, ReadResourceResult, ServerConfig, SetLevelRequestParams, Tool,
 };
+use rmcp::model::{CancelTaskParams, GetTaskParams, GetTaskResult, UpdateTaskParams};
 use rmcp::model::{
     CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResponse,
     ListPromptsResult, ListResourceTemplatesResult, SubscribeRequestParams,
@@ -59,6 +60,20 @@ fn era(context: &RequestContext<RoleServer>) -> Era {
         .map_or(Era::Early, |version| Era::of_version(version.as_str()))
 }
 
+impl Handler {
+    /// The task store, for the `tasks/*` methods (rmcp answers them only when the
+    /// extension is advertised, which needs one).
+    fn tasks(&self) -> Result<&std::sync::Arc<crate::tasks::Tasks>, ErrorData> {
+        self.state.tasks.as_ref().ok_or_else(|| {
+            ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                "this server keeps no tasks",
+                None,
+            )
+        })
+    }
+}
+
 impl ServerHandler for Handler {
     fn get_info(&self) -> ServerConfig {
         self.snapshot().info.clone()
@@ -99,6 +114,12 @@ impl ServerHandler for Handler {
             .map_err(|unknown| ErrorData::invalid_params(unknown.to_string(), None))?
             .clone();
         let era = era(&context);
+        if let Some(tasks) = self.state.tasks.as_ref()
+            && super::tasks::wanted(&tool, Some(tasks), &context)?
+        {
+            let caller = caller(&context, self.state.sessions);
+            return super::tasks::start(self, tasks, tool, request, &context, era, caller).await;
+        }
         let server_info = (era == Era::Modern).then_some(&snapshot.server_info);
         // Waiting in the queue ends when the request is cancelled.
         let acquired = tokio::select! {
@@ -177,6 +198,39 @@ impl ServerHandler for Handler {
             }
             elicit::Called::Pending(pending) => Ok(pending.into()),
         }
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        let caller = caller(&context, self.state.sessions);
+        super::tasks::get(self.tasks()?, &request.task_id, &caller).await
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let caller = caller(&context, self.state.sessions);
+        let responses = request
+            .input_responses
+            .into_iter()
+            .map(|(key, response)| serde_json::to_value(response).map(|response| (key, response)))
+            .collect::<Result<_, _>>()
+            .map_err(|error| ErrorData::invalid_params(error.to_string(), None))?;
+        super::tasks::update(self.tasks()?, &request.task_id, &caller, responses).await
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let caller = caller(&context, self.state.sessions);
+        super::tasks::cancel(self.tasks()?, &request.task_id, &caller).await
     }
 
     async fn list_prompts(

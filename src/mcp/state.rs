@@ -50,6 +50,8 @@ pub struct HandlerOptions {
     pub sessions: bool,
     /// Seals 2026 `requestState` (`--state-key-file`, else a random key).
     pub sealer: rmcp::model::RequestStateCodec,
+    /// Where tasks are kept (none: calls are never tasks).
+    pub tasks: Option<Arc<crate::tasks::Tasks>>,
 }
 
 #[derive(Debug)]
@@ -65,6 +67,7 @@ pub(super) struct State {
     pub(super) processes: Arc<Processes>,
     pub(super) sessions: bool,
     pub(super) sealer: rmcp::model::RequestStateCodec,
+    pub(super) tasks: Option<Arc<crate::tasks::Tasks>>,
     /// The HTTP tools' clients, kept across reloads with their connection pools.
     pub(super) clients: HttpClients,
     /// 2025-era sessions to send `notifications/tools/list_changed` to.
@@ -100,6 +103,7 @@ impl Snapshot {
         registry: Arc<Registry>,
         watching: bool,
         withheld_env: &[String],
+        tasks: bool,
     ) -> Result<Self, DefinitionError> {
         // Eras differ only in their output schemas: each tool is converted once, and the
         // other eras' entries are clones sharing its schemas (10,000 tools add up).
@@ -152,6 +156,16 @@ impl Snapshot {
         if registry.prompts().next().is_some() || !registry.templates().is_empty() {
             capabilities.completions = Some(JsonObject::new());
         }
+        if tasks
+            && registry
+                .tools()
+                .any(|tool| tool.task != crate::tasks::Policy::Never)
+        {
+            capabilities
+                .extensions
+                .get_or_insert_with(Default::default)
+                .insert(rmcp::model::TASKS_EXTENSION_ID.into(), JsonObject::new());
+        }
         let mut info = ServerConfig::new(capabilities).with_server_info(implementation);
         info.instructions.clone_from(&registry.server.instructions);
         let server_info = Value::Object(registry.server.implementation.clone());
@@ -169,7 +183,12 @@ impl Snapshot {
 
 impl Handler {
     pub fn new(registry: Arc<Registry>, options: HandlerOptions) -> Result<Self, DefinitionError> {
-        let snapshot = Snapshot::new(registry, options.watching, &options.withheld_env)?;
+        let snapshot = Snapshot::new(
+            registry,
+            options.watching,
+            &options.withheld_env,
+            options.tasks.is_some(),
+        )?;
         Ok(Self {
             state: Arc::new(State {
                 current: RwLock::new(Arc::new(snapshot)),
@@ -181,6 +200,7 @@ impl Handler {
                 processes: options.processes,
                 sessions: options.sessions,
                 sealer: options.sealer,
+                tasks: options.tasks,
                 clients: HttpClients::default(),
                 peers: Mutex::new(Vec::new()),
                 sinks: Mutex::new(Vec::new()),
@@ -209,6 +229,7 @@ impl Handler {
             registry,
             self.state.watching,
             &self.state.withheld_env,
+            self.state.tasks.is_some(),
         )?);
         match self.state.current.write() {
             Ok(mut current) => *current = snapshot,

@@ -333,6 +333,7 @@ mod tests {
                 withheld_env: Vec::new(),
                 processes: Arc::new(Processes::default()),
                 sessions: false,
+                tasks: None,
                 sealer: crate::mcp::state_codec(None).expect("key"),
             },
         )

@@ -1,0 +1,91 @@
+//! `mcp-serve tasks list|get|cancel`: the operator's view of the task store the servers
+//! share (`--task-store`, `--data-dir`).
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::cli::{Format, TasksAction};
+use crate::tasks::record::timestamp;
+use crate::tasks::runner::Whom;
+use crate::tasks::{StoreLocation, Tasks};
+
+pub fn command(location: &StoreLocation, action: &TasksAction) -> Result<ExitCode, String> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| format!("error: could not start the async runtime: {error}"))?;
+    // The lease is only used to run tasks, which this command never does.
+    let tasks = Tasks::new(location.clone(), Duration::from_secs(15));
+    runtime.block_on(async {
+        match action {
+            TasksAction::List { format } => {
+                let records = tasks
+                    .list()
+                    .await
+                    .map_err(|error| format!("error: {error}"))?;
+                let mut out = String::new();
+                if *format == Format::Json {
+                    for record in &records {
+                        out.push_str(&serde_json::to_string(record).unwrap_or_default());
+                        out.push('\n');
+                    }
+                } else if records.is_empty() {
+                    eprintln!("no tasks in {}", location.describe());
+                } else {
+                    out.push_str(&format!(
+                        "{:<32}  {:<14}  {:<24}  {:<24}  MESSAGE
+",
+                        "ID", "STATUS", "TOOL", "UPDATED"
+                    ));
+                    for record in &records {
+                        out.push_str(&format!(
+                            "{:<32}  {:<14}  {:<24}  {:<24}  {}
+",
+                            record.id,
+                            record.status.as_str(),
+                            record.tool,
+                            timestamp(record.updated_ms),
+                            record.message.as_deref().unwrap_or("")
+                        ));
+                    }
+                }
+                crate::commands::print(&out);
+                Ok(ExitCode::SUCCESS)
+            }
+            TasksAction::Get { id } => {
+                let (record, answered) = tasks
+                    .get(id, Whom::Operator)
+                    .await
+                    .map_err(|error| format!("error: {error}"))?;
+                let mut shown = record.detailed(&answered);
+                shown.insert("tool".into(), json!(record.tool));
+                shown.insert("replica".into(), json!(record.replica));
+                if let Some(progress) = &record.progress {
+                    shown.insert("progress".into(), json!(progress));
+                }
+                if !record.logs.is_empty() {
+                    shown.insert("logs".into(), json!(record.logs));
+                }
+                let mut text =
+                    serde_json::to_string_pretty(&Value::Object(shown)).unwrap_or_default();
+                text.push('\n');
+                crate::commands::print(&text);
+                Ok(ExitCode::SUCCESS)
+            }
+            TasksAction::Cancel { id } => {
+                tasks
+                    .cancel(id, Whom::Operator)
+                    .await
+                    .map_err(|error| format!("error: {error}"))?;
+                let (record, _) = tasks
+                    .get(id, Whom::Operator)
+                    .await
+                    .map_err(|error| format!("error: {error}"))?;
+                eprintln!("task {id} is {}", record.status.as_str());
+                Ok(ExitCode::SUCCESS)
+            }
+        }
+    })
+}

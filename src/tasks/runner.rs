@@ -1,0 +1,591 @@
+//! Runs tasks in this process and answers for the store: `start` keeps the record and
+//! spawns the work; `get`, `answer` and `cancel` read and change a task wherever it runs.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
+
+use super::record::{LogLine, Progress};
+use super::store::{Signal, Store, StoreError, StoreLocation};
+use super::{Record, Settings, Status, now_ms};
+use crate::events::CallEvent;
+use crate::inputs::{Capability, Inputs, Step, Stop};
+
+/// How often a waiting task looks for answers when no signal can tell it.
+const ANSWER_POLL: Duration = Duration::from_millis(250);
+/// Progress is written to the store at most this often.
+const PROGRESS_WRITES: Duration = Duration::from_millis(250);
+/// Ended tasks are purged at most this often.
+const PURGE_EVERY_MS: u64 = 60_000;
+
+/// The `-32021` a task fails with when it needs what the client did not declare.
+const MISSING_CAPABILITY: i64 = -32021;
+
+/// What the protocol layer runs for a task: the tool's call, its result as JSON.
+pub trait Execute: Send + Sync + 'static {
+    /// Runs the call with the answers joined to `arguments`; events go to `events`.
+    fn execute(
+        &self,
+        arguments: Map<String, Value>,
+        events: tokio::sync::mpsc::Sender<CallEvent>,
+    ) -> Pin<Box<dyn Future<Output = Map<String, Value>> + Send + '_>>;
+
+    /// A tool error result saying `message` (the call stopped before it ran).
+    fn refused(&self, message: String) -> Map<String, Value>;
+}
+
+/// A task to start.
+pub struct Job {
+    pub tool: String,
+    pub owner: Option<String>,
+    pub arguments: Map<String, Value>,
+    pub inputs: Inputs,
+    /// What the client declared it can do (elicitation, sampling, roots).
+    pub can: [bool; 3],
+    pub settings: Settings,
+    pub execute: Box<dyn Execute>,
+}
+
+impl std::fmt::Debug for Job {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("Job")
+            .field("tool", &self.tool)
+            .field("owner", &self.owner)
+            .field("settings", &self.settings)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A reason a task cannot be read or changed.
+#[derive(Debug, thiserror::Error)]
+pub enum TaskError {
+    #[error("`{0}` is not a task id (32 lowercase hex digits)")]
+    Malformed(String),
+    #[error("no task `{0}`: unknown, or forgotten after its ttlMs")]
+    Unknown(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Who asks about a task: a client (sees only its own tasks), or the operator.
+#[derive(Debug, Clone, Copy)]
+pub enum Whom<'a> {
+    /// A client, and the session that identifies it, if any.
+    Caller(Option<&'a str>),
+    /// `mcp-serve tasks`: every task.
+    Operator,
+}
+
+impl Whom<'_> {
+    fn may_see(self, record: &Record) -> bool {
+        match self {
+            Self::Caller(owner) => record.owner.as_deref() == owner,
+            Self::Operator => true,
+        }
+    }
+}
+
+/// A task running here.
+#[derive(Debug, Default)]
+struct Local {
+    cancel: CancellationToken,
+    answered: Notify,
+}
+
+/// The tasks of this process, and the store they share with others.
+#[derive(Debug)]
+pub struct Tasks {
+    location: StoreLocation,
+    store: tokio::sync::OnceCell<Store>,
+    replica: String,
+    lease: Duration,
+    running: Mutex<HashMap<String, Arc<Local>>>,
+    last_purge: AtomicU64,
+}
+
+impl Tasks {
+    pub fn new(location: StoreLocation, lease: Duration) -> Arc<Self> {
+        let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+            .map(|name| name.trim().to_owned())
+            .unwrap_or_default();
+        Arc::new(Self {
+            location,
+            store: tokio::sync::OnceCell::new(),
+            replica: format!("{host}:{}:{}", std::process::id(), now_ms()),
+            lease,
+            running: Mutex::new(HashMap::new()),
+            last_purge: AtomicU64::new(0),
+        })
+    }
+
+    pub fn location(&self) -> &StoreLocation {
+        &self.location
+    }
+
+    /// The store, opened on first use; signals from other processes are then heard.
+    pub async fn store(self: &Arc<Self>) -> Result<&Store, StoreError> {
+        self.store
+            .get_or_try_init(|| async {
+                let store = Store::open(&self.location).await?;
+                if let Some(mut signals) = store.signals().await? {
+                    let tasks = Arc::downgrade(self);
+                    tokio::spawn(async move {
+                        while let Some(signal) = signals.recv().await {
+                            let Some(tasks) = tasks.upgrade() else { return };
+                            tasks.heard(&signal);
+                        }
+                    });
+                }
+                Ok(store)
+            })
+            .await
+    }
+
+    fn local(&self, id: &str) -> Option<Arc<Local>> {
+        self.running.lock().ok()?.get(id).cloned()
+    }
+
+    fn heard(&self, signal: &Signal) {
+        match signal {
+            Signal::Cancel(id) => {
+                if let Some(local) = self.local(id) {
+                    local.cancel.cancel();
+                }
+            }
+            Signal::Answer(id) => {
+                if let Some(local) = self.local(id) {
+                    local.answered.notify_one();
+                }
+            }
+        }
+    }
+
+    /// Keeps a new task and starts it; the record is readable everywhere once this returns.
+    pub async fn start(self: &Arc<Self>, job: Job) -> Result<Record, StoreError> {
+        let store = self.store().await?.clone();
+        let now = now_ms();
+        let record = Record {
+            id: super::new_id()?,
+            tool: job.tool.clone(),
+            owner: job.owner.clone(),
+            status: Status::Working,
+            message: None,
+            created_ms: now,
+            updated_ms: now,
+            ttl_ms: duration_ms(job.settings.ttl),
+            poll_ms: duration_ms(job.settings.poll_interval).max(1),
+            lease_ms: now.saturating_add(duration_ms(self.lease)),
+            replica: self.replica.clone(),
+            input_requests: None,
+            result: None,
+            error: None,
+            progress: None,
+            logs: Vec::new(),
+        };
+        store.create(&record).await?;
+        let local = Arc::new(Local::default());
+        if let Ok(mut running) = self.running.lock() {
+            running.insert(record.id.clone(), Arc::clone(&local));
+        }
+        let tasks = Arc::clone(self);
+        let first = record.clone();
+        self.maybe_purge(&store, now);
+        tokio::spawn(async move {
+            let id = first.id.clone();
+            let outcome =
+                tokio::spawn(Arc::clone(&tasks).run(store.clone(), first, job, local)).await;
+            if outcome.is_err() {
+                // The work panicked: the task fails rather than run forever.
+                if let Ok(Some(mut record)) = store.get(&id).await {
+                    let ttl = record.ttl_ms;
+                    record.fail(
+                        -32603,
+                        "the task failed inside the server",
+                        None,
+                        ttl,
+                        now_ms(),
+                    );
+                    let _ = store.update(&record).await;
+                }
+            }
+            if let Ok(mut running) = tasks.running.lock() {
+                running.remove(&id);
+            }
+        });
+        Ok(record)
+    }
+
+    fn maybe_purge(&self, store: &Store, now: u64) {
+        let last = self.last_purge.load(Ordering::Relaxed);
+        if now.saturating_sub(last) < PURGE_EVERY_MS
+            || self
+                .last_purge
+                .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
+                .is_err()
+        {
+            return;
+        }
+        let store = store.clone();
+        tokio::spawn(async move {
+            match store.purge().await {
+                Ok(0) => {}
+                Ok(purged) => tracing::debug!(purged, "forgot expired tasks"),
+                Err(error) => tracing::warn!(%error, "purging expired tasks failed"),
+            }
+        });
+    }
+
+    async fn run(self: Arc<Self>, store: Store, record: Record, job: Job, local: Arc<Local>) {
+        let shared = Arc::new(tokio::sync::Mutex::new(record));
+        let renewing = tokio::spawn(renew(
+            store.clone(),
+            Arc::clone(&shared),
+            self.lease,
+            store.polled(),
+            local.cancel.clone(),
+        ));
+        let ttl = duration_ms(job.settings.ttl);
+        let outcome = tokio::select! {
+            outcome = work(&store, &shared, &job, &local) => Some(outcome),
+            () = local.cancel.cancelled() => None,
+        };
+        renewing.abort();
+        let mut record = shared.lock().await;
+        let now = now_ms();
+        match outcome {
+            Some(Ok(result)) => {
+                let failed = result.get("isError") == Some(&Value::Bool(true));
+                record.message = Some(
+                    if failed {
+                        "the tool reported an error"
+                    } else {
+                        "done"
+                    }
+                    .into(),
+                );
+                record.result = Some(result);
+                record.end(Status::Completed, ttl, now);
+            }
+            Some(Err((code, message, data))) => record.fail(code, &message, data, ttl, now),
+            // Cancelled: whoever cancelled wrote the status.
+            None => return,
+        }
+        match store.update(&record).await {
+            Ok(true) => {}
+            Ok(false) => tracing::debug!(task = %record.id, "the task had ended elsewhere first"),
+            Err(error) => {
+                tracing::error!(task = %record.id, %error, "could not keep a task's outcome");
+            }
+        }
+    }
+
+    /// The task as its owner may see it; a task whose process stopped renewing its lease
+    /// is failed first. With the answers given so far, when it is asking.
+    pub async fn get(
+        self: &Arc<Self>,
+        id: &str,
+        whom: Whom<'_>,
+    ) -> Result<(Record, Vec<String>), TaskError> {
+        if !super::well_formed(id) {
+            return Err(TaskError::Malformed(id.to_owned()));
+        }
+        let store = self.store().await?;
+        let mut record = store
+            .get(id)
+            .await?
+            .filter(|record| whom.may_see(record))
+            .ok_or_else(|| TaskError::Unknown(id.to_owned()))?;
+        let now = now_ms();
+        if record.lease_lapsed(now) {
+            let ttl = record.ttl_ms;
+            record.fail(
+                -32603,
+                &format!(
+                    "the server running this task ({}) stopped before it finished: its lease ran out at {}",
+                    record.replica,
+                    super::record::timestamp(record.lease_ms)
+                ),
+                None,
+                ttl,
+                now,
+            );
+            if !store.update(&record).await? {
+                record = store
+                    .get(id)
+                    .await?
+                    .ok_or_else(|| TaskError::Unknown(id.to_owned()))?;
+            }
+        }
+        let answered = if record.status == Status::InputRequired {
+            store.answers(id).await?.keys().cloned().collect()
+        } else {
+            Vec::new()
+        };
+        Ok((record, answered))
+    }
+
+    /// Keeps answers to the questions the task is asking now (others are ignored) and
+    /// wakes it.
+    pub async fn answer(
+        self: &Arc<Self>,
+        id: &str,
+        whom: Whom<'_>,
+        responses: Map<String, Value>,
+    ) -> Result<(), TaskError> {
+        let (record, answered) = self.get(id, whom).await?;
+        let asking = record.input_requests.unwrap_or_default();
+        let wanted: Map<String, Value> = responses
+            .into_iter()
+            .filter(|(key, _)| asking.contains_key(key) && !answered.contains(key))
+            .collect();
+        if wanted.is_empty() {
+            return Ok(());
+        }
+        let store = self.store().await?;
+        store.answer(id, &wanted).await?;
+        match self.local(id) {
+            Some(local) => local.answered.notify_one(),
+            None => store.signal(&Signal::Answer(id.to_owned())).await?,
+        }
+        Ok(())
+    }
+
+    /// Cancels a running task (an ended one is left as it is) and stops its work wherever
+    /// it runs.
+    pub async fn cancel(self: &Arc<Self>, id: &str, whom: Whom<'_>) -> Result<(), TaskError> {
+        let (mut record, _) = self.get(id, whom).await?;
+        if record.status.is_terminal() {
+            return Ok(());
+        }
+        let ttl = record.ttl_ms;
+        record.message = Some(
+            match whom {
+                Whom::Caller(_) => "cancelled by the client",
+                Whom::Operator => "cancelled by an operator",
+            }
+            .into(),
+        );
+        record.end(Status::Cancelled, ttl, now_ms());
+        let store = self.store().await?;
+        if store.update(&record).await? {
+            match self.local(id) {
+                Some(local) => local.cancel.cancel(),
+                None => store.signal(&Signal::Cancel(id.to_owned())).await?,
+            }
+        }
+        Ok(())
+    }
+
+    /// Every task in the store (for operators).
+    pub async fn list(self: &Arc<Self>) -> Result<Vec<Record>, StoreError> {
+        self.store().await?.list().await
+    }
+}
+
+type Failure = (i64, String, Option<Value>);
+
+/// Asks the task's questions round by round, then runs the call, keeping progress and logs.
+async fn work(
+    store: &Store,
+    shared: &Arc<tokio::sync::Mutex<Record>>,
+    job: &Job,
+    local: &Local,
+) -> Result<Map<String, Value>, Failure> {
+    let can = |capability: Capability| match capability {
+        Capability::Elicitation => job.can[0],
+        Capability::Sampling => job.can[1],
+        Capability::Roots => job.can[2],
+    };
+    let mut answers = Map::new();
+    let arguments = loop {
+        match job.inputs.step(&job.arguments, &answers, can) {
+            Ok(Step::Ready(arguments)) => break arguments,
+            Ok(Step::Ask(round)) => {
+                let requests: Map<String, Value> = round
+                    .iter()
+                    .map(|request| (request.key.clone(), request.to_json()))
+                    .collect();
+                write(store, shared, |record| {
+                    record.status = Status::InputRequired;
+                    record.message = Some("waiting for the client's answers".into());
+                    record.input_requests = Some(requests.clone());
+                })
+                .await;
+                let given =
+                    wait_for_answers(store, &shared.lock().await.id, &requests, local).await;
+                answers.extend(given);
+                write(store, shared, |record| {
+                    record.status = Status::Working;
+                    record.message = None;
+                    record.input_requests = None;
+                })
+                .await;
+            }
+            Err(Stop::Refused(message)) => return Ok(job.execute.refused(message)),
+            Err(Stop::Malformed(message)) => return Err((-32602, message, None)),
+            Err(Stop::Missing(capability)) => {
+                return Err((
+                    MISSING_CAPABILITY,
+                    format!(
+                        "`{}` needs the client's support for {}, which the request that started this task did not declare",
+                        job.tool,
+                        capability.describe()
+                    ),
+                    Some(json!({"requiredCapabilities": {capability.key(): {}}})),
+                ));
+            }
+        }
+    };
+    let (sender, receiver) = tokio::sync::mpsc::channel(256);
+    let keeping = tokio::spawn(keep_events(store.clone(), Arc::clone(shared), receiver));
+    let result = job.execute.execute(arguments, sender).await;
+    // Every event is kept before the outcome.
+    let _ = tokio::time::timeout(Duration::from_secs(1), keeping).await;
+    Ok(result)
+}
+
+/// Writes a change to the task (only while it runs; a task that ended elsewhere is left).
+async fn write(
+    store: &Store,
+    shared: &Arc<tokio::sync::Mutex<Record>>,
+    change: impl FnOnce(&mut Record),
+) {
+    let mut record = shared.lock().await;
+    change(&mut record);
+    record.updated_ms = now_ms();
+    if let Err(error) = store.update(&record).await {
+        tracing::warn!(task = %record.id, %error, "could not keep a task's progress");
+    }
+}
+
+/// Waits until every question of the round is answered; the answers.
+async fn wait_for_answers(
+    store: &Store,
+    id: &str,
+    requests: &Map<String, Value>,
+    local: &Local,
+) -> Map<String, Value> {
+    loop {
+        if let Ok(answers) = store.answers(id).await
+            && requests.keys().all(|key| answers.contains_key(key))
+        {
+            return answers
+                .into_iter()
+                .filter(|(key, _)| requests.contains_key(key))
+                .collect();
+        }
+        tokio::select! {
+            () = local.answered.notified() => {}
+            () = tokio::time::sleep(ANSWER_POLL) => {}
+        }
+    }
+}
+
+/// Keeps the call's progress and logs with the task, writing at most every 250 ms.
+async fn keep_events(
+    store: Store,
+    shared: Arc<tokio::sync::Mutex<Record>>,
+    mut events: tokio::sync::mpsc::Receiver<CallEvent>,
+) {
+    let mut dirty = false;
+    let mut last_write = tokio::time::Instant::now();
+    loop {
+        let event = if dirty {
+            let Ok(event) =
+                tokio::time::timeout_at(last_write + PROGRESS_WRITES, events.recv()).await
+            else {
+                write(&store, &shared, |_| {}).await;
+                dirty = false;
+                last_write = tokio::time::Instant::now();
+                continue;
+            };
+            event
+        } else {
+            events.recv().await
+        };
+        let Some(event) = event else { break };
+        keep_event(&mut *shared.lock().await, event);
+        dirty = true;
+        // A flood of events is still written every interval.
+        if tokio::time::Instant::now() >= last_write + PROGRESS_WRITES {
+            write(&store, &shared, |_| {}).await;
+            dirty = false;
+            last_write = tokio::time::Instant::now();
+        }
+    }
+    if dirty {
+        write(&store, &shared, |_| {}).await;
+    }
+}
+
+fn keep_event(record: &mut Record, event: CallEvent) {
+    match event {
+        CallEvent::Progress {
+            progress,
+            total,
+            message,
+        } => {
+            if message.is_some() {
+                record.message.clone_from(&message);
+            }
+            record.progress = Some(Progress {
+                progress,
+                total,
+                message,
+            });
+        }
+        CallEvent::Log {
+            level,
+            message,
+            data,
+        } => record.log(LogLine {
+            at_ms: now_ms(),
+            level: level.as_str().into(),
+            message,
+            data,
+        }),
+    }
+}
+
+/// Renews the lease while the task runs; stops the work when the task ended elsewhere (a
+/// cancel through another process: with an embedded store this is how it is heard).
+async fn renew(
+    store: Store,
+    shared: Arc<tokio::sync::Mutex<Record>>,
+    lease: Duration,
+    polled: bool,
+    cancel: CancellationToken,
+) {
+    let every = if polled {
+        (lease / 3).min(Duration::from_secs(1))
+    } else {
+        lease / 3
+    };
+    loop {
+        tokio::time::sleep(every).await;
+        let mut record = shared.lock().await;
+        record.lease_ms = now_ms().saturating_add(duration_ms(lease));
+        match store.update(&record).await {
+            Ok(true) => {}
+            Ok(false) => {
+                cancel.cancel();
+                return;
+            }
+            Err(error) => {
+                tracing::warn!(task = %record.id, %error, "could not renew a task's lease");
+            }
+        }
+    }
+}
+
+fn duration_ms(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
