@@ -252,7 +252,10 @@ fn the_tasks_extension_scenarios_pass() {
             String::from_utf8_lossy(&output.stderr)
         );
     }
-    eprintln!("tasks extension: {} scenarios, {checks} checks pass", scenarios.len());
+    eprintln!(
+        "tasks extension: {} scenarios, {checks} checks pass",
+        scenarios.len()
+    );
     assert!(checks >= 40, "only {checks} checks ran");
     // Every task the suite made is in the store the server was given.
     assert!(data.path().join("tasks.sqlite3").exists());

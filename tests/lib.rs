@@ -29,4 +29,5 @@ mod rich_results;
 mod safety_commands;
 mod safety_http;
 mod sandbox;
+mod tasks;
 mod tools;

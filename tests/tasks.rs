@@ -1,0 +1,385 @@
+//! Tasks (SEP-2663) against the real binary with the embedded store: results survive a
+//! SIGKILL and a restart, a running task whose server died reads as failed after its lease,
+//! a cancel through another process kills the process group, a task is kept for its ttl and
+//! then forgotten, another session cannot see it, bad ids get clear errors, progress and logs
+//! are kept with the task, and operators read the store with `mcp-serve tasks`.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::harness::{Workspace, alive, read_pid, run, wait_gone};
+use crate::http_harness::HttpServer;
+
+const MANIFEST: &str = r#"
+[server]
+name = "tasks-test"
+task = "optional"
+task-ttl = "3s"
+task-poll-interval = "200ms"
+
+[[tools]]
+name = "work"
+description = "Reports progress and a log line, sleeps, answers"
+arguments.seconds = { type = "number", minimum = 0 }
+arguments.tag = { type = "string", default = "t" }
+[tools.command]
+script = '''
+echo $$ > "work-$2.pid"
+printf '{"progress": 1, "total": 2, "message": "half way"}\n' > "$MCP_SERVE_EVENTS"
+printf '{"log": "warning", "message": "disk almost full"}\n' > "$MCP_SERVE_EVENTS"
+sleep "$1"
+echo "worked $1"
+'''
+args = ["{seconds}", "{tag}"]
+events = true
+timeout = "5m"
+
+[[tools]]
+name = "quick"
+description = "Answers at once; only as a task"
+task = "required"
+[tools.static]
+content = [{ type = "text", text = "quick" }]
+
+[[tools]]
+name = "plain"
+description = "Never a task"
+task = "never"
+[tools.static]
+content = [{ type = "text", text = "plain" }]
+"#;
+
+fn tasks_meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {
+            "extensions": {"io.modelcontextprotocol/tasks": {}}
+        },
+        "io.modelcontextprotocol/clientInfo": {"name": "mcp-serve-tests", "version": "1.0.0"}
+    })
+}
+
+/// A 2026 request from a client that declares the tasks extension, with the routing headers.
+pub(crate) fn request(server: &HttpServer, method: &str, mut params: Value) -> (u16, Value) {
+    params["_meta"] = tasks_meta();
+    let name = params["name"]
+        .as_str()
+        .or_else(|| params["taskId"].as_str())
+        .map(str::to_owned);
+    let mut headers = vec![
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", method),
+    ];
+    if let Some(name) = &name {
+        headers.push(("Mcp-Name", name));
+    }
+    let response = server.post(
+        &json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params}),
+        &headers,
+    );
+    let status = response.status().as_u16();
+    (status, crate::http_harness::message(response, 7))
+}
+
+pub(crate) fn start_task(server: &HttpServer, tool: &str, arguments: Value) -> String {
+    let (status, answer) = request(
+        server,
+        "tools/call",
+        json!({"name": tool, "arguments": arguments}),
+    );
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["result"]["resultType"], "task", "{answer}");
+    answer["result"]["taskId"]
+        .as_str()
+        .expect("a task id")
+        .to_owned()
+}
+
+pub(crate) fn get(server: &HttpServer, id: &str) -> Value {
+    let (_, answer) = request(server, "tasks/get", json!({"taskId": id}));
+    answer
+}
+
+/// Polls until the task is in one of `statuses`; the last answer.
+pub(crate) fn wait_for(
+    server: &HttpServer,
+    id: &str,
+    statuses: &[&str],
+    within: Duration,
+) -> Value {
+    let deadline = Instant::now() + within;
+    loop {
+        let answer = get(server, id);
+        let status = answer["result"]["status"].as_str().unwrap_or_default();
+        if statuses.contains(&status) || Instant::now() > deadline {
+            return answer;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn serve(workspace: &Workspace, data: &Path, extra: &[&str]) -> HttpServer {
+    let data = data.to_str().expect("utf-8");
+    let mut flags = vec!["--data-dir", data];
+    flags.extend_from_slice(extra);
+    HttpServer::start(&workspace.manifest(), &flags)
+}
+
+#[test]
+fn results_survive_a_sigkill_and_a_task_whose_server_died_reads_as_failed_after_its_lease() {
+    let workspace = Workspace::new(MANIFEST);
+    let data = tempfile::tempdir().expect("data");
+    let first = serve(&workspace, data.path(), &["--task-lease", "1s"]);
+    let finished = start_task(&first, "work", json!({"seconds": 0, "tag": "done"}));
+    let running = start_task(&first, "work", json!({"seconds": 60, "tag": "running"}));
+    let done = wait_for(&first, &finished, &["completed"], Duration::from_secs(10));
+    assert_eq!(done["result"]["status"], "completed", "{done}");
+    assert_eq!(done["result"]["result"]["content"][0]["text"], "worked 0");
+    let pid = read_pid(&workspace.path("work-running.pid"));
+
+    // The server dies without a chance to write anything.
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(first.pid()),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .expect("SIGKILL");
+    drop(first);
+    let second = serve(&workspace, data.path(), &[]);
+    let kept = get(&second, &finished);
+    assert_eq!(kept["result"]["status"], "completed", "{kept}");
+    assert_eq!(kept["result"]["result"]["content"][0]["text"], "worked 0");
+
+    let lapsed = wait_for(&second, &running, &["failed"], Duration::from_secs(10));
+    let task = &lapsed["result"];
+    assert_eq!(task["status"], "failed", "{lapsed}");
+    assert_eq!(task["error"]["code"], -32603);
+    let message = task["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("stopped before it finished"), "{message}");
+    assert!(task.get("result").is_none());
+    eprintln!("a SIGKILLed server's task: {message}");
+    // What the dead server started is not ours to stop; clean it up.
+    let _ = nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(pid),
+        nix::sys::signal::Signal::SIGKILL,
+    );
+}
+
+#[test]
+fn a_cancel_through_another_server_kills_the_process_group_where_it_runs() {
+    let workspace = Workspace::new(MANIFEST);
+    let data = tempfile::tempdir().expect("data");
+    let runner = serve(&workspace, data.path(), &["--task-lease", "1500ms"]);
+    let other = serve(&workspace, data.path(), &[]);
+    let id = start_task(&runner, "work", json!({"seconds": 60, "tag": "cancel"}));
+    let pid = read_pid(&workspace.path("work-cancel.pid"));
+    assert!(alive(pid));
+    // Progress and the log line are kept with the task, readable anywhere.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let mut seen = get(&other, &id);
+    while seen["result"]["statusMessage"] != "half way" && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+        seen = get(&other, &id);
+    }
+    assert_eq!(seen["result"]["status"], "working", "{seen}");
+    assert_eq!(seen["result"]["statusMessage"], "half way", "{seen}");
+
+    let cancelled_at = Instant::now();
+    let (status, ack) = request(&other, "tasks/cancel", json!({"taskId": id}));
+    assert_eq!(status, 200, "{ack}");
+    assert_eq!(ack["result"], json!({"resultType": "complete"}));
+    assert_eq!(get(&runner, &id)["result"]["status"], "cancelled");
+    assert!(
+        wait_gone(pid),
+        "the cancelled task's process is still running"
+    );
+    eprintln!(
+        "cancel through another process: process gone after {} ms",
+        cancelled_at.elapsed().as_millis()
+    );
+    // It stays cancelled: the killed process never turns it into a result.
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(get(&other, &id)["result"]["status"], "cancelled");
+    // Cancelling again is acknowledged the same way.
+    let (_, again) = request(&runner, "tasks/cancel", json!({"taskId": id}));
+    assert_eq!(again["result"], json!({"resultType": "complete"}));
+
+    // The operator's view, from the same store.
+    let data_dir = data.path().to_str().expect("utf-8");
+    let (code, out, err) = run(
+        &["tasks", "--data-dir", data_dir, "get", &id],
+        workspace.dir.path(),
+    );
+    assert_eq!(code, 0, "{err}");
+    let shown: Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(shown["status"], "cancelled");
+    assert_eq!(shown["tool"], "work");
+    assert_eq!(shown["progress"]["message"], "half way");
+    assert_eq!(shown["logs"][0]["level"], "warning");
+    assert_eq!(shown["logs"][0]["message"], "disk almost full");
+    let (code, out, _) = run(
+        &["tasks", "--data-dir", data_dir, "list"],
+        workspace.dir.path(),
+    );
+    assert_eq!(code, 0);
+    assert!(out.contains(&id) && out.contains("cancelled"), "{out}");
+}
+
+#[test]
+fn an_operator_cancels_from_the_command_line() {
+    let workspace = Workspace::new(MANIFEST);
+    let data = tempfile::tempdir().expect("data");
+    let server = serve(&workspace, data.path(), &["--task-lease", "1500ms"]);
+    let id = start_task(&server, "work", json!({"seconds": 60, "tag": "operator"}));
+    let pid = read_pid(&workspace.path("work-operator.pid"));
+    let data_dir = data.path().to_str().expect("utf-8");
+    let (code, _, err) = run(
+        &["tasks", "--data-dir", data_dir, "cancel", &id],
+        workspace.dir.path(),
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("cancelled"), "{err}");
+    assert!(wait_gone(pid));
+    let task = get(&server, &id);
+    assert_eq!(task["result"]["statusMessage"], "cancelled by an operator");
+    let (code, _, err) = run(
+        &["tasks", "--data-dir", data_dir, "get", "not-an-id"],
+        workspace.dir.path(),
+    );
+    assert_ne!(code, 0);
+    assert!(err.contains("not a task id"), "{err}");
+}
+
+#[test]
+fn tasks_are_kept_for_their_ttl_then_forgotten_and_bad_ids_get_clear_errors() {
+    let workspace = Workspace::new(MANIFEST);
+    let data = tempfile::tempdir().expect("data");
+    let server = serve(&workspace, data.path(), &[]);
+    let id = start_task(&server, "quick", json!({}));
+    let done = wait_for(&server, &id, &["completed"], Duration::from_secs(5));
+    let ttl = done["result"]["ttlMs"].as_u64().expect("ttlMs");
+    assert!(ttl >= 3_000, "{done}");
+    assert_eq!(done["result"]["pollIntervalMs"], 200);
+    std::thread::sleep(Duration::from_millis(ttl + 300));
+    let gone = get(&server, &id);
+    assert_eq!(gone["error"]["code"], -32602, "{gone}");
+    assert!(
+        gone["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("no task"),
+        "{gone}"
+    );
+
+    for (bad, says) in [
+        ("", "not a task id"),
+        ("../../../etc/passwd", "not a task id"),
+        ("mcp-serve:task:*", "not a task id"),
+        (&"f".repeat(32), "no task"),
+        (&"A".repeat(32), "not a task id"),
+    ] {
+        for method in ["tasks/get", "tasks/cancel"] {
+            let (_, answer) = request(&server, method, json!({"taskId": bad}));
+            assert_eq!(answer["error"]["code"], -32602, "{method} {bad}: {answer}");
+            let message = answer["error"]["message"].as_str().unwrap_or_default();
+            assert!(message.contains(says), "{method} {bad}: {message}");
+        }
+    }
+    let (_, answer) = request(
+        &server,
+        "tasks/update",
+        json!({"taskId": "f".repeat(32), "inputResponses": {}}),
+    );
+    assert_eq!(answer["error"]["code"], -32602, "{answer}");
+
+    // A `never` tool is answered in the request even when the client declares tasks; a
+    // `required` one refuses a client that does not.
+    let (_, plain) = request(
+        &server,
+        "tools/call",
+        json!({"name": "plain", "arguments": {}}),
+    );
+    assert_eq!(plain["result"]["content"][0]["text"], "plain", "{plain}");
+    let (status, refused) =
+        server.modern(3, "tools/call", json!({"name": "quick", "arguments": {}}));
+    assert_eq!(refused["error"]["code"], -32021, "{status} {refused}");
+    assert!(
+        refused["error"]["data"]["requiredCapabilities"]["extensions"]
+            .get("io.modelcontextprotocol/tasks")
+            .is_some(),
+        "{refused}"
+    );
+    // Arguments are checked before a task is made.
+    let (_, invalid) = request(
+        &server,
+        "tools/call",
+        json!({"name": "work", "arguments": {"seconds": "soon"}}),
+    );
+    assert_eq!(invalid["result"]["isError"], true, "{invalid}");
+    assert!(invalid["result"].get("taskId").is_none());
+}
+
+#[test]
+fn another_session_cannot_see_or_cancel_a_task() {
+    let workspace = Workspace::new(MANIFEST);
+    let data = tempfile::tempdir().expect("data");
+    let server = serve(&workspace, data.path(), &["--sessions"]);
+    let legacy = |session: &str, method: &str, params: Value| -> Value {
+        let response = server.post(
+            &json!({"jsonrpc": "2.0", "id": 9, "method": method, "params": params}),
+            &[
+                ("MCP-Protocol-Version", "2025-11-25"),
+                ("Mcp-Session-Id", session),
+            ],
+        );
+        crate::http_harness::message(response, 9)
+    };
+    let initialize = |capabilities: Value| -> String {
+        let response = server.post(
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": capabilities,
+                "clientInfo": {"name": "t", "version": "1"}
+            }}),
+            &[],
+        );
+        let session = response
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|value| value.to_str().ok())
+            .expect("a session")
+            .to_owned();
+        let _ = server.post(
+            &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            &[
+                ("MCP-Protocol-Version", "2025-11-25"),
+                ("Mcp-Session-Id", &session),
+            ],
+        );
+        session
+    };
+    let tasks = json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
+    let owner = initialize(tasks.clone());
+    let stranger = initialize(tasks);
+    let started = legacy(
+        &owner,
+        "tools/call",
+        json!({"name": "work", "arguments": {"seconds": 30, "tag": "mine"}}),
+    );
+    let id = started["result"]["taskId"]
+        .as_str()
+        .expect("a 2025 session gets a task")
+        .to_owned();
+    let pid = read_pid(&workspace.path("work-mine.pid"));
+    for method in ["tasks/get", "tasks/cancel"] {
+        let answer = legacy(&stranger, method, json!({"taskId": id}));
+        assert_eq!(answer["error"]["code"], -32602, "{method}: {answer}");
+    }
+    assert!(alive(pid), "a stranger's cancel must not stop it");
+    let mine = legacy(&owner, "tasks/get", json!({"taskId": id}));
+    assert_eq!(mine["result"]["status"], "working", "{mine}");
+    let ack = legacy(&owner, "tasks/cancel", json!({"taskId": id}));
+    assert!(ack.get("error").is_none(), "{ack}");
+    assert!(wait_gone(pid));
+}
