@@ -258,3 +258,103 @@ fn the_python_client_works_in_both_eras_over_http() {
         assert_python_report(&report, version);
     }
 }
+
+/// The official Python SDK client drives a task (`tests/interop/task_client.py`): start,
+/// progress seen as the task's statusMessage, get until completed, then start and cancel.
+/// The SDK has no tasks client of its own; the script adds the task types on the SDK's
+/// extension seam (`ResultClaim`), so the SDK does the transport and JSON-RPC.
+pub(crate) fn drive_python_task(url: &str, mode: &str) -> Vec<Value> {
+    let interop = repo_root().join("tests/interop");
+    let python = interop.join(".venv/bin/python");
+    assert!(
+        python.is_file(),
+        "the Python SDK is not installed; run scripts/test (it creates tests/interop/.venv)"
+    );
+    let output = Command::new(python)
+        .arg(interop.join("task_client.py"))
+        .args([url, mode])
+        .current_dir("/")
+        .output()
+        .expect("run python");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let steps: Vec<Value> = stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("a JSON line"))
+        .collect();
+    let polled = steps
+        .iter()
+        .find(|step| step["step"] == "polled")
+        .expect("polled");
+    assert!(
+        polled["seen"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|seen| seen["statusMessage"] == "step 1 of 3"),
+        "{polled}"
+    );
+    let completed = steps
+        .iter()
+        .find(|step| step["step"] == "completed")
+        .expect("completed");
+    assert_eq!(completed["text"], "did 3 steps");
+    let cancelled = steps
+        .iter()
+        .find(|step| step["step"] == "cancelled")
+        .expect("cancelled");
+    assert_eq!(cancelled["task"]["status"], "cancelled");
+    assert_eq!(
+        steps.last().map(|step| step["step"].clone()),
+        Some(json!("ok"))
+    );
+    steps
+}
+
+/// The tool `task_client.py` drives.
+pub(crate) const TASK_TOOL: &str = r#"
+[server]
+name = "task-interop"
+task-poll-interval = "100ms"
+
+[[tools]]
+name = "slow_steps"
+description = "Reports a progress message per step, one step every 300 ms"
+task = "optional"
+arguments.steps = { type = "integer", minimum = 1, maximum = 100 }
+[tools.command]
+script = '''
+i=1
+while [ "$i" -le "$1" ]; do
+  printf '{"progress": %s, "total": %s, "message": "step %s of %s"}\n' "$i" "$1" "$i" "$1" > "$MCP_SERVE_EVENTS"
+  sleep 0.3
+  i=$((i + 1))
+done
+echo "did $1 steps"
+'''
+args = ["{steps}"]
+events = true
+timeout = "5m"
+"#;
+
+#[test]
+fn the_python_client_drives_a_task_in_both_eras_with_the_embedded_store() {
+    let workspace = crate::harness::Workspace::new(TASK_TOOL);
+    let data = tempfile::tempdir().expect("data");
+    let server = crate::http_harness::HttpServer::start(
+        &workspace.manifest(),
+        &[
+            "--sessions",
+            "--data-dir",
+            data.path().to_str().expect("utf-8"),
+        ],
+    );
+    for mode in ["2026-07-28", "legacy"] {
+        let steps = drive_python_task(&server.url, mode);
+        eprintln!("python task client ({mode}): {} steps", steps.len());
+    }
+}

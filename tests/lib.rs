@@ -29,5 +29,6 @@ mod rich_results;
 mod safety_commands;
 mod safety_http;
 mod sandbox;
+mod scale_out;
 mod tasks;
 mod tools;
