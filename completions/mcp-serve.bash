@@ -40,6 +40,9 @@ _mcp__serve() {
             mcp__serve,schema)
                 cmd="mcp__serve__subcmd__schema"
                 ;;
+            mcp__serve,tasks)
+                cmd="mcp__serve__subcmd__tasks"
+                ;;
             mcp__serve,test)
                 cmd="mcp__serve__subcmd__test"
                 ;;
@@ -67,8 +70,44 @@ _mcp__serve() {
             mcp__serve__subcmd__help,schema)
                 cmd="mcp__serve__subcmd__help__subcmd__schema"
                 ;;
+            mcp__serve__subcmd__help,tasks)
+                cmd="mcp__serve__subcmd__help__subcmd__tasks"
+                ;;
             mcp__serve__subcmd__help,test)
                 cmd="mcp__serve__subcmd__help__subcmd__test"
+                ;;
+            mcp__serve__subcmd__help__subcmd__tasks,cancel)
+                cmd="mcp__serve__subcmd__help__subcmd__tasks__subcmd__cancel"
+                ;;
+            mcp__serve__subcmd__help__subcmd__tasks,get)
+                cmd="mcp__serve__subcmd__help__subcmd__tasks__subcmd__get"
+                ;;
+            mcp__serve__subcmd__help__subcmd__tasks,list)
+                cmd="mcp__serve__subcmd__help__subcmd__tasks__subcmd__list"
+                ;;
+            mcp__serve__subcmd__tasks,cancel)
+                cmd="mcp__serve__subcmd__tasks__subcmd__cancel"
+                ;;
+            mcp__serve__subcmd__tasks,get)
+                cmd="mcp__serve__subcmd__tasks__subcmd__get"
+                ;;
+            mcp__serve__subcmd__tasks,help)
+                cmd="mcp__serve__subcmd__tasks__subcmd__help"
+                ;;
+            mcp__serve__subcmd__tasks,list)
+                cmd="mcp__serve__subcmd__tasks__subcmd__list"
+                ;;
+            mcp__serve__subcmd__tasks__subcmd__help,cancel)
+                cmd="mcp__serve__subcmd__tasks__subcmd__help__subcmd__cancel"
+                ;;
+            mcp__serve__subcmd__tasks__subcmd__help,get)
+                cmd="mcp__serve__subcmd__tasks__subcmd__help__subcmd__get"
+                ;;
+            mcp__serve__subcmd__tasks__subcmd__help,help)
+                cmd="mcp__serve__subcmd__tasks__subcmd__help__subcmd__help"
+                ;;
+            mcp__serve__subcmd__tasks__subcmd__help,list)
+                cmd="mcp__serve__subcmd__tasks__subcmd__help__subcmd__list"
                 ;;
             *)
                 ;;
@@ -77,7 +116,7 @@ _mcp__serve() {
 
     case "${cmd}" in
         mcp__serve)
-            opts="-c -v -h -V --config --verbose --max-calls --queue --watch --state-key-file --heartbeat --http --path --sessions --max-sessions --session-idle --sse --allowed-host --allowed-origin --auth-token-env --auth-token-file --allow-unauthenticated --max-body --header-timeout --body-timeout --shutdown-grace --help --version check list call test init install schema completions help"
+            opts="-c -v -h -V --config --verbose --max-calls --queue --watch --state-key-file --heartbeat --task-store --data-dir --task-lease --http --path --sessions --max-sessions --session-idle --sse --allowed-host --allowed-origin --auth-token-env --auth-token-file --allow-unauthenticated --max-body --header-timeout --body-timeout --shutdown-grace --help --version check list call test init install tasks schema completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -104,6 +143,18 @@ _mcp__serve() {
                     return 0
                     ;;
                 --heartbeat)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --task-store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --task-lease)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -163,7 +214,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__call)
-            opts="-c -v -h --json --json-out --dry-run --yes --answer --out-dir --config --verbose --help"
+            opts="-c -v -h --json --json-out --dry-run --yes --answer --task --out-dir --config --verbose --task-store --data-dir --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -189,6 +240,14 @@ _mcp__serve() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --task-store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -197,7 +256,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__check)
-            opts="-c -v -h --target --format --config --verbose --help"
+            opts="-c -v -h --target --format --config --verbose --task-store --data-dir --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -219,6 +278,14 @@ _mcp__serve() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --task-store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -227,7 +294,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__completions)
-            opts="-c -v -h --config --verbose --help bash elvish fish powershell zsh"
+            opts="-c -v -h --config --verbose --task-store --data-dir --help bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -241,6 +308,14 @@ _mcp__serve() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --task-store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -249,7 +324,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__help)
-            opts="check list call test init install schema completions help"
+            opts="check list call test init install tasks schema completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -374,6 +449,62 @@ _mcp__serve() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        mcp__subcmd__serve__subcmd__help__subcmd__tasks)
+            opts="list get cancel"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcp__subcmd__serve__subcmd__help__subcmd__tasks__subcmd__cancel)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcp__subcmd__serve__subcmd__help__subcmd__tasks__subcmd__get)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcp__subcmd__serve__subcmd__help__subcmd__tasks__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         mcp__subcmd__serve__subcmd__help__subcmd__test)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -389,7 +520,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__init)
-            opts="-c -v -h --command-tool --http-tool --force --config --verbose --help"
+            opts="-c -v -h --command-tool --http-tool --force --config --verbose --task-store --data-dir --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -403,6 +534,14 @@ _mcp__serve() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --task-store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -411,7 +550,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__install)
-            opts="-c -v -h --name --dry-run --config --verbose --help claude-desktop claude-code cursor vscode"
+            opts="-c -v -h --name --dry-run --config --verbose --task-store --data-dir --help claude-desktop claude-code cursor vscode"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -429,6 +568,14 @@ _mcp__serve() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --task-store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -437,7 +584,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__list)
-            opts="-c -v -h --json --protocol-version --config --verbose --help"
+            opts="-c -v -h --json --protocol-version --config --verbose --task-store --data-dir --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -455,6 +602,14 @@ _mcp__serve() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --task-store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -463,7 +618,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__schema)
-            opts="-c -v -h --config --verbose --help"
+            opts="-c -v -h --config --verbose --task-store --data-dir --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -474,6 +629,208 @@ _mcp__serve() {
                     return 0
                     ;;
                 -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --task-store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcp__subcmd__serve__subcmd__tasks)
+            opts="-c -v -h --config --verbose --task-store --data-dir --help list get cancel help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --task-store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcp__subcmd__serve__subcmd__tasks__subcmd__cancel)
+            opts="-c -v -h --config --verbose --task-store --data-dir --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --task-store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcp__subcmd__serve__subcmd__tasks__subcmd__get)
+            opts="-c -v -h --config --verbose --task-store --data-dir --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --task-store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcp__subcmd__serve__subcmd__tasks__subcmd__help)
+            opts="list get cancel help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcp__subcmd__serve__subcmd__tasks__subcmd__help__subcmd__cancel)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcp__subcmd__serve__subcmd__tasks__subcmd__help__subcmd__get)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcp__subcmd__serve__subcmd__tasks__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcp__subcmd__serve__subcmd__tasks__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcp__subcmd__serve__subcmd__tasks__subcmd__list)
+            opts="-c -v -h --format --config --verbose --task-store --data-dir --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --task-store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -485,7 +842,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__test)
-            opts="-c -v -h --config --verbose --help"
+            opts="-c -v -h --config --verbose --task-store --data-dir --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -496,6 +853,14 @@ _mcp__serve() {
                     return 0
                     ;;
                 -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --task-store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -24,6 +24,9 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
             cand --queue 'Calls that may wait for a free slot when --max-calls are running; beyond, calls fail fast'
             cand --state-key-file 'Seal the state of 2026 calls that ask the client (`input_required`) with the key in this file (at least 32 bytes), so every replica accepts it; default: a random key'
             cand --heartbeat 'For a call that asked for progress: report it is still running after this long without progress (0 turns heartbeats off)'
+            cand --task-store 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir'
+            cand --data-dir 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]'
+            cand --task-lease 'A running task''s lease: its server renews it; a task whose server died reads as failed once it runs out'
             cand --http 'Serve Streamable HTTP on this address instead of stdio (port 0 picks a free port)'
             cand --path 'The MCP endpoint''s path'
             cand --max-sessions 'With --sessions: the most sessions open at once'
@@ -52,6 +55,7 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
             cand test 'Run the examples the manifest declares for its tools'
             cand init 'Write a commented starter manifest (and its JSON Schema) that passes `check`'
             cand install 'Add this server to a host''s configuration, with absolute paths'
+            cand tasks 'Read and cancel the tasks in the store (--task-store, --data-dir)'
             cand schema 'Print the JSON Schema of the manifest format'
             cand completions 'Print shell completions'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -61,6 +65,8 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
             cand --format 'Print the findings as JSON'
             cand -c 'The manifest [default: ./tools.toml]'
             cand --config 'The manifest [default: ./tools.toml]'
+            cand --task-store 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir'
+            cand --data-dir 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]'
             cand -v 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
             cand --verbose 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
             cand -h 'Print help'
@@ -70,6 +76,8 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
             cand --protocol-version 'With --json: the protocol version of that client'
             cand -c 'The manifest [default: ./tools.toml]'
             cand --config 'The manifest [default: ./tools.toml]'
+            cand --task-store 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir'
+            cand --data-dir 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]'
             cand --json 'Print the `tools/list` result a client gets, as JSON'
             cand -v 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
             cand --verbose 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
@@ -82,9 +90,12 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
             cand --out-dir 'Where images, audio and other binary blocks are saved'
             cand -c 'The manifest [default: ./tools.toml]'
             cand --config 'The manifest [default: ./tools.toml]'
+            cand --task-store 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir'
+            cand --data-dir 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]'
             cand --json-out 'Print the structured result as JSON instead of the text blocks'
             cand --dry-run 'Print what would run (argv, environment, stdin, HTTP request), secrets redacted, and run nothing'
             cand --yes 'Answer yes to the tool''s confirmation (`confirm`)'
+            cand --task 'Run the call as a task in the task store (--task-store, --data-dir), so `mcp-serve tasks` sees it from elsewhere, and follow it; Ctrl-C cancels it'
             cand -v 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
             cand --verbose 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
             cand -h 'Print help'
@@ -93,6 +104,8 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
         &'mcp-serve;test'= {
             cand -c 'The manifest [default: ./tools.toml]'
             cand --config 'The manifest [default: ./tools.toml]'
+            cand --task-store 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir'
+            cand --data-dir 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]'
             cand -v 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
             cand --verbose 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
             cand -h 'Print help'
@@ -101,6 +114,8 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
         &'mcp-serve;init'= {
             cand -c 'The manifest [default: ./tools.toml]'
             cand --config 'The manifest [default: ./tools.toml]'
+            cand --task-store 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir'
+            cand --data-dir 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]'
             cand --command-tool 'Include a command tool (the default when no kind is chosen)'
             cand --http-tool 'Include an HTTP tool'
             cand --force 'Replace an existing file'
@@ -113,15 +128,78 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
             cand --name 'The server''s name in the host [default: the manifest''s server name]'
             cand -c 'The manifest [default: ./tools.toml]'
             cand --config 'The manifest [default: ./tools.toml]'
+            cand --task-store 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir'
+            cand --data-dir 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]'
             cand --dry-run 'Print the configuration snippet only'
             cand -v 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
             cand --verbose 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
             cand -h 'Print help'
             cand --help 'Print help'
         }
+        &'mcp-serve;tasks'= {
+            cand -c 'The manifest [default: ./tools.toml]'
+            cand --config 'The manifest [default: ./tools.toml]'
+            cand --task-store 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir'
+            cand --data-dir 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]'
+            cand -v 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
+            cand --verbose 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand list 'Every task not yet forgotten, oldest first'
+            cand get 'One task as `tasks/get` shows it, with its progress and logs'
+            cand cancel 'Cancel a running task; the server running it stops its process'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'mcp-serve;tasks;list'= {
+            cand --format 'Print them as JSON, one record per line'
+            cand -c 'The manifest [default: ./tools.toml]'
+            cand --config 'The manifest [default: ./tools.toml]'
+            cand --task-store 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir'
+            cand --data-dir 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]'
+            cand -v 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
+            cand --verbose 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'mcp-serve;tasks;get'= {
+            cand -c 'The manifest [default: ./tools.toml]'
+            cand --config 'The manifest [default: ./tools.toml]'
+            cand --task-store 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir'
+            cand --data-dir 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]'
+            cand -v 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
+            cand --verbose 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'mcp-serve;tasks;cancel'= {
+            cand -c 'The manifest [default: ./tools.toml]'
+            cand --config 'The manifest [default: ./tools.toml]'
+            cand --task-store 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir'
+            cand --data-dir 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]'
+            cand -v 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
+            cand --verbose 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'mcp-serve;tasks;help'= {
+            cand list 'Every task not yet forgotten, oldest first'
+            cand get 'One task as `tasks/get` shows it, with its progress and logs'
+            cand cancel 'Cancel a running task; the server running it stops its process'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'mcp-serve;tasks;help;list'= {
+        }
+        &'mcp-serve;tasks;help;get'= {
+        }
+        &'mcp-serve;tasks;help;cancel'= {
+        }
+        &'mcp-serve;tasks;help;help'= {
+        }
         &'mcp-serve;schema'= {
             cand -c 'The manifest [default: ./tools.toml]'
             cand --config 'The manifest [default: ./tools.toml]'
+            cand --task-store 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir'
+            cand --data-dir 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]'
             cand -v 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
             cand --verbose 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
             cand -h 'Print help'
@@ -130,6 +208,8 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
         &'mcp-serve;completions'= {
             cand -c 'The manifest [default: ./tools.toml]'
             cand --config 'The manifest [default: ./tools.toml]'
+            cand --task-store 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir'
+            cand --data-dir 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]'
             cand -v 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
             cand --verbose 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
             cand -h 'Print help'
@@ -142,6 +222,7 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
             cand test 'Run the examples the manifest declares for its tools'
             cand init 'Write a commented starter manifest (and its JSON Schema) that passes `check`'
             cand install 'Add this server to a host''s configuration, with absolute paths'
+            cand tasks 'Read and cancel the tasks in the store (--task-store, --data-dir)'
             cand schema 'Print the JSON Schema of the manifest format'
             cand completions 'Print shell completions'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -157,6 +238,17 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
         &'mcp-serve;help;init'= {
         }
         &'mcp-serve;help;install'= {
+        }
+        &'mcp-serve;help;tasks'= {
+            cand list 'Every task not yet forgotten, oldest first'
+            cand get 'One task as `tasks/get` shows it, with its progress and logs'
+            cand cancel 'Cancel a running task; the server running it stops its process'
+        }
+        &'mcp-serve;help;tasks;list'= {
+        }
+        &'mcp-serve;help;tasks;get'= {
+        }
+        &'mcp-serve;help;tasks;cancel'= {
         }
         &'mcp-serve;help;schema'= {
         }

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_mcp_serve_global_optspecs
-    string join \n c/config= v/verbose max-calls= queue= watch state-key-file= heartbeat= http= path= sessions max-sessions= session-idle= sse allowed-host= allowed-origin= auth-token-env= auth-token-file= allow-unauthenticated max-body= header-timeout= body-timeout= shutdown-grace= h/help V/version
+    string join \n c/config= v/verbose max-calls= queue= watch state-key-file= heartbeat= task-store= data-dir= task-lease= http= path= sessions max-sessions= session-idle= sse allowed-host= allowed-origin= auth-token-env= auth-token-file= allow-unauthenticated max-body= header-timeout= body-timeout= shutdown-grace= h/help V/version
 end
 
 function __fish_mcp_serve_needs_command
@@ -29,6 +29,9 @@ complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l max-calls -d 'At mo
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l queue -d 'Calls that may wait for a free slot when --max-calls are running; beyond, calls fail fast' -r
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l state-key-file -d 'Seal the state of 2026 calls that ask the client (`input_required`) with the key in this file (at least 32 bytes), so every replica accepts it; default: a random key' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l heartbeat -d 'For a call that asked for progress: report it is still running after this long without progress (0 turns heartbeats off)' -r
+complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
+complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
+complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l task-lease -d 'A running task\'s lease: its server renews it; a task whose server died reads as failed once it runs out' -r
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l http -d 'Serve Streamable HTTP on this address instead of stdio (port 0 picks a free port)' -r
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l path -d 'The MCP endpoint\'s path' -r
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l max-sessions -d 'With --sessions: the most sessions open at once' -r
@@ -54,6 +57,7 @@ complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -f -a "call" -d 'Run o
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -f -a "test" -d 'Run the examples the manifest declares for its tools'
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -f -a "init" -d 'Write a commented starter manifest (and its JSON Schema) that passes `check`'
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -f -a "install" -d 'Add this server to a host\'s configuration, with absolute paths'
+complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -f -a "tasks" -d 'Read and cancel the tasks in the store (--task-store, --data-dir)'
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -f -a "schema" -d 'Print the JSON Schema of the manifest format'
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -f -a "completions" -d 'Print shell completions'
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -66,10 +70,14 @@ openai\t''"
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand check" -l format -d 'Print the findings as JSON' -r -f -a "text\t''
 json\t''"
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand check" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand check" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand check" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand check" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand check" -s h -l help -d 'Print help'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand list" -l protocol-version -d 'With --json: the protocol version of that client' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand list" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand list" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand list" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand list" -l json -d 'Print the `tools/list` result a client gets, as JSON'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand list" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand list" -s h -l help -d 'Print help'
@@ -77,15 +85,22 @@ complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -l json -d 'Al
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -l answer -d 'Answer a field the tool asks for (`[tools.ask]`), typed like arguments (repeatable); on a terminal, what is missing is asked' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -l out-dir -d 'Where images, audio and other binary blocks are saved' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -l json-out -d 'Print the structured result as JSON instead of the text blocks'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -l dry-run -d 'Print what would run (argv, environment, stdin, HTTP request), secrets redacted, and run nothing'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -l yes -d 'Answer yes to the tool\'s confirmation (`confirm`)'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -l task -d 'Run the call as a task in the task store (--task-store, --data-dir), so `mcp-serve tasks` sees it from elsewhere, and follow it; Ctrl-C cancels it'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -s h -l help -d 'Print help'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand test" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand test" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand test" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand test" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand test" -s h -l help -d 'Print help'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand init" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand init" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand init" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand init" -l command-tool -d 'Include a command tool (the default when no kind is chosen)'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand init" -l http-tool -d 'Include an HTTP tool'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand init" -l force -d 'Replace an existing file'
@@ -93,21 +108,61 @@ complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand init" -s v -l verbos
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand init" -s h -l help -d 'Print help'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand install" -l name -d 'The server\'s name in the host [default: the manifest\'s server name]' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand install" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand install" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand install" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand install" -l dry-run -d 'Print the configuration snippet only'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand install" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand install" -s h -l help -d 'Print help'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and not __fish_seen_subcommand_from list get cancel help" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and not __fish_seen_subcommand_from list get cancel help" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and not __fish_seen_subcommand_from list get cancel help" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and not __fish_seen_subcommand_from list get cancel help" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and not __fish_seen_subcommand_from list get cancel help" -s h -l help -d 'Print help'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and not __fish_seen_subcommand_from list get cancel help" -f -a "list" -d 'Every task not yet forgotten, oldest first'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and not __fish_seen_subcommand_from list get cancel help" -f -a "get" -d 'One task as `tasks/get` shows it, with its progress and logs'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and not __fish_seen_subcommand_from list get cancel help" -f -a "cancel" -d 'Cancel a running task; the server running it stops its process'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and not __fish_seen_subcommand_from list get cancel help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from list" -l format -d 'Print them as JSON, one record per line' -r -f -a "text\t''
+json\t''"
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from list" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from list" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from list" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from list" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from get" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from get" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from get" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from get" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from get" -s h -l help -d 'Print help'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from cancel" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from cancel" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from cancel" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from cancel" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from cancel" -s h -l help -d 'Print help'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from help" -f -a "list" -d 'Every task not yet forgotten, oldest first'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from help" -f -a "get" -d 'One task as `tasks/get` shows it, with its progress and logs'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from help" -f -a "cancel" -d 'Cancel a running task; the server running it stops its process'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand schema" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand schema" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand schema" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand schema" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand schema" -s h -l help -d 'Print help'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand completions" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand completions" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand completions" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand completions" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand completions" -s h -l help -d 'Print help'
-complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call test init install schema completions help" -f -a "check" -d 'Validate the manifest and lint it for the hosts you target'
-complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call test init install schema completions help" -f -a "list" -d 'Show the tools, as a table or as the exact `tools/list` JSON'
-complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call test init install schema completions help" -f -a "call" -d 'Run one tool exactly as the server would, from the terminal'
-complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call test init install schema completions help" -f -a "test" -d 'Run the examples the manifest declares for its tools'
-complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call test init install schema completions help" -f -a "init" -d 'Write a commented starter manifest (and its JSON Schema) that passes `check`'
-complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call test init install schema completions help" -f -a "install" -d 'Add this server to a host\'s configuration, with absolute paths'
-complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call test init install schema completions help" -f -a "schema" -d 'Print the JSON Schema of the manifest format'
-complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call test init install schema completions help" -f -a "completions" -d 'Print shell completions'
-complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call test init install schema completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call test init install tasks schema completions help" -f -a "check" -d 'Validate the manifest and lint it for the hosts you target'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call test init install tasks schema completions help" -f -a "list" -d 'Show the tools, as a table or as the exact `tools/list` JSON'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call test init install tasks schema completions help" -f -a "call" -d 'Run one tool exactly as the server would, from the terminal'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call test init install tasks schema completions help" -f -a "test" -d 'Run the examples the manifest declares for its tools'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call test init install tasks schema completions help" -f -a "init" -d 'Write a commented starter manifest (and its JSON Schema) that passes `check`'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call test init install tasks schema completions help" -f -a "install" -d 'Add this server to a host\'s configuration, with absolute paths'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call test init install tasks schema completions help" -f -a "tasks" -d 'Read and cancel the tasks in the store (--task-store, --data-dir)'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call test init install tasks schema completions help" -f -a "schema" -d 'Print the JSON Schema of the manifest format'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call test init install tasks schema completions help" -f -a "completions" -d 'Print shell completions'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call test init install tasks schema completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and __fish_seen_subcommand_from tasks" -f -a "list" -d 'Every task not yet forgotten, oldest first'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and __fish_seen_subcommand_from tasks" -f -a "get" -d 'One task as `tasks/get` shows it, with its progress and logs'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and __fish_seen_subcommand_from tasks" -f -a "cancel" -d 'Cancel a running task; the server running it stops its process'

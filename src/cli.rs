@@ -232,6 +232,10 @@ pub struct CallArgs {
     /// on a terminal, what is missing is asked
     #[arg(long = "answer", value_name = "NAME=VALUE")]
     pub answers: Vec<String>,
+    /// Run the call as a task in the task store (--task-store, --data-dir), so `mcp-serve
+    /// tasks` sees it from elsewhere, and follow it; Ctrl-C cancels it
+    #[arg(long, conflicts_with = "dry_run")]
+    pub task: bool,
     /// Where images, audio and other binary blocks are saved
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub out_dir: PathBuf,

@@ -3,6 +3,7 @@
 
 pub mod answer;
 pub mod call;
+pub mod call_task;
 pub mod check;
 pub mod init;
 pub mod install;

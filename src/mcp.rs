@@ -8,6 +8,7 @@
 //! Streamable HTTP transport (`http`) with its security layers.
 
 mod convert;
+pub use convert::task_result;
 mod elicit;
 mod handler;
 pub mod http;

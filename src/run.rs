@@ -340,6 +340,13 @@ fn command_run(command: &Command, cli: &Cli) -> Result<ExitCode, UsageError> {
             dry_run,
         } => commands::install::command(&registry, &path, *host, name.as_deref(), *dry_run)
             .map_err(UsageError),
+        Command::Call(args) if args.task => commands::call_task::command(
+            std::sync::Arc::new(registry),
+            args,
+            task_location(cli)?,
+            cli.tasks.task_lease,
+        )
+        .map_err(UsageError),
         Command::Call(args) => commands::call::command(&registry, args).map_err(UsageError),
         Command::Check(_)
         | Command::Tasks { .. }

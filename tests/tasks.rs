@@ -383,3 +383,81 @@ fn another_session_cannot_see_or_cancel_a_task() {
     assert!(ack.get("error").is_none(), "{ack}");
     assert!(wait_gone(pid));
 }
+
+#[test]
+fn call_task_runs_in_the_store_follows_it_and_ctrl_c_cancels_it() {
+    let workspace = Workspace::new(MANIFEST);
+    let data = tempfile::tempdir().expect("data");
+    let data_dir = data.path().to_str().expect("utf-8");
+    let manifest = workspace.manifest();
+    let config = manifest.to_str().expect("utf-8");
+    let (code, out, err) = run(
+        &[
+            "call",
+            "--config",
+            config,
+            "--data-dir",
+            data_dir,
+            "--task",
+            "work",
+            "seconds=0",
+            "tag=cli",
+        ],
+        workspace.dir.path(),
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.trim(), "worked 0");
+    assert!(
+        err.contains("started in") && err.contains("tasks.sqlite3"),
+        "{err}"
+    );
+    assert!(
+        err.contains("disk almost full"),
+        "the task's log line is shown: {err}"
+    );
+    let (_, listed, _) = run(
+        &["tasks", "--data-dir", data_dir, "list", "--format", "json"],
+        workspace.dir.path(),
+    );
+    let record: Value = serde_json::from_str(listed.lines().next().expect("a task")).expect("JSON");
+    assert_eq!(record["status"], "completed");
+    assert_eq!(record["tool"], "work");
+
+    // Ctrl-C cancels the task, which kills its process.
+    let mut command = std::process::Command::new(crate::harness::BINARY);
+    command
+        .args([
+            "call",
+            "--config",
+            config,
+            "--data-dir",
+            data_dir,
+            "--task",
+            "work",
+            "seconds=60",
+            "tag=interrupted",
+        ])
+        .current_dir(workspace.dir.path())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped());
+    let mut child = command.spawn().expect("spawn");
+    let pid = read_pid(&workspace.path("work-interrupted.pid"));
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(i32::try_from(child.id()).expect("pid")),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .expect("SIGINT");
+    let status =
+        crate::harness::wait_with_timeout(&mut child, Duration::from_secs(10)).expect("exits");
+    assert_eq!(status.code(), Some(130));
+    assert!(wait_gone(pid));
+    let (_, listed, _) = run(
+        &["tasks", "--data-dir", data_dir, "list"],
+        workspace.dir.path(),
+    );
+    assert!(
+        listed.lines().any(|line| line.contains("cancelled")),
+        "{listed}"
+    );
+}

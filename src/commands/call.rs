@@ -66,11 +66,17 @@ pub(super) fn typed(key: &str, text: &str, kind: &str) -> Result<Value, String> 
             .parse::<i64>()
             .map(Value::from)
             .map_err(|_| format!("`{key}` takes a whole number, not `{text}`")),
+        // A whole number stays whole (`3`, not `3.0`), as a client's JSON would send it.
         "number" => text
-            .parse::<f64>()
+            .parse::<i64>()
+            .map(Value::from)
             .ok()
-            .and_then(serde_json::Number::from_f64)
-            .map(Value::Number)
+            .or_else(|| {
+                text.parse::<f64>()
+                    .ok()
+                    .and_then(serde_json::Number::from_f64)
+                    .map(Value::Number)
+            })
             .ok_or_else(|| format!("`{key}` takes a number, not `{text}`")),
         "boolean" => match text {
             "true" | "yes" | "1" => Ok(Value::Bool(true)),
@@ -355,6 +361,8 @@ mod tests {
         assert_eq!(typed("n", "5", "integer"), Ok(serde_json::json!(5)));
         assert!(typed("n", "five", "integer").is_err());
         assert_eq!(typed("x", "1.5", "number"), Ok(serde_json::json!(1.5)));
+        assert_eq!(typed("x", "3", "number"), Ok(serde_json::json!(3)));
+        assert!(typed("x", "NaN", "number").is_err());
         assert_eq!(typed("b", "yes", "boolean"), Ok(serde_json::json!(true)));
         assert_eq!(typed("s", "007", "string"), Ok(serde_json::json!("007")));
         assert_eq!(

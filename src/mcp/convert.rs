@@ -38,6 +38,17 @@ pub(super) fn call_result(result: ToolResult, server_info: Option<&Value>) -> Ca
     converted
 }
 
+/// A result as a task keeps it (`CallToolResult` JSON, without `resultType`).
+pub fn task_result(result: ToolResult) -> serde_json::Map<String, Value> {
+    match serde_json::to_value(call_result(result, None)) {
+        Ok(Value::Object(mut object)) => {
+            object.remove("resultType");
+            object
+        }
+        _ => serde_json::Map::new(),
+    }
+}
+
 /// One block as rmcp's type: plain text directly, the rest through the shared wire shape.
 pub(super) fn content_block(block: Content) -> ContentBlock {
     match block {

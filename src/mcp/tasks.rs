@@ -197,15 +197,7 @@ struct TaskCall {
 
 impl TaskCall {
     fn finish(&self, result: ToolResult) -> Map<String, Value> {
-        let result = result.for_era(self.era, self.tool.legacy_wrapped());
-        let call = convert::call_result(result, None);
-        match serde_json::to_value(call) {
-            Ok(Value::Object(mut object)) => {
-                object.remove("resultType");
-                object
-            }
-            _ => Map::new(),
-        }
+        convert::task_result(result.for_era(self.era, self.tool.legacy_wrapped()))
     }
 }
 

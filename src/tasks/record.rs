@@ -88,6 +88,9 @@ pub struct Record {
     pub progress: Option<Progress>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub logs: Vec<LogLine>,
+    /// Log lines ever reported (`logs` keeps the newest).
+    #[serde(default)]
+    pub logged: u64,
 }
 
 impl Record {
@@ -137,6 +140,7 @@ impl Record {
             self.logs.remove(0);
         }
         self.logs.push(line);
+        self.logged += 1;
     }
 
     /// The task fields every answer carries (`Task`).
@@ -221,6 +225,7 @@ mod tests {
             error: None,
             progress: None,
             logs: Vec::new(),
+            logged: 0,
         }
     }
 
@@ -286,6 +291,7 @@ mod tests {
             });
         }
         assert_eq!(task.logs.len(), KEPT_LOGS);
+        assert_eq!(task.logged, KEPT_LOGS as u64 + 7);
         assert_eq!(task.logs[0].at_ms, 7);
     }
 }

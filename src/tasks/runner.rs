@@ -189,6 +189,7 @@ impl Tasks {
             error: None,
             progress: None,
             logs: Vec::new(),
+            logged: 0,
         };
         store.create(&record).await?;
         let local = Arc::new(Local::default());

@@ -1,0 +1,233 @@
+//! `mcp-serve call --task`: the call runs as a task kept in the task store (`--task-store`,
+//! `--data-dir`), so `mcp-serve tasks get|cancel` see it from another terminal, and is
+//! followed from the store with a progress bar. Ctrl-C cancels it.
+
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+use super::call::{finish_progress, parse_pairs, print_result, show_event};
+use crate::backend::CallContext;
+use crate::backend::http::HttpClients;
+use crate::backend::processes::Processes;
+use crate::cli::CallArgs;
+use crate::events::{CallEvent, LogLevel};
+use crate::registry::Registry;
+use crate::results::ToolResult;
+use crate::results::store::Caller;
+use crate::tasks::runner::{Execute, Job, Whom};
+use crate::tasks::{Record, Status, StoreLocation, Tasks};
+use crate::tool::Tool;
+
+/// How often the store is read while following.
+const FOLLOW_EVERY: Duration = Duration::from_millis(100);
+
+/// The tool's call, kept whole for printing as `call` prints it.
+struct LocalCall {
+    registry: Arc<Registry>,
+    tool: Arc<Tool>,
+    processes: Arc<Processes>,
+    clients: Arc<HttpClients>,
+    outcome: Arc<Mutex<Option<ToolResult>>>,
+}
+
+impl Execute for LocalCall {
+    fn execute(
+        &self,
+        arguments: Map<String, Value>,
+        events: tokio::sync::mpsc::Sender<CallEvent>,
+    ) -> std::pin::Pin<Box<dyn Future<Output = Map<String, Value>> + Send + '_>> {
+        Box::pin(async move {
+            let context = CallContext {
+                store: self.registry.store(),
+                caller: Caller::Only,
+                events: Some(events),
+                withheld_env: self.registry.withheld_env(),
+                processes: &self.processes,
+                clients: &self.clients,
+            };
+            let result = self.tool.call_prepared(&arguments, &context).await;
+            self.keep(result)
+        })
+    }
+
+    fn refused(&self, message: String) -> Map<String, Value> {
+        self.keep(ToolResult::error(message))
+    }
+}
+
+impl LocalCall {
+    fn keep(&self, result: ToolResult) -> Map<String, Value> {
+        if let Ok(mut outcome) = self.outcome.lock() {
+            *outcome = Some(result.clone());
+        }
+        crate::mcp::task_result(result)
+    }
+}
+
+/// Runs `mcp-serve call --task`: exit 1 for a tool error or a failed task, 130 when
+/// cancelled; `Err` is a usage message.
+pub fn command(
+    registry: Arc<Registry>,
+    args: &CallArgs,
+    location: StoreLocation,
+    lease: Duration,
+) -> Result<ExitCode, String> {
+    let tool = Arc::clone(
+        registry
+            .get(&args.tool)
+            .map_err(|unknown| format!("error: {unknown}"))?,
+    );
+    let arguments = match &args.json {
+        Some(json) => match serde_json::from_str::<Value>(json) {
+            Ok(Value::Object(map)) => map,
+            _ => return Err("error: --json takes a JSON object".into()),
+        },
+        None => {
+            parse_pairs(&tool, &args.arguments).map_err(|message| format!("error: {message}"))?
+        }
+    };
+    // The questions are asked here, at the terminal, before the task exists.
+    let answers = super::answer::Answers::from_flags(args.yes, args.answers.clone());
+    let prepared = if tool.inputs.is_empty() {
+        tool.prepare(Some(arguments))
+    } else {
+        super::answer::gather(&tool, arguments, &answers)
+    };
+    let arguments = match prepared {
+        Ok(arguments) => arguments,
+        Err(message) => {
+            eprintln!("{} {message}", super::label("error"));
+            return Ok(ExitCode::from(super::EXIT_FAILURE));
+        }
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| format!("error: could not start the async runtime: {error}"))?;
+    let processes = Arc::new(Processes::supervising().0);
+    let outcome = Arc::new(Mutex::new(None));
+    let tasks = Tasks::new(location, lease);
+    let job = Job {
+        tool: tool.name.clone(),
+        owner: None,
+        arguments,
+        inputs: crate::inputs::Inputs::default(),
+        can: [false; 3],
+        settings: registry.task_settings,
+        execute: Box::new(LocalCall {
+            registry: Arc::clone(&registry),
+            tool: Arc::clone(&tool),
+            processes: Arc::clone(&processes),
+            clients: Arc::new(HttpClients::default()),
+            outcome: Arc::clone(&outcome),
+        }),
+    };
+    let followed = runtime.block_on(async {
+        let record = tasks
+            .start(job)
+            .await
+            .map_err(|error| format!("error: {error}"))?;
+        eprintln!(
+            "task {} started in {}; `mcp-serve tasks get {}` reads it",
+            record.id,
+            tasks.location().describe(),
+            record.id
+        );
+        follow(&tasks, &record.id).await
+    });
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    processes.stop_remaining();
+    let record = followed?;
+    finish_progress();
+    match record.status {
+        Status::Completed => {
+            let result = outcome
+                .lock()
+                .ok()
+                .and_then(|mut outcome| outcome.take())
+                .unwrap_or_else(|| ToolResult::error("the task's result was lost"));
+            let mut stdout = std::io::stdout().lock();
+            if let Err(error) = print_result(
+                &result,
+                &tool.name,
+                args.json_out,
+                &args.out_dir,
+                &mut stdout,
+            ) {
+                eprintln!("error: could not write the result: {error}");
+                return Ok(ExitCode::FAILURE);
+            }
+            Ok(if result.is_error {
+                ExitCode::from(super::EXIT_FAILURE)
+            } else {
+                ExitCode::SUCCESS
+            })
+        }
+        Status::Cancelled => {
+            eprintln!("task {} was cancelled", record.id);
+            Ok(ExitCode::from(130))
+        }
+        _ => {
+            let message = record
+                .error
+                .as_ref()
+                .and_then(|error| error.get("message"))
+                .and_then(Value::as_str)
+                .unwrap_or("the task failed");
+            eprintln!("{} {message}", super::label("error"));
+            Ok(ExitCode::from(super::EXIT_FAILURE))
+        }
+    }
+}
+
+/// Reads the task from the store until it ends, showing its progress and new log lines;
+/// Ctrl-C cancels it.
+async fn follow(tasks: &Arc<Tasks>, id: &str) -> Result<Record, String> {
+    let mut shown_progress = None;
+    let mut shown_logs = 0;
+    let mut interrupted = false;
+    loop {
+        let (record, _) = tasks
+            .get(id, Whom::Operator)
+            .await
+            .map_err(|error| format!("error: {error}"))?;
+        if record.progress != shown_progress {
+            if let Some(progress) = &record.progress {
+                show_event(&CallEvent::Progress {
+                    progress: progress.progress,
+                    total: progress.total,
+                    message: progress.message.clone(),
+                });
+            }
+            shown_progress.clone_from(&record.progress);
+        }
+        let new = usize::try_from(record.logged.saturating_sub(shown_logs)).unwrap_or(usize::MAX);
+        for line in record
+            .logs
+            .iter()
+            .skip(record.logs.len().saturating_sub(new))
+        {
+            show_event(&CallEvent::Log {
+                level: LogLevel::parse(&line.level).unwrap_or(LogLevel::Info),
+                message: line.message.clone(),
+                data: line.data.clone(),
+            });
+        }
+        shown_logs = record.logged;
+        if record.status.is_terminal() {
+            return Ok(record);
+        }
+        tokio::select! {
+            () = tokio::time::sleep(FOLLOW_EVERY) => {}
+            _ = tokio::signal::ctrl_c(), if !interrupted => {
+                interrupted = true;
+                finish_progress();
+                eprintln!("cancelling task {id}");
+                tasks.cancel(id, Whom::Operator).await.map_err(|error| format!("error: {error}"))?;
+            }
+        }
+    }
+}
