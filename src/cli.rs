@@ -209,6 +209,10 @@ pub struct ListArgs {
 
 /// `mcp-serve call`.
 #[derive(Debug, Args)]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "independent command-line flags, as clap reads them"
+)]
 pub struct CallArgs {
     /// The tool
     pub tool: String,

@@ -341,7 +341,7 @@ fn command_run(command: &Command, cli: &Cli) -> Result<ExitCode, UsageError> {
         } => commands::install::command(&registry, &path, *host, name.as_deref(), *dry_run)
             .map_err(UsageError),
         Command::Call(args) if args.task => commands::call_task::command(
-            std::sync::Arc::new(registry),
+            &std::sync::Arc::new(registry),
             args,
             task_location(cli)?,
             cli.tasks.task_lease,

@@ -70,7 +70,7 @@ impl LocalCall {
 /// Runs `mcp-serve call --task`: exit 1 for a tool error or a failed task, 130 when
 /// cancelled; `Err` is a usage message.
 pub fn command(
-    registry: Arc<Registry>,
+    registry: &Arc<Registry>,
     args: &CallArgs,
     location: StoreLocation,
     lease: Duration,
@@ -118,7 +118,7 @@ pub fn command(
         can: [false; 3],
         settings: registry.task_settings,
         execute: Box::new(LocalCall {
-            registry: Arc::clone(&registry),
+            registry: Arc::clone(registry),
             tool: Arc::clone(&tool),
             processes: Arc::clone(&processes),
             clients: Arc::new(HttpClients::default()),
@@ -142,6 +142,16 @@ pub fn command(
     processes.stop_remaining();
     let record = followed?;
     finish_progress();
+    Ok(outcome_of(&record, &outcome, &tool, args))
+}
+
+/// Prints how the task ended: its result as `call` prints one, or why it did not complete.
+fn outcome_of(
+    record: &Record,
+    outcome: &Mutex<Option<ToolResult>>,
+    tool: &Tool,
+    args: &CallArgs,
+) -> ExitCode {
     match record.status {
         Status::Completed => {
             let result = outcome
@@ -158,17 +168,17 @@ pub fn command(
                 &mut stdout,
             ) {
                 eprintln!("error: could not write the result: {error}");
-                return Ok(ExitCode::FAILURE);
+                return ExitCode::FAILURE;
             }
-            Ok(if result.is_error {
+            if result.is_error {
                 ExitCode::from(super::EXIT_FAILURE)
             } else {
                 ExitCode::SUCCESS
-            })
+            }
         }
         Status::Cancelled => {
             eprintln!("task {} was cancelled", record.id);
-            Ok(ExitCode::from(130))
+            ExitCode::from(130)
         }
         _ => {
             let message = record
@@ -178,7 +188,7 @@ pub fn command(
                 .and_then(Value::as_str)
                 .unwrap_or("the task failed");
             eprintln!("{} {message}", super::label("error"));
-            Ok(ExitCode::from(super::EXIT_FAILURE))
+            ExitCode::from(super::EXIT_FAILURE)
         }
     }
 }
