@@ -25,6 +25,7 @@ mod report;
 mod serve;
 mod stats;
 mod stdio;
+mod tasks;
 mod upstream;
 
 use std::path::PathBuf;

@@ -95,6 +95,7 @@ pub(crate) fn binary(
         - figures[&format!("list.{}.p50_us", small.0)])
         / (large.0 - small.0) as f64;
     figures.insert("list.slope_us_per_tool".into(), slope);
+    crate::tasks::measure(binary, options.calls, &mut figures)?;
     Ok(figures)
 }
 

@@ -157,6 +157,56 @@ const ROWS: &[Row] = &[
         None,
     ),
     row("binary size (MiB)", "binary.size_mib", None),
+    row(
+        "tasks, embedded: plain tools/call p50 (µs)",
+        "tasks.embedded.sync_call.p50_us",
+        None,
+    ),
+    row(
+        "tasks, embedded: start a task p50 (µs)",
+        "tasks.embedded.start.p50_us",
+        None,
+    ),
+    row(
+        "tasks, embedded: start ÷ plain call",
+        "tasks.embedded.start.x_sync",
+        None,
+    ),
+    row(
+        "tasks, embedded: tasks/get p50 (µs)",
+        "tasks.embedded.get.p50_us",
+        None,
+    ),
+    row(
+        "tasks, embedded: start → completed p50 (µs)",
+        "tasks.embedded.start_to_completed.p50_us",
+        None,
+    ),
+    row(
+        "tasks, Redis: plain tools/call p50 (µs)",
+        "tasks.redis.sync_call.p50_us",
+        None,
+    ),
+    row(
+        "tasks, Redis: start a task p50 (µs)",
+        "tasks.redis.start.p50_us",
+        None,
+    ),
+    row(
+        "tasks, Redis: start ÷ plain call",
+        "tasks.redis.start.x_sync",
+        None,
+    ),
+    row(
+        "tasks, Redis: tasks/get p50 (µs)",
+        "tasks.redis.get.p50_us",
+        None,
+    ),
+    row(
+        "tasks, Redis: start → completed p50 (µs)",
+        "tasks.redis.start_to_completed.p50_us",
+        None,
+    ),
 ];
 
 /// A figure's cost relative to the floor: above 1 is slower than the floor.

@@ -17,11 +17,21 @@ pub(crate) struct HttpServer {
 
 impl HttpServer {
     pub(crate) fn start(binary: &Path, manifest: &Path) -> anyhow::Result<Self> {
+        Self::start_with(binary, manifest, &[])
+    }
+
+    /// Starts with extra arguments.
+    pub(crate) fn start_with(
+        binary: &Path,
+        manifest: &Path,
+        extra: &[&str],
+    ) -> anyhow::Result<Self> {
         let started = Instant::now();
         let mut child = Command::new(binary)
             .arg("--config")
             .arg(manifest)
             .args(["--http", "127.0.0.1:0"])
+            .args(extra)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
