@@ -55,6 +55,13 @@
 //!   registry to rmcp's server handler, forwards events as notifications, and owns the stdio
 //!   and Streamable HTTP transports and their security layers; `mcp::prompts` answers
 //!   `prompts/*` and `completion/complete`, `mcp::resources` the `resources/*` methods.
+//! - [`tasks`] keeps calls that run as tasks (the `io.modelcontextprotocol/tasks` extension):
+//!   `tasks::record` is what is kept, `tasks::store` keeps it where every process serving the
+//!   manifest can reach it (`SQLite` in `--data-dir`, or Redis with `--task-store`; a status
+//!   moves only from running to one terminal status, by compare-and-set), `tasks::runner`
+//!   runs a task here (its questions, the one call path, progress kept, a lease renewed, a
+//!   cancel from any process heard). `mcp::tasks` adapts it to rmcp; `commands::tasks` and
+//!   `call --task` read and drive the store for people.
 //! - [`reload`] watches the manifest (`--watch`) and swaps the registry in whole.
 //! - [`commands`] are the commands for people (`check`, `list`, `call`, `test`, `init`,
 //!   `install`); [`cli`] parses the command line and [`run`] wires everything for `main`.
