@@ -214,7 +214,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__call)
-            opts="-c -v -h --json --json-out --dry-run --yes --answer --task --out-dir --config --verbose --task-store --data-dir --help"
+            opts="-c -v -h --json --json-out --dry-run --yes --answer --task --out-dir --config --verbose --task-store --data-dir --task-lease --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -248,6 +248,10 @@ _mcp__serve() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --task-lease)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -256,7 +260,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__check)
-            opts="-c -v -h --target --format --config --verbose --task-store --data-dir --help"
+            opts="-c -v -h --target --format --config --verbose --task-store --data-dir --task-lease --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -286,6 +290,10 @@ _mcp__serve() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --task-lease)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -294,7 +302,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__completions)
-            opts="-c -v -h --config --verbose --task-store --data-dir --help bash elvish fish powershell zsh"
+            opts="-c -v -h --config --verbose --task-store --data-dir --task-lease --help bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -313,6 +321,10 @@ _mcp__serve() {
                     return 0
                     ;;
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --task-lease)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -520,7 +532,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__init)
-            opts="-c -v -h --command-tool --http-tool --force --config --verbose --task-store --data-dir --help"
+            opts="-c -v -h --command-tool --http-tool --force --config --verbose --task-store --data-dir --task-lease --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -542,6 +554,10 @@ _mcp__serve() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --task-lease)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -550,7 +566,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__install)
-            opts="-c -v -h --name --dry-run --config --verbose --task-store --data-dir --help claude-desktop claude-code cursor vscode"
+            opts="-c -v -h --name --dry-run --config --verbose --task-store --data-dir --task-lease --help claude-desktop claude-code cursor vscode"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -576,6 +592,10 @@ _mcp__serve() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --task-lease)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -584,7 +604,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__list)
-            opts="-c -v -h --json --protocol-version --config --verbose --task-store --data-dir --help"
+            opts="-c -v -h --json --protocol-version --config --verbose --task-store --data-dir --task-lease --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -610,6 +630,10 @@ _mcp__serve() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --task-lease)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -618,7 +642,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__schema)
-            opts="-c -v -h --config --verbose --task-store --data-dir --help"
+            opts="-c -v -h --config --verbose --task-store --data-dir --task-lease --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -637,6 +661,10 @@ _mcp__serve() {
                     return 0
                     ;;
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --task-lease)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -648,7 +676,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__tasks)
-            opts="-c -v -h --config --verbose --task-store --data-dir --help list get cancel help"
+            opts="-c -v -h --config --verbose --task-store --data-dir --task-lease --help list get cancel help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -670,6 +698,10 @@ _mcp__serve() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --task-lease)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -678,7 +710,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__tasks__subcmd__cancel)
-            opts="-c -v -h --config --verbose --task-store --data-dir --help"
+            opts="-c -v -h --config --verbose --task-store --data-dir --task-lease --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -697,6 +729,10 @@ _mcp__serve() {
                     return 0
                     ;;
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --task-lease)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -708,7 +744,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__tasks__subcmd__get)
-            opts="-c -v -h --config --verbose --task-store --data-dir --help"
+            opts="-c -v -h --config --verbose --task-store --data-dir --task-lease --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -727,6 +763,10 @@ _mcp__serve() {
                     return 0
                     ;;
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --task-lease)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -808,7 +848,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__tasks__subcmd__list)
-            opts="-c -v -h --format --config --verbose --task-store --data-dir --help"
+            opts="-c -v -h --format --config --verbose --task-store --data-dir --task-lease --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -834,6 +874,10 @@ _mcp__serve() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --task-lease)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -842,7 +886,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__test)
-            opts="-c -v -h --config --verbose --task-store --data-dir --help"
+            opts="-c -v -h --config --verbose --task-store --data-dir --task-lease --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -861,6 +905,10 @@ _mcp__serve() {
                     return 0
                     ;;
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --task-lease)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -72,12 +72,14 @@ json\t''"
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand check" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand check" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand check" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand check" -l task-lease -d 'A running task\'s lease: its server renews it; a task whose server died reads as failed once it runs out' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand check" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand check" -s h -l help -d 'Print help'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand list" -l protocol-version -d 'With --json: the protocol version of that client' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand list" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand list" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand list" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand list" -l task-lease -d 'A running task\'s lease: its server renews it; a task whose server died reads as failed once it runs out' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand list" -l json -d 'Print the `tools/list` result a client gets, as JSON'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand list" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand list" -s h -l help -d 'Print help'
@@ -87,6 +89,7 @@ complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -l out-dir -d 
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -l task-lease -d 'A running task\'s lease: its server renews it; a task whose server died reads as failed once it runs out' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -l json-out -d 'Print the structured result as JSON instead of the text blocks'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -l dry-run -d 'Print what would run (argv, environment, stdin, HTTP request), secrets redacted, and run nothing'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -l yes -d 'Answer yes to the tool\'s confirmation (`confirm`)'
@@ -96,11 +99,13 @@ complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -s h -l help -
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand test" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand test" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand test" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand test" -l task-lease -d 'A running task\'s lease: its server renews it; a task whose server died reads as failed once it runs out' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand test" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand test" -s h -l help -d 'Print help'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand init" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand init" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand init" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand init" -l task-lease -d 'A running task\'s lease: its server renews it; a task whose server died reads as failed once it runs out' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand init" -l command-tool -d 'Include a command tool (the default when no kind is chosen)'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand init" -l http-tool -d 'Include an HTTP tool'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand init" -l force -d 'Replace an existing file'
@@ -110,12 +115,14 @@ complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand install" -l name -d 
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand install" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand install" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand install" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand install" -l task-lease -d 'A running task\'s lease: its server renews it; a task whose server died reads as failed once it runs out' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand install" -l dry-run -d 'Print the configuration snippet only'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand install" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand install" -s h -l help -d 'Print help'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and not __fish_seen_subcommand_from list get cancel help" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and not __fish_seen_subcommand_from list get cancel help" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and not __fish_seen_subcommand_from list get cancel help" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and not __fish_seen_subcommand_from list get cancel help" -l task-lease -d 'A running task\'s lease: its server renews it; a task whose server died reads as failed once it runs out' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and not __fish_seen_subcommand_from list get cancel help" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and not __fish_seen_subcommand_from list get cancel help" -s h -l help -d 'Print help'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and not __fish_seen_subcommand_from list get cancel help" -f -a "list" -d 'Every task not yet forgotten, oldest first'
@@ -127,16 +134,19 @@ json\t''"
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from list" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from list" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from list" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from list" -l task-lease -d 'A running task\'s lease: its server renews it; a task whose server died reads as failed once it runs out' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from list" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from get" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from get" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from get" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from get" -l task-lease -d 'A running task\'s lease: its server renews it; a task whose server died reads as failed once it runs out' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from get" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from get" -s h -l help -d 'Print help'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from cancel" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from cancel" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from cancel" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from cancel" -l task-lease -d 'A running task\'s lease: its server renews it; a task whose server died reads as failed once it runs out' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from cancel" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from cancel" -s h -l help -d 'Print help'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from help" -f -a "list" -d 'Every task not yet forgotten, oldest first'
@@ -146,11 +156,13 @@ complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_se
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand schema" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand schema" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand schema" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand schema" -l task-lease -d 'A running task\'s lease: its server renews it; a task whose server died reads as failed once it runs out' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand schema" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand schema" -s h -l help -d 'Print help'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand completions" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand completions" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand completions" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand completions" -l task-lease -d 'A running task\'s lease: its server renews it; a task whose server died reads as failed once it runs out' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand completions" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call test init install tasks schema completions help" -f -a "check" -d 'Validate the manifest and lint it for the hosts you target'

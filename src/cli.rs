@@ -85,7 +85,7 @@ pub struct TaskArgs {
 
     /// A running task's lease: its server renews it; a task whose server died reads as failed
     /// once it runs out
-    #[arg(long, value_name = "DURATION", default_value = "15s", value_parser = parse_lease)]
+    #[arg(long, value_name = "DURATION", default_value = "15s", value_parser = parse_lease, global = true)]
     pub task_lease: Duration,
 }
 

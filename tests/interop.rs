@@ -295,7 +295,9 @@ pub(crate) fn drive_python_task(url: &str, mode: &str) -> Vec<Value> {
             .as_array()
             .into_iter()
             .flatten()
-            .any(|seen| seen["statusMessage"] == "step 1 of 3"),
+            .any(|seen| seen["statusMessage"]
+                .as_str()
+                .is_some_and(|message| message.starts_with("step ") && message.ends_with(" of 3"))),
         "{polled}"
     );
     let completed = steps

@@ -355,7 +355,7 @@ fn wait_for(url: &str, id: &str, status: &str, within: Duration) -> Value {
 #[test]
 fn both_eras_and_tasks_work_through_nginx_on_any_replica() {
     let workspace = Workspace::new(MANIFEST);
-    let cluster = cluster(&workspace.manifest(), &["--task-lease", "1s"]);
+    let cluster = cluster(&workspace.manifest(), &["--task-lease", "3s"]);
     let client = http_client(Duration::from_secs(10));
 
     // Both eras, round-robin, no sticky routing: every reply is right.
@@ -404,7 +404,7 @@ fn both_eras_and_tasks_work_through_nginx_on_any_replica() {
 #[test]
 fn a_task_started_on_one_replica_is_read_and_cancelled_through_the_others() {
     let workspace = Workspace::new(MANIFEST);
-    let cluster = cluster(&workspace.manifest(), &["--task-lease", "1s"]);
+    let cluster = cluster(&workspace.manifest(), &["--task-lease", "3s"]);
     let client = http_client(Duration::from_secs(10));
     // A task started on replica 1 is read on 2 and 3 and through nginx, and cancelled
     // through replica 3: Redis pub/sub reaches replica 1, which kills the process.

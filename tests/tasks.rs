@@ -44,6 +44,14 @@ task = "required"
 content = [{ type = "text", text = "quick" }]
 
 [[tools]]
+name = "asks"
+description = "Asks inside the task; nobody answers"
+ask-in-task = true
+confirm = "Go on?"
+[tools.static]
+content = [{ type = "text", text = "went on" }]
+
+[[tools]]
 name = "plain"
 description = "Never a task"
 task = "never"
@@ -55,6 +63,7 @@ fn tasks_meta() -> Value {
     json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {
+            "elicitation": {},
             "extensions": {"io.modelcontextprotocol/tasks": {}}
         },
         "io.modelcontextprotocol/clientInfo": {"name": "mcp-serve-tests", "version": "1.0.0"}
@@ -170,7 +179,7 @@ fn results_survive_a_sigkill_and_a_task_whose_server_died_reads_as_failed_after_
 fn a_cancel_through_another_server_kills_the_process_group_where_it_runs() {
     let workspace = Workspace::new(MANIFEST);
     let data = tempfile::tempdir().expect("data");
-    let runner = serve(&workspace, data.path(), &["--task-lease", "1500ms"]);
+    let runner = serve(&workspace, data.path(), &["--task-lease", "3s"]);
     let other = serve(&workspace, data.path(), &[]);
     let id = start_task(&runner, "work", json!({"seconds": 60, "tag": "cancel"}));
     let pid = read_pid(&workspace.path("work-cancel.pid"));
@@ -230,7 +239,7 @@ fn a_cancel_through_another_server_kills_the_process_group_where_it_runs() {
 fn an_operator_cancels_from_the_command_line() {
     let workspace = Workspace::new(MANIFEST);
     let data = tempfile::tempdir().expect("data");
-    let server = serve(&workspace, data.path(), &["--task-lease", "1500ms"]);
+    let server = serve(&workspace, data.path(), &["--task-lease", "3s"]);
     let id = start_task(&server, "work", json!({"seconds": 60, "tag": "operator"}));
     let pid = read_pid(&workspace.path("work-operator.pid"));
     let data_dir = data.path().to_str().expect("utf-8");
@@ -258,10 +267,11 @@ fn tasks_are_kept_for_their_ttl_then_forgotten_and_bad_ids_get_clear_errors() {
     let server = serve(&workspace, data.path(), &[]);
     let id = start_task(&server, "quick", json!({}));
     let done = wait_for(&server, &id, &["completed"], Duration::from_secs(5));
-    let ttl = done["result"]["ttlMs"].as_u64().expect("ttlMs");
-    assert!(ttl >= 3_000, "{done}");
     assert_eq!(done["result"]["pollIntervalMs"], 200);
-    std::thread::sleep(Duration::from_millis(ttl + 300));
+    // Kept 3 s after it ended (not forgotten early), then gone.
+    std::thread::sleep(Duration::from_secs(2));
+    assert_eq!(get(&server, &id)["result"]["status"], "completed");
+    std::thread::sleep(Duration::from_millis(1_500));
     let gone = get(&server, &id);
     assert_eq!(gone["error"]["code"], -32602, "{gone}");
     assert!(
@@ -460,4 +470,56 @@ fn call_task_runs_in_the_store_follows_it_and_ctrl_c_cancels_it() {
         listed.lines().any(|line| line.contains("cancelled")),
         "{listed}"
     );
+}
+
+#[test]
+fn a_question_nobody_answers_ends_the_task_after_its_ttl_while_the_lease_holds() {
+    let workspace = Workspace::new(MANIFEST);
+    let data = tempfile::tempdir().expect("data");
+    // A short lease: renewals must go on while the task waits for its answer.
+    let server = serve(&workspace, data.path(), &["--task-lease", "1s"]);
+    let id = start_task(&server, "asks", json!({}));
+    let asking = wait_for(&server, &id, &["input_required"], Duration::from_secs(5));
+    assert!(
+        asking["result"]["inputRequests"]["confirm"].is_object(),
+        "{asking}"
+    );
+    let ended = wait_for(
+        &server,
+        &id,
+        &["completed", "failed"],
+        Duration::from_secs(15),
+    );
+    assert_eq!(
+        ended["result"]["status"], "completed",
+        "not failed by a lapsed lease: {ended}"
+    );
+    assert_eq!(ended["result"]["result"]["isError"], true);
+    let text = ended["result"]["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(text.contains("no answer came within 3s"), "{text}");
+}
+
+#[test]
+fn a_tls_redis_url_is_refused_plainly() {
+    let workspace = Workspace::new(MANIFEST);
+    let (code, _, err) = run(
+        &[
+            "tasks",
+            "--task-store",
+            "rediss://user:hunter2@redis.example:6380/0",
+            "list",
+        ],
+        workspace.dir.path(),
+    );
+    assert_ne!(code, 0);
+    assert!(err.contains("TLS to Redis"), "{err}");
+    assert!(!err.contains("hunter2"), "{err}");
+    let (code, _, err) = run(
+        &["tasks", "--task-store", "memcached://h", "list"],
+        workspace.dir.path(),
+    );
+    assert_ne!(code, 0);
+    assert!(err.contains("expected redis://"), "{err}");
 }

@@ -126,6 +126,10 @@ pub fn command(
         }),
     };
     let followed = runtime.block_on(async {
+        // Listening before the task starts: a Ctrl-C at any moment from here cancels it.
+        let mut interrupts =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
+                .map_err(|error| format!("error: could not listen for Ctrl-C: {error}"))?;
         let record = tasks
             .start(job)
             .await
@@ -136,7 +140,7 @@ pub fn command(
             tasks.location().describe(),
             record.id
         );
-        follow(&tasks, &record.id).await
+        follow(&tasks, &record.id, &mut interrupts).await
     });
     runtime.shutdown_timeout(Duration::from_secs(1));
     processes.stop_remaining();
@@ -195,7 +199,11 @@ fn outcome_of(
 
 /// Reads the task from the store until it ends, showing its progress and new log lines;
 /// Ctrl-C cancels it.
-async fn follow(tasks: &Arc<Tasks>, id: &str) -> Result<Record, String> {
+async fn follow(
+    tasks: &Arc<Tasks>,
+    id: &str,
+    interrupts: &mut tokio::signal::unix::Signal,
+) -> Result<Record, String> {
     let mut shown_progress = None;
     let mut shown_logs = 0;
     let mut interrupted = false;
@@ -232,7 +240,7 @@ async fn follow(tasks: &Arc<Tasks>, id: &str) -> Result<Record, String> {
         }
         tokio::select! {
             () = tokio::time::sleep(FOLLOW_EVERY) => {}
-            _ = tokio::signal::ctrl_c(), if !interrupted => {
+            _ = interrupts.recv(), if !interrupted => {
                 interrupted = true;
                 finish_progress();
                 eprintln!("cancelling task {id}");

@@ -6,6 +6,8 @@ use serde_json::{Map, Value, json};
 
 /// Logs kept per task (the newest).
 pub const KEPT_LOGS: usize = 50;
+/// A kept log line's message and data, at most (a record is rewritten on every progress write).
+pub const KEPT_LOG_BYTES: usize = 4096;
 
 /// A task's status (SEP-2663).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -71,8 +73,11 @@ pub struct Record {
     /// From creation; raised when the task ends, so its result is kept `ttl` after that.
     pub ttl_ms: u64,
     pub poll_ms: u64,
-    /// While running: the process running it renews this; past it, the task is failed.
+    /// While running: the process running it renews this; well past it, the task is failed.
     pub lease_ms: u64,
+    /// How long one renewal lasts (`--task-lease` of the process running it).
+    #[serde(default)]
+    pub lease_for_ms: u64,
     /// Which process runs it (host, pid, start).
     pub replica: String,
     /// While `input_required`: the questions, by key.
@@ -104,9 +109,10 @@ impl Record {
         }
     }
 
-    /// Whether its process stopped renewing the lease before it ended.
+    /// Whether its process stopped renewing the lease before it ended: the lease ran out
+    /// half a lease ago (a grace for a slow renewal or a clock a little off).
     pub fn lease_lapsed(&self, now_ms: u64) -> bool {
-        !self.status.is_terminal() && self.lease_ms < now_ms
+        !self.status.is_terminal() && self.lease_ms.saturating_add(self.lease_for_ms / 2) < now_ms
     }
 
     /// Ends the task with `status` at `now_ms`, keeping it `ttl` longer from now.
@@ -134,8 +140,24 @@ impl Record {
         self.end(Status::Failed, ttl_ms, now);
     }
 
-    /// Keeps a log line, dropping the oldest beyond [`KEPT_LOGS`].
-    pub fn log(&mut self, line: LogLine) {
+    /// Keeps a log line, dropping the oldest beyond [`KEPT_LOGS`]; a long message is cut and
+    /// large data left out.
+    pub fn log(&mut self, mut line: LogLine) {
+        if line.message.len() > KEPT_LOG_BYTES {
+            let mut end = KEPT_LOG_BYTES;
+            while !line.message.is_char_boundary(end) {
+                end -= 1;
+            }
+            line.message.truncate(end);
+            line.message.push('…');
+        }
+        if line
+            .data
+            .as_ref()
+            .is_some_and(|data| data.to_string().len() > KEPT_LOG_BYTES)
+        {
+            line.data = Some(json!("(left out: larger than 4 KiB)"));
+        }
         if self.logs.len() >= KEPT_LOGS {
             self.logs.remove(0);
         }
@@ -219,6 +241,7 @@ mod tests {
             ttl_ms: 60_000,
             poll_ms: 1_000,
             lease_ms: 16_000,
+            lease_for_ms: 15_000,
             replica: "here".into(),
             input_requests: None,
             result: None,
@@ -274,7 +297,9 @@ mod tests {
         running.lease_ms = 500_000;
         assert_eq!(running.expires_ms(), 500_000);
         assert!(!running.lease_lapsed(400_000));
-        assert!(running.lease_lapsed(500_001));
+        // Half a lease of grace.
+        assert!(!running.lease_lapsed(507_500));
+        assert!(running.lease_lapsed(507_501));
         running.end(Status::Cancelled, 60_000, 2_000);
         assert!(!running.lease_lapsed(u64::MAX));
     }
@@ -293,5 +318,14 @@ mod tests {
         assert_eq!(task.logs.len(), KEPT_LOGS);
         assert_eq!(task.logged, KEPT_LOGS as u64 + 7);
         assert_eq!(task.logs[0].at_ms, 7);
+        task.log(LogLine {
+            at_ms: 0,
+            level: "info".into(),
+            message: "é".repeat(KEPT_LOG_BYTES),
+            data: Some(json!("x".repeat(KEPT_LOG_BYTES))),
+        });
+        let last = task.logs.last().expect("kept");
+        assert!(last.message.len() <= KEPT_LOG_BYTES + 3);
+        assert_eq!(last.data, Some(json!("(left out: larger than 4 KiB)")));
     }
 }

@@ -22,6 +22,8 @@ use crate::inputs::{Capability, Inputs, Step, Stop};
 const ANSWER_POLL: Duration = Duration::from_millis(250);
 /// Progress is written to the store at most this often.
 const PROGRESS_WRITES: Duration = Duration::from_millis(250);
+/// How long a finished task's outcome is retried when the store is away.
+const OUTCOME_RETRIES: Duration = Duration::from_secs(30);
 /// Ended tasks are purged at most this often.
 const PURGE_EVERY_MS: u64 = 60_000;
 
@@ -183,6 +185,7 @@ impl Tasks {
             ttl_ms: duration_ms(job.settings.ttl),
             poll_ms: duration_ms(job.settings.poll_interval).max(1),
             lease_ms: now.saturating_add(duration_ms(self.lease)),
+            lease_for_ms: duration_ms(self.lease),
             replica: self.replica.clone(),
             input_requests: None,
             result: None,
@@ -236,6 +239,12 @@ impl Tasks {
         }
         let store = store.clone();
         tokio::spawn(async move {
+            // Tasks whose process died and that nobody reads are failed, then forgotten in turn.
+            if let Ok(records) = store.list().await {
+                for record in records {
+                    let _ = fail_if_lapsed(&store, record, now_ms()).await;
+                }
+            }
             match store.purge().await {
                 Ok(0) => {}
                 Ok(purged) => tracing::debug!(purged, "forgot expired tasks"),
@@ -246,19 +255,19 @@ impl Tasks {
 
     async fn run(self: Arc<Self>, store: Store, record: Record, job: Job, local: Arc<Local>) {
         let shared = Arc::new(tokio::sync::Mutex::new(record));
-        let renewing = tokio::spawn(renew(
+        let renewing = AbortOnDrop(tokio::spawn(renew(
             store.clone(),
             Arc::clone(&shared),
             self.lease,
             store.polled(),
             local.cancel.clone(),
-        ));
+        )));
         let ttl = duration_ms(job.settings.ttl);
         let outcome = tokio::select! {
             outcome = work(&store, &shared, &job, &local) => Some(outcome),
             () = local.cancel.cancelled() => None,
         };
-        renewing.abort();
+        drop(renewing);
         let mut record = shared.lock().await;
         let now = now_ms();
         match outcome {
@@ -279,11 +288,26 @@ impl Tasks {
             // Cancelled: whoever cancelled wrote the status.
             None => return,
         }
-        match store.update(&record).await {
-            Ok(true) => {}
-            Ok(false) => tracing::debug!(task = %record.id, "the task had ended elsewhere first"),
-            Err(error) => {
-                tracing::error!(task = %record.id, %error, "could not keep a task's outcome");
+        // The outcome is worth retrying: a store that is away for a moment (a Redis
+        // failover, a busy SQLite file) must not turn a finished task into a failed one.
+        let mut pause = Duration::from_millis(100);
+        let deadline = tokio::time::Instant::now() + OUTCOME_RETRIES;
+        loop {
+            match store.update(&record).await {
+                Ok(true) => return,
+                Ok(false) => {
+                    tracing::debug!(task = %record.id, "the task had ended elsewhere first");
+                    return;
+                }
+                Err(error) if tokio::time::Instant::now() + pause > deadline => {
+                    tracing::error!(task = %record.id, %error, "could not keep a task's outcome");
+                    return;
+                }
+                Err(error) => {
+                    tracing::warn!(task = %record.id, %error, "keeping a task's outcome failed; retrying");
+                    tokio::time::sleep(pause).await;
+                    pause = (pause * 2).min(Duration::from_secs(2));
+                }
             }
         }
     }
@@ -304,26 +328,10 @@ impl Tasks {
             .await?
             .filter(|record| whom.may_see(record))
             .ok_or_else(|| TaskError::Unknown(id.to_owned()))?;
-        let now = now_ms();
-        if record.lease_lapsed(now) {
-            let ttl = record.ttl_ms;
-            record.fail(
-                -32603,
-                &format!(
-                    "the server running this task ({}) stopped before it finished: its lease ran out at {}",
-                    record.replica,
-                    super::record::timestamp(record.lease_ms)
-                ),
-                None,
-                ttl,
-                now,
-            );
-            if !store.update(&record).await? {
-                record = store
-                    .get(id)
-                    .await?
-                    .ok_or_else(|| TaskError::Unknown(id.to_owned()))?;
-            }
+        if record.lease_lapsed(now_ms()) {
+            record = fail_if_lapsed(store, record, now_ms())
+                .await?
+                .ok_or_else(|| TaskError::Unknown(id.to_owned()))?;
         }
         let answered = if record.status == Status::InputRequired {
             store.answers(id).await?.keys().cloned().collect()
@@ -385,13 +393,63 @@ impl Tasks {
         Ok(())
     }
 
-    /// Every task in the store (for operators).
+    /// Every task in the store (for operators); a task whose process died reads as failed.
     pub async fn list(self: &Arc<Self>) -> Result<Vec<Record>, StoreError> {
-        self.store().await?.list().await
+        let store = self.store().await?;
+        let mut records = Vec::new();
+        for record in store.list().await? {
+            if record.lease_lapsed(now_ms()) {
+                if let Some(failed) = fail_if_lapsed(store, record, now_ms()).await? {
+                    records.push(failed);
+                }
+            } else {
+                records.push(record);
+            }
+        }
+        Ok(records)
     }
 }
 
 type Failure = (i64, String, Option<Value>);
+
+/// Aborts the task when dropped (also when the work panics).
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Fails a task whose lease has lapsed, unless its process renewed it meanwhile; the task as
+/// it is now (`None` if it is gone).
+async fn fail_if_lapsed(
+    store: &Store,
+    mut record: Record,
+    now: u64,
+) -> Result<Option<Record>, StoreError> {
+    if !record.lease_lapsed(now) {
+        return Ok(Some(record));
+    }
+    let seen = record.lease_ms;
+    let ttl = record.ttl_ms;
+    record.fail(
+        -32603,
+        &format!(
+            "the server running this task ({}) stopped before it finished: its lease ran out at {}",
+            record.replica,
+            super::record::timestamp(seen)
+        ),
+        None,
+        ttl,
+        now,
+    );
+    if store.fail_lapsed(&record, seen).await? {
+        tracing::warn!(task = %record.id, replica = %record.replica, "a task's server stopped renewing its lease; the task failed");
+        return Ok(Some(record));
+    }
+    store.get(&record.id).await
+}
 
 /// Asks the task's questions round by round, then runs the call, keeping progress and logs.
 async fn work(
@@ -420,8 +478,16 @@ async fn work(
                     record.input_requests = Some(requests.clone());
                 })
                 .await;
-                let given =
-                    wait_for_answers(store, &shared.lock().await.id, &requests, local).await;
+                let id = shared.lock().await.id.clone();
+                let waited = job.settings.ttl;
+                let Some(given) = wait_for_answers(store, &id, &requests, local, waited).await
+                else {
+                    return Ok(job.execute.refused(format!(
+                        "no answer came within {}s, so `{}` did not run",
+                        waited.as_secs(),
+                        job.tool
+                    )));
+                };
                 answers.extend(given);
                 write(store, shared, |record| {
                     record.status = Status::Working;
@@ -467,21 +533,28 @@ async fn write(
     }
 }
 
-/// Waits until every question of the round is answered; the answers.
+/// Waits until every question of the round is answered, at most `within`; the answers.
 async fn wait_for_answers(
     store: &Store,
     id: &str,
     requests: &Map<String, Value>,
     local: &Local,
-) -> Map<String, Value> {
+    within: Duration,
+) -> Option<Map<String, Value>> {
+    let deadline = tokio::time::Instant::now() + within;
     loop {
         if let Ok(answers) = store.answers(id).await
             && requests.keys().all(|key| answers.contains_key(key))
         {
-            return answers
-                .into_iter()
-                .filter(|(key, _)| requests.contains_key(key))
-                .collect();
+            return Some(
+                answers
+                    .into_iter()
+                    .filter(|(key, _)| requests.contains_key(key))
+                    .collect(),
+            );
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return None;
         }
         tokio::select! {
             () = local.answered.notified() => {}

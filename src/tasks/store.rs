@@ -21,8 +21,12 @@ pub enum StoreError {
     Io(String),
     #[error("the task store holds a record this version cannot read: {0}")]
     Corrupt(String),
-    #[error("invalid --task-store `{0}`: expected redis://HOST[:PORT][/DB] (or rediss://)")]
+    #[error("invalid --task-store `{0}`: expected redis://HOST[:PORT][/DB]")]
     Url(String),
+    #[error(
+        "--task-store: TLS to Redis (rediss://) is not built in; reach Redis on a private network or through a TLS tunnel, as redis://"
+    )]
+    Tls,
 }
 
 /// Where the tasks are: `--task-store`, else `--data-dir`.
@@ -41,7 +45,10 @@ impl StoreLocation {
         data_dir: Option<&Path>,
     ) -> Result<Self, StoreError> {
         if let Some(url) = task_store {
-            if !(url.starts_with("redis://") || url.starts_with("rediss://")) {
+            if url.starts_with("rediss://") {
+                return Err(StoreError::Tls);
+            }
+            if !url.starts_with("redis://") {
                 return Err(StoreError::Url(url.to_owned()));
             }
             return Ok(Self::Redis(url.to_owned()));
@@ -149,6 +156,21 @@ impl Store {
         match self {
             Self::Embedded(store) => blocking(store, |store| store.update(record)),
             Self::Shared(store) => store.update(record).await,
+        }
+    }
+
+    /// Writes `failed`, the record given, only if the stored task is still running with the
+    /// lease `seen_lease_ms` (not renewed since it was read); whether it was written.
+    pub async fn fail_lapsed(
+        &self,
+        record: &Record,
+        seen_lease_ms: u64,
+    ) -> Result<bool, StoreError> {
+        match self {
+            Self::Embedded(store) => {
+                blocking(store, |store| store.fail_lapsed(record, seen_lease_ms))
+            }
+            Self::Shared(store) => store.fail_lapsed(record, seen_lease_ms).await,
         }
     }
 

@@ -45,10 +45,12 @@ fn io(error: impl std::fmt::Display) -> StoreError {
 }
 
 impl Embedded {
-    /// Opens (creating) the store in `directory`, which is made private to the user.
+    /// Opens (creating) the store in `directory`; a directory it creates is private to the
+    /// user, and so is the file (`SQLite` gives its `-wal` and `-shm` files the same mode).
     pub fn open(directory: &Path) -> Result<Self, StoreError> {
         create_private_dir(directory)?;
         let path = directory.join(FILE);
+        create_private_file(&path)?;
         let connection = Connection::open(&path)
             .map_err(|error| StoreError::Io(format!("{}: {error}", path.display())))?;
         connection
@@ -123,6 +125,27 @@ impl Embedded {
                         record.status.as_str(),
                         sql_int(record.expires_ms()),
                         text
+                    ],
+                )
+                .map_err(io)?;
+            Ok(changed == 1)
+        })
+    }
+
+    pub fn fail_lapsed(&self, record: &Record, seen_lease_ms: u64) -> Result<bool, StoreError> {
+        let text = serde_json::to_string(record).map_err(io)?;
+        self.with(|connection| {
+            let changed = connection
+                .execute(
+                    &format!(
+                        "UPDATE tasks SET status = ?2, expires_ms = ?3, record = ?4 WHERE id = ?1 AND {RUNNING} AND json_extract(record, '$.lease_ms') = ?5"
+                    ),
+                    params![
+                        record.id,
+                        record.status.as_str(),
+                        sql_int(record.expires_ms()),
+                        text,
+                        sql_int(seen_lease_ms)
                     ],
                 )
                 .map_err(io)?;
@@ -207,6 +230,20 @@ fn sql_int(value: u64) -> i64 {
     i64::try_from(value).unwrap_or(i64::MAX)
 }
 
+fn create_private_file(path: &Path) -> Result<(), StoreError> {
+    use std::os::unix::fs::OpenOptionsExt;
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+    {
+        Ok(_) => Ok(()),
+        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(error) => Err(StoreError::Io(format!("{}: {error}", path.display()))),
+    }
+}
+
 fn create_private_dir(directory: &Path) -> Result<(), StoreError> {
     use std::os::unix::fs::DirBuilderExt;
     std::fs::DirBuilder::new()
@@ -266,6 +303,21 @@ mod tests {
         assert_eq!(store.purge(100).expect("purge"), 1);
         assert!(store.get(&id).expect("get").is_none());
         assert!(store.answers(&id).expect("answers").is_empty());
+        // Failing a lapsed lease needs the lease still as it was read.
+        let mut lapsed = record(&"c".repeat(32));
+        store.create(&lapsed).expect("create");
+        lapsed.fail(-32603, "stopped", None, 10, 500);
+        assert!(!store.fail_lapsed(&lapsed, 99).expect("renewed since"));
+        assert!(store.fail_lapsed(&lapsed, 100).expect("still lapsed"));
+        assert!(!store.fail_lapsed(&lapsed, 100).expect("already failed"));
+        assert_eq!(store.purge(u64::MAX / 2).expect("purge"), 1);
+        // The file is the user's alone.
+        let mode = std::os::unix::fs::PermissionsExt::mode(
+            &std::fs::metadata(directory.path().join(FILE))
+                .expect("file")
+                .permissions(),
+        );
+        assert_eq!(mode & 0o077, 0, "{mode:o}");
         // A running task is never purged.
         let running = "b".repeat(32);
         store.create(&record(&running)).expect("create");

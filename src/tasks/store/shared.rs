@@ -25,6 +25,17 @@ redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return 1
 ";
 
+/// Writes `failed` only while the stored task runs on the lease the reader saw.
+const FAIL_LAPSED: &str = r"
+local current = redis.call('GET', KEYS[1])
+if not current then return 0 end
+local stored = cjson.decode(current)
+if stored['status'] ~= 'working' and stored['status'] ~= 'input_required' then return 0 end
+if stored['lease_ms'] ~= tonumber(ARGV[3]) then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
+";
+
 /// Keeps the first answer per key, for as long as the task is kept.
 const ANSWER: &str = r"
 local ttl = redis.call('PTTL', KEYS[1])
@@ -39,6 +50,7 @@ pub struct Shared {
     client: redis::Client,
     connection: ConnectionManager,
     update: redis::Script,
+    fail_lapsed: redis::Script,
     answer: redis::Script,
     url: String,
 }
@@ -65,12 +77,15 @@ impl Shared {
         let failed = |error: redis::RedisError| {
             StoreError::Io(format!("cannot reach Redis at {}: {error}", redacted(url)))
         };
-        let client = redis::Client::open(url).map_err(|_| StoreError::Url(redacted(url)))?;
+        let client = redis::Client::open(url).map_err(|error| {
+            StoreError::Io(format!("invalid --task-store {}: {error}", redacted(url)))
+        })?;
         let connection = client.get_connection_manager().await.map_err(failed)?;
         Ok(Self {
             client,
             connection,
             update: redis::Script::new(UPDATE),
+            fail_lapsed: redis::Script::new(FAIL_LAPSED),
             answer: redis::Script::new(ANSWER),
             url: url.to_owned(),
         })
@@ -128,6 +143,25 @@ impl Shared {
             .key(task_key(&record.id))
             .arg(text)
             .arg(Self::keep_ms(record))
+            .invoke_async(&mut connection)
+            .await
+            .map_err(|error| self.failed(&error))?;
+        Ok(written == 1)
+    }
+
+    pub async fn fail_lapsed(
+        &self,
+        record: &Record,
+        seen_lease_ms: u64,
+    ) -> Result<bool, StoreError> {
+        let text = serde_json::to_string(record).map_err(|e| StoreError::Io(e.to_string()))?;
+        let mut connection = self.connection.clone();
+        let written: i64 = self
+            .fail_lapsed
+            .key(task_key(&record.id))
+            .arg(text)
+            .arg(Self::keep_ms(record))
+            .arg(seen_lease_ms.to_string())
             .invoke_async(&mut connection)
             .await
             .map_err(|error| self.failed(&error))?;
