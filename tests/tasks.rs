@@ -523,3 +523,45 @@ fn a_tls_redis_url_is_refused_plainly() {
     assert_ne!(code, 0);
     assert!(err.contains("expected redis://"), "{err}");
 }
+
+#[test]
+fn broken_task_keys_are_reported_at_their_key() {
+    let workspace = Workspace::new(
+        r#"
+[server]
+task = "sometimes"
+task-ttl = "1000h"
+task-poll-interval = "1ms"
+
+[[tools]]
+name = "a"
+description = "d"
+task = "always"
+[tools.static]
+content = [{ type = "text", text = "a" }]
+
+[[tools]]
+name = "b"
+description = "d"
+ask-in-task = true
+[tools.static]
+content = [{ type = "text", text = "b" }]
+"#,
+    );
+    let manifest = workspace.manifest();
+    let (code, _, err) = run(
+        &["check", "--config", manifest.to_str().expect("utf-8")],
+        workspace.dir.path(),
+    );
+    assert_ne!(code, 0);
+    for expected in [
+        "invalid `task` `sometimes`",
+        "invalid `task` `always`",
+        "`task-ttl` must be between",
+        "`task-poll-interval` must be between",
+        "`ask-in-task` needs a tool that asks and may run as a task",
+        "tools.toml:3:8",
+    ] {
+        assert!(err.contains(expected), "missing `{expected}` in:\n{err}");
+    }
+}
