@@ -557,7 +557,7 @@ content = [{ type = "text", text = "b" }]
     for expected in [
         "invalid `task` `sometimes`",
         "invalid `task` `always`",
-        "`task-ttl` must be between",
+        "invalid `task-ttl`: a duration must be more than zero and at most a week",
         "`task-poll-interval` must be between",
         "`ask-in-task` needs a tool that asks and may run as a task",
         "tools.toml:3:8",

@@ -11,7 +11,7 @@ use crate::tasks::{Policy, Settings};
 use crate::units::parse_duration;
 
 /// The longest a task's result may be kept.
-const MAX_TTL: Duration = Duration::from_secs(30 * 24 * 3600);
+const MAX_TTL: Duration = Duration::from_secs(7 * 24 * 3600);
 
 /// `task = "…"`, or `default` when absent.
 pub(super) fn policy(
