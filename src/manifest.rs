@@ -24,6 +24,7 @@ mod schemas;
 mod static_result;
 mod task;
 mod tool;
+mod upstream;
 mod url;
 mod wire;
 

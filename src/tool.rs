@@ -45,6 +45,18 @@ pub struct Example {
     pub text_contains: Option<String>,
     pub structured: Option<Value>,
     pub schema: Option<CompiledSchema>,
+    /// An HTTP tool's upstream, stood in for by `mcp-serve test`.
+    pub upstream: Option<ExampleUpstream>,
+}
+
+/// What a stand-in upstream answers, and the request it expects.
+#[derive(Debug, Clone)]
+pub struct ExampleUpstream {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+    pub method: Option<String>,
+    pub path: Option<String>,
 }
 
 /// A declared output schema.

@@ -289,17 +289,74 @@ fn dry_run_shows_what_would_run_with_secrets_redacted() {
     );
 }
 
+/// A fresh clone: nothing else is started, and every example passes (the HTTP tool's
+/// examples run against the stand-in their `upstream` declares).
 #[test]
 fn test_runs_every_example_in_the_example_manifest() {
-    let service = crate::harness::RatesService::start();
     let (code, stdout, _) = example(&["test"]);
-    drop(service);
     assert_eq!(code, 0, "{stdout}");
-    assert!(stdout.ends_with("\n11 passed, 0 failed\n"), "{stdout}");
+    assert!(stdout.ends_with("\n12 passed, 0 failed\n"), "{stdout}");
+    assert!(
+        stdout.contains("PASS exchange-rates :: euro rates\n"),
+        "{stdout}"
+    );
     assert!(
         stdout.starts_with("PASS search :: finds mugs in any case\n"),
         "{stdout}"
     );
+}
+
+#[test]
+fn an_http_example_runs_against_its_stand_in_and_checks_the_request() {
+    // The host does not exist: only the stand-in can answer.
+    let workspace = Workspace::new(
+        r#"
+[[tools]]
+name = "item"
+description = "An item"
+arguments.id = { type = "integer" }
+[tools.http]
+method = "POST"
+url = "https://api.example.invalid/v1/items/{id}"
+query = { verbose = "yes" }
+
+[[tools.examples]]
+name = "right"
+arguments = { id = 8 }
+structured = { name = "mug" }
+[tools.examples.upstream]
+method = "POST"
+path = "/v1/items/8?verbose=yes"
+body = { name = "mug" }
+
+[[tools.examples]]
+name = "wrong path on purpose"
+arguments = { id = 9 }
+[tools.examples.upstream]
+path = "/v1/items/8"
+body = { name = "mug" }
+
+[[tools.examples]]
+name = "wrong method on purpose"
+arguments = { id = 8 }
+[tools.examples.upstream]
+method = "GET"
+body = "plain"
+"#,
+    );
+    let (code, stdout, _) = run(&["test"], workspace.dir.path());
+    assert_eq!(code, 1, "{stdout}");
+    assert_eq!(
+        stdout,
+        "PASS item :: right\nFAIL item :: wrong path on purpose\n     the upstream was asked for /v1/items/9, expected /v1/items/8\nFAIL item :: wrong method on purpose\n     the upstream was called with POST, expected GET\n\n1 passed, 2 failed\n"
+    );
+    // Only HTTP tools have an upstream.
+    let broken = Workspace::new(
+        "[[tools]]\nname = \"s\"\n[tools.static]\ncontent = [{ type = \"text\", text = \"x\" }]\n[[tools.examples]]\n[tools.examples.upstream]\nbody = \"x\"\n",
+    );
+    let (code, _, stderr) = run(&["check"], broken.dir.path());
+    assert_ne!(code, 0);
+    assert!(stderr.contains("`upstream` is for HTTP tools"), "{stderr}");
 }
 
 #[test]

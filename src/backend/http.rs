@@ -133,7 +133,8 @@ impl HttpBackend {
         arguments: &Map<String, Value>,
         clients: &HttpClients,
     ) -> Result<(Option<String>, Vec<u8>), HttpError> {
-        let request = self.build(arguments).map_err(HttpError::Request)?;
+        let mut request = self.build(arguments).map_err(HttpError::Request)?;
+        clients.reroute(&mut request);
         let url = request.url().to_string();
         let method = request.method().to_string();
         let client = if let Some(client) = self.client.get() {

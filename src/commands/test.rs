@@ -18,24 +18,46 @@ use crate::results::store::Caller;
 use crate::results::{Content, ToolResult};
 use crate::tool::Example;
 
+mod stand_in;
+
 /// Runs every example (of `only`, when given); returns the report and whether all passed.
 pub async fn run(registry: &Registry, only: Option<&str>) -> (String, bool) {
     let mut report = String::new();
     let (mut passed, mut failed) = (0, 0);
     let processes = Arc::new(Processes::supervising().0);
-    let clients = HttpClients::default();
+    let shared_clients = HttpClients::default();
     for tool in registry
         .tools()
         .filter(|tool| only.is_none_or(|name| tool.name == name))
     {
         for example in &tool.examples {
+            // An example with an upstream talks to its own stand-in.
+            let stand_in = match &example.upstream {
+                Some(upstream) => match stand_in::StandIn::start(upstream).await {
+                    Ok(stand_in) => Some(stand_in),
+                    Err(error) => {
+                        failed += 1;
+                        let _ = writeln!(report, "FAIL {} :: {}", tool.name, example.name);
+                        let _ = writeln!(
+                            report,
+                            "     could not start the stand-in upstream: {error}"
+                        );
+                        continue;
+                    }
+                },
+                None => None,
+            };
+            let own_clients = stand_in
+                .as_ref()
+                .map(|stand_in| HttpClients::standing_in(stand_in.address));
+            let clients = own_clients.as_ref().unwrap_or(&shared_clients);
             let context = CallContext {
                 store: registry.store(),
                 caller: Caller::Only,
                 events: None,
                 withheld_env: registry.withheld_env(),
                 processes: &processes,
-                clients: &clients,
+                clients,
             };
             // An example answers a tool's confirmation, never its questions.
             let answers = super::answer::Answers {
@@ -45,7 +67,10 @@ pub async fn run(registry: &Registry, only: Option<&str>) -> (String, bool) {
             };
             let result =
                 super::call::call(tool, example.arguments.clone(), &context, &answers).await;
-            let problems = check(example, &result);
+            let mut problems = check(example, &result);
+            if let (Some(stand_in), Some(upstream)) = (&stand_in, &example.upstream) {
+                problems.extend(check_request(upstream, &stand_in.seen()));
+            }
             if problems.is_empty() {
                 passed += 1;
                 let _ = writeln!(report, "PASS {} :: {}", tool.name, example.name);
@@ -60,6 +85,35 @@ pub async fn run(registry: &Registry, only: Option<&str>) -> (String, bool) {
     }
     let _ = writeln!(report, "\n{passed} passed, {failed} failed");
     (report, failed == 0)
+}
+
+/// What the stand-in was asked, against what the example expects.
+fn check_request(upstream: &crate::tool::ExampleUpstream, seen: &[stand_in::Seen]) -> Vec<String> {
+    let Some(first) = seen.first() else {
+        return vec!["the tool never called its upstream".into()];
+    };
+    let mut problems = Vec::new();
+    if let Some(method) = &upstream.method
+        && &first.method != method
+    {
+        problems.push(format!(
+            "the upstream was called with {}, expected {method}",
+            first.method
+        ));
+    }
+    if let Some(path) = &upstream.path {
+        let target = if path.contains('?') {
+            first.target.as_str()
+        } else {
+            first.target.split('?').next().unwrap_or_default()
+        };
+        if target != path {
+            problems.push(format!(
+                "the upstream was asked for {target}, expected {path}"
+            ));
+        }
+    }
+    problems
 }
 
 /// Runs `mcp-serve test`: exit 1 when an example fails.

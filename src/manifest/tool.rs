@@ -221,6 +221,10 @@ fn examples(wire: &ToolWire, checker: &mut Checker) -> Vec<Example> {
                 text_contains: example.text_contains.clone(),
                 structured: example.structured.as_ref().and_then(toml_to_json),
                 schema,
+                upstream: example
+                    .upstream
+                    .as_ref()
+                    .and_then(|upstream| super::upstream::build(upstream, wire, checker)),
             }
         })
         .collect()

@@ -456,6 +456,29 @@ pub(super) struct ExampleWire {
     /// The structured content satisfies this JSON Schema.
     #[schemars(with = "Option<serde_json::Value>")]
     pub(super) schema: Option<Spanned<toml::Value>>,
+    /// For an HTTP tool: what its upstream answers when `mcp-serve test` runs this example (a
+    /// stand-in on 127.0.0.1 takes the upstream's place), and the request it expects.
+    #[schemars(with = "Option<UpstreamWire>")]
+    pub(super) upstream: Option<Spanned<UpstreamWire>>,
+}
+
+/// `[tools.examples.upstream]`: the stand-in's answer, and what the request must be.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub(super) struct UpstreamWire {
+    /// The status (default 200).
+    pub(super) status: Option<u16>,
+    /// Response headers; `content-type` defaults to `application/json` for a table or array
+    /// body and `text/plain` for a string.
+    #[serde(default)]
+    pub(super) headers: IndexMap<String, String>,
+    /// A table or an array is sent as JSON; a string as it is.
+    #[schemars(with = "Option<serde_json::Value>")]
+    pub(super) body: Option<toml::Value>,
+    /// The request must use this method.
+    pub(super) method: Option<String>,
+    /// The request's path must be this (with its query, when this has a `?`).
+    pub(super) path: Option<String>,
 }
 
 /// One `[[prompts]]` entry: messages a host offers its user, with arguments.

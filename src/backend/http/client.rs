@@ -25,9 +25,29 @@ pub struct RedirectRules {
 #[derive(Debug, Default)]
 pub struct HttpClients {
     clients: Mutex<HashMap<RedirectRules, reqwest::Client>>,
+    /// `mcp-serve test`: every request goes to this stand-in instead, path and query kept.
+    stand_in: Option<std::net::SocketAddr>,
 }
 
 impl HttpClients {
+    /// Clients whose every request goes to a local stand-in (for `mcp-serve test`).
+    pub fn standing_in(address: std::net::SocketAddr) -> Self {
+        Self {
+            clients: Mutex::default(),
+            stand_in: Some(address),
+        }
+    }
+
+    /// Sends `request` to the stand-in, if there is one: `http://ADDR`, with the path and
+    /// query the tool built.
+    pub fn reroute(&self, request: &mut reqwest::Request) {
+        let Some(address) = self.stand_in else { return };
+        let url = request.url_mut();
+        let _ = url.set_scheme("http");
+        let _ = url.set_ip_host(address.ip());
+        let _ = url.set_port(Some(address.port()));
+    }
+
     /// The client for `rules`, made on the first call that needs it.
     pub fn get(&self, rules: RedirectRules) -> Result<reqwest::Client, String> {
         let mut clients = self
