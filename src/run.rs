@@ -123,6 +123,13 @@ fn serve(
             serve_http(handler, address, options, tools).await
         } else {
             tracing::info!(tools, "serving over stdio");
+            if std::io::stdin().is_terminal() {
+                // A person started it by hand: say once what it waits for, and the way to try
+                // a tool instead. Never on stdout, which carries protocol messages only.
+                eprintln!(
+                    "mcp-serve: serving {tools} tools to an MCP client on stdin (a host starts it for you); to try a tool from here, run `mcp-serve call TOOL key=value` (`mcp-serve list` shows them). Ctrl-C stops."
+                );
+            }
             tokio::select! {
                 served = serve_stdio(handler) => served.map_err(anyhow::Error::from),
                 signal = shutdown_signal() => {

@@ -488,3 +488,59 @@ fn install_adds_the_server_with_absolute_paths_and_keeps_the_rest() {
         "{stderr}"
     );
 }
+
+/// Started by hand on a terminal, the server says once what it waits for and how to try a
+/// tool instead; started by a host (pipes), it says nothing of the kind.
+#[test]
+fn a_person_at_a_terminal_is_told_what_the_server_waits_for() {
+    let script = std::path::Path::new("/usr/bin/script");
+    assert!(
+        script.exists(),
+        "`script` (util-linux) gives the server a terminal here"
+    );
+    let manifest = repo_root().join("tools.example.toml");
+    let line = format!("{BINARY} --config {}", manifest.display());
+    let mut child = Command::new(script)
+        .args(["-qec", &line, "/dev/null"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("script");
+    let mut stdout = child.stdout.take().expect("stdout");
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::Read as _;
+        let mut seen = String::new();
+        let mut buffer = [0u8; 1024];
+        while let Ok(read) = stdout.read(&mut buffer) {
+            if read == 0 {
+                break;
+            }
+            seen.push_str(&String::from_utf8_lossy(&buffer[..read]));
+            if seen.contains("Ctrl-C stops.") {
+                break;
+            }
+        }
+        let _ = sender.send(seen);
+    });
+    let seen = receiver
+        .recv_timeout(std::time::Duration::from_secs(10))
+        .unwrap_or_default();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(
+        seen.matches("to try a tool from here, run `mcp-serve call TOOL key=value`")
+            .count(),
+        1,
+        "{seen}"
+    );
+    assert!(
+        seen.contains("serving 8 tools to an MCP client on stdin"),
+        "{seen}"
+    );
+
+    let mut server = Server::initialized(&manifest, "2025-11-25");
+    let _ = server.request("tools/list", json!({}));
+    assert!(!server.stderr().contains("to try a tool from here"));
+}

