@@ -12,6 +12,7 @@ mod ask;
 mod cli;
 mod command_backend;
 mod conformance;
+mod docs;
 mod events;
 mod hostile;
 mod http;

@@ -1,0 +1,89 @@
+//! The docs test themselves: every TOML snippet in the README and `docs/` parses, and every
+//! snippet that is a manifest (it has `[[tools]]` or `[server]`) passes `mcp-serve check`,
+//! but for what only the reader's machine can provide (a program, a file, a folder, an
+//! environment variable).
+
+use crate::harness::{repo_root, run};
+
+/// Errors that depend on the reader's machine, not on the snippet.
+const MACHINE: [&str; 5] = [
+    "does not exist",
+    "is not set",
+    "could not read",
+    "No such file or directory",
+    "could not load",
+];
+
+fn snippets() -> Vec<(String, usize, String)> {
+    let mut files = vec![repo_root().join("README.md")];
+    let mut docs: Vec<_> = std::fs::read_dir(repo_root().join("docs"))
+        .expect("docs/")
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|extension| extension == "md"))
+        .collect();
+    docs.sort();
+    files.extend(docs);
+    let mut found = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).expect("a doc");
+        let name = file
+            .strip_prefix(repo_root())
+            .unwrap_or(&file)
+            .display()
+            .to_string();
+        let mut rest = text.as_str();
+        let mut index = 0;
+        while let Some(start) = rest.find("```toml\n") {
+            let body = &rest[start + "```toml\n".len()..];
+            let end = body.find("```").expect("a closed block");
+            found.push((name.clone(), index, body[..end].to_owned()));
+            index += 1;
+            rest = &body[end + 3..];
+        }
+    }
+    found
+}
+
+#[test]
+fn every_toml_snippet_parses_and_every_manifest_snippet_passes_check() {
+    let snippets = snippets();
+    let directory = tempfile::tempdir().expect("a directory");
+    let (mut manifests, mut problems) = (0, Vec::new());
+    for (file, index, snippet) in &snippets {
+        if let Err(error) = snippet.parse::<toml::Table>() {
+            problems.push(format!("{file} snippet {index} is not TOML: {error}"));
+            continue;
+        }
+        if !(snippet.contains("[[tools]]") || snippet.contains("[server]")) {
+            continue;
+        }
+        manifests += 1;
+        let path = directory.path().join(format!("snippet-{manifests}.toml"));
+        std::fs::write(&path, snippet).expect("write");
+        let (code, _, stderr) = run(
+            &["check", "--config", path.to_str().expect("utf-8")],
+            directory.path(),
+        );
+        if code == 0 || code == 1 {
+            continue;
+        }
+        let errors: Vec<&str> = stderr
+            .lines()
+            .filter(|line| line.starts_with("error:"))
+            .filter(|line| !MACHINE.iter().any(|machine| line.contains(machine)))
+            .collect();
+        if !errors.is_empty() {
+            problems.push(format!("{file} snippet {index}:\n{}", errors.join("\n")));
+        }
+    }
+    eprintln!(
+        "docs: {} TOML snippets parse; {manifests} manifests pass check",
+        snippets.len()
+    );
+    assert!(
+        snippets.len() >= 12 && manifests >= 6,
+        "too few snippets found"
+    );
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}
