@@ -68,7 +68,7 @@
 //! - Small pieces: [`units`] (durations and sizes), [`suggest`] (did you mean).
 //!
 //! `build.rs` only asks the linker to pack relocations (a smaller binary that starts with
-//! less memory); the release profile is tuned the same way (README, Performance).
+//! less memory); the release profile is tuned the same way (docs/performance.md).
 //!
 //! `docs/security.md` states each safety guarantee and names the tests that attack it.
 //!

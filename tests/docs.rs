@@ -87,3 +87,84 @@ fn every_toml_snippet_parses_and_every_manifest_snippet_passes_check() {
     );
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));
 }
+
+/// The manifest reference cannot drift from the manifest's types: every key of the
+/// generated JSON Schema (`mcp-serve schema`, checked in as `schema/tools.schema.json`)
+/// appears as code in `docs/manifest.md` (or the pages it sends to: `cli.md` for examples,
+/// `tasks.md`).
+#[test]
+fn every_manifest_key_is_in_the_reference() {
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(repo_root().join("schema/tools.schema.json")).expect("schema"),
+    )
+    .expect("JSON");
+    let mut keys = std::collections::BTreeSet::new();
+    collect_keys(&schema, &mut keys);
+    let doc: String = ["manifest.md", "cli.md", "tasks.md"]
+        .iter()
+        .map(|page| std::fs::read_to_string(repo_root().join("docs").join(page)).expect("a page"))
+        .collect();
+    let code = code_of(&doc);
+    let missing: Vec<&String> = keys.iter().filter(|key| !mentions(&code, key)).collect();
+    eprintln!("docs: {} manifest keys, all in the reference", keys.len());
+    assert!(
+        keys.len() > 100,
+        "only {} keys found in the schema",
+        keys.len()
+    );
+    assert!(
+        missing.is_empty(),
+        "keys the reference does not name: {missing:?}"
+    );
+}
+
+fn collect_keys(node: &serde_json::Value, keys: &mut std::collections::BTreeSet<String>) {
+    match node {
+        serde_json::Value::Object(map) => {
+            for (name, value) in map {
+                if name == "properties"
+                    && let Some(properties) = value.as_object()
+                {
+                    keys.extend(properties.keys().cloned());
+                }
+                collect_keys(value, keys);
+            }
+        }
+        serde_json::Value::Array(items) => {
+            for item in items {
+                collect_keys(item, keys);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The TOML blocks and the inline code spans of a page.
+fn code_of(page: &str) -> String {
+    let mut code = String::new();
+    for (index, part) in page.split("```").enumerate() {
+        if index % 2 == 1 {
+            if let Some(toml) = part.strip_prefix("toml\n") {
+                code.push_str(toml);
+                code.push('\n');
+            }
+        } else {
+            for (span, text) in part.split('`').enumerate() {
+                if span % 2 == 1 && !text.contains('\n') {
+                    code.push_str(text);
+                    code.push('\n');
+                }
+            }
+        }
+    }
+    code
+}
+
+/// Whether `key` appears as a whole word (words hold letters, digits, `-` and `_`).
+fn mentions(code: &str, key: &str) -> bool {
+    let word = |c: char| c.is_alphanumeric() || c == '-' || c == '_';
+    code.match_indices(key).any(|(at, _)| {
+        !code[..at].chars().next_back().is_some_and(word)
+            && !code[at + key.len()..].chars().next().is_some_and(word)
+    })
+}

@@ -6,7 +6,7 @@ use std::path::Path;
 const HEADER: &str = r#"#:schema ./tools.schema.json
 # mcp-serve manifest: each [[tools]] table is one tool an AI host can call.
 # Check it with `mcp-serve check`, try a tool with `mcp-serve call greet name=Ada`,
-# and serve it with `mcp-serve --config tools.toml`. The README has every key.
+# and serve it with `mcp-serve --config tools.toml`. docs/manifest.md has every key.
 
 [server]
 name = "my-tools"
