@@ -12,6 +12,7 @@ mod ask;
 mod cli;
 mod command_backend;
 mod conformance;
+mod cookbook;
 mod docs;
 mod events;
 mod hostile;

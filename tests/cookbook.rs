@@ -1,0 +1,65 @@
+//! The cookbook tests itself: `mcp-serve test` passes on every manifest under `examples/`
+//! (`tools.example.toml` has its own test in `cli`), with nothing else started (HTTP examples run against their
+//! stand-ins; the one secret a recipe needs is set here, as its comment tells a reader to).
+
+use crate::harness::{BINARY, repo_root};
+
+fn manifests(directory: &std::path::Path, found: &mut Vec<std::path::PathBuf>) {
+    let mut entries: Vec<_> = std::fs::read_dir(directory)
+        .expect("a folder")
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            manifests(&path, found);
+        } else if path
+            .extension()
+            .is_some_and(|extension| extension == "toml")
+        {
+            found.push(path);
+        }
+    }
+}
+
+#[test]
+fn every_example_manifest_passes_its_own_examples() {
+    let mut found = Vec::new();
+    manifests(&repo_root().join("examples"), &mut found);
+    let mut passed_total = 0;
+    for manifest in &found {
+        let output = std::process::Command::new(BINARY)
+            .args(["test", "--config"])
+            .arg(manifest)
+            .env("WEATHER_API_TOKEN", "a-token-for-the-stand-in")
+            .env_remove("MCP_SERVE_CONFIG")
+            .current_dir("/")
+            .output()
+            .expect("run mcp-serve test");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            output.status.success(),
+            "{}:\n{stdout}{}",
+            manifest.display(),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let last = stdout.lines().last().unwrap_or_default();
+        let passed: usize = last
+            .split_whitespace()
+            .next()
+            .and_then(|count| count.parse().ok())
+            .unwrap_or(0);
+        assert!(
+            passed > 0 && last.ends_with(" passed, 0 failed"),
+            "{}: {last}",
+            manifest.display()
+        );
+        passed_total += passed;
+    }
+    eprintln!(
+        "cookbook: {} manifests, {passed_total} examples pass",
+        found.len()
+    );
+    assert!(found.len() >= 10, "the cookbook has at least 10 recipes");
+}
