@@ -126,8 +126,9 @@ fn serve(
             if std::io::stdin().is_terminal() {
                 // A person started it by hand: say once what it waits for, and the way to try
                 // a tool instead. Never on stdout, which carries protocol messages only.
+                let plural = if tools == 1 { "" } else { "s" };
                 eprintln!(
-                    "mcp-serve: serving {tools} tools to an MCP client on stdin (a host starts it for you); to try a tool from here, run `mcp-serve call TOOL key=value` (`mcp-serve list` shows them). Ctrl-C stops."
+                    "mcp-serve: serving {tools} tool{plural} to an MCP client on stdin (a host starts it for you); to try a tool from here, run `mcp-serve call TOOL key=value` (`mcp-serve list` shows them). Ctrl-C stops."
                 );
             }
             tokio::select! {

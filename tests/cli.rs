@@ -342,13 +342,32 @@ arguments = { id = 8 }
 [tools.examples.upstream]
 method = "GET"
 body = "plain"
+
+[[tools.examples]]
+name = "a redirect is not followed"
+arguments = { id = 8 }
+is-error = true
+text-contains = "HTTP 302"
+[tools.examples.upstream]
+status = 302
+headers = { location = "http://localhost:9/escaped" }
 "#,
     );
-    let (code, stdout, _) = run(&["test"], workspace.dir.path());
-    assert_eq!(code, 1, "{stdout}");
+    // A proxy in the environment is not used: the request goes to the stand-in only.
+    let output = Command::new(BINARY)
+        .arg("test")
+        .current_dir(workspace.dir.path())
+        .env_remove("MCP_SERVE_CONFIG")
+        .env("http_proxy", "http://127.0.0.1:9")
+        .env("HTTP_PROXY", "http://127.0.0.1:9")
+        .env("ALL_PROXY", "http://127.0.0.1:9")
+        .output()
+        .expect("run mcp-serve test");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
     assert_eq!(
         stdout,
-        "PASS item :: right\nFAIL item :: wrong path on purpose\n     the upstream was asked for /v1/items/9, expected /v1/items/8\nFAIL item :: wrong method on purpose\n     the upstream was called with POST, expected GET\n\n1 passed, 2 failed\n"
+        "PASS item :: right\nFAIL item :: wrong path on purpose\n     the upstream was asked for /v1/items/9, expected /v1/items/8\nFAIL item :: wrong method on purpose\n     the upstream was called with POST, expected GET\nPASS item :: a redirect is not followed\n\n2 passed, 2 failed\n"
     );
     // Only HTTP tools have an upstream.
     let broken = Workspace::new(
@@ -499,7 +518,7 @@ fn a_person_at_a_terminal_is_told_what_the_server_waits_for() {
         "`script` (util-linux) gives the server a terminal here"
     );
     let manifest = repo_root().join("tools.example.toml");
-    let line = format!("{BINARY} --config {}", manifest.display());
+    let line = format!("'{BINARY}' --config '{}'", manifest.display());
     let mut child = Command::new(script)
         .args(["-qec", &line, "/dev/null"])
         .stdin(Stdio::piped())

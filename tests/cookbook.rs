@@ -33,6 +33,10 @@ fn every_example_manifest_passes_its_own_examples() {
             .args(["test", "--config"])
             .arg(manifest)
             .env("WEATHER_API_TOKEN", "a-token-for-the-stand-in")
+            // The git recipe reads this checkout, whoever owns it (a container's mount).
+            .env("GIT_CONFIG_COUNT", "1")
+            .env("GIT_CONFIG_KEY_0", "safe.directory")
+            .env("GIT_CONFIG_VALUE_0", repo_root())
             .env_remove("MCP_SERVE_CONFIG")
             .current_dir("/")
             .output()

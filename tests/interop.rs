@@ -368,7 +368,7 @@ fn the_readmes_inspector_commands_work() {
     let readme = std::fs::read_to_string(repo_root().join("README.md")).expect("README");
     let lines: Vec<&str> = readme
         .lines()
-        .filter(|line| line.starts_with("npx @modelcontextprotocol/inspector --cli "))
+        .filter(|line| line.starts_with("npx @modelcontextprotocol/inspector@2 --cli "))
         .collect();
     assert_eq!(
         lines.len(),
@@ -390,7 +390,7 @@ fn the_readmes_inspector_commands_work() {
     );
     for line in lines {
         let words: Vec<String> = line
-            .trim_start_matches("npx @modelcontextprotocol/inspector ")
+            .trim_start_matches("npx @modelcontextprotocol/inspector@2 ")
             .split_whitespace()
             .map(|word| {
                 word.trim_matches('"')

@@ -134,10 +134,15 @@ impl HttpBackend {
         clients: &HttpClients,
     ) -> Result<(Option<String>, Vec<u8>), HttpError> {
         let mut request = self.build(arguments).map_err(HttpError::Request)?;
-        clients.reroute(&mut request);
+        clients.reroute(&mut request).map_err(HttpError::Request)?;
         let url = request.url().to_string();
         let method = request.method().to_string();
-        let client = if let Some(client) = self.client.get() {
+        // A stand-in (`mcp-serve test`) has its own client; the cached one is the server's.
+        let stand_in;
+        let client = if clients.is_standing_in() {
+            stand_in = clients.get(self.redirects).map_err(HttpError::Request)?;
+            &stand_in
+        } else if let Some(client) = self.client.get() {
             client
         } else {
             let client = clients.get(self.redirects).map_err(HttpError::Request)?;

@@ -38,14 +38,22 @@ impl HttpClients {
         }
     }
 
+    /// Whether every request goes to a stand-in.
+    pub fn is_standing_in(&self) -> bool {
+        self.stand_in.is_some()
+    }
+
     /// Sends `request` to the stand-in, if there is one: `http://ADDR`, with the path and
-    /// query the tool built.
-    pub fn reroute(&self, request: &mut reqwest::Request) {
-        let Some(address) = self.stand_in else { return };
+    /// query the tool built. A URL that cannot be rerouted is an error, never sent as it was.
+    pub fn reroute(&self, request: &mut reqwest::Request) -> Result<(), String> {
+        let Some(address) = self.stand_in else {
+            return Ok(());
+        };
         let url = request.url_mut();
-        let _ = url.set_scheme("http");
-        let _ = url.set_ip_host(address.ip());
-        let _ = url.set_port(Some(address.port()));
+        url.set_scheme("http")
+            .and_then(|()| url.set_ip_host(address.ip()))
+            .and_then(|()| url.set_port(Some(address.port())))
+            .map_err(|()| format!("cannot send {url} to the stand-in upstream"))
     }
 
     /// The client for `rules`, made on the first call that needs it.
@@ -57,10 +65,27 @@ impl HttpClients {
         if let Some(client) = clients.get(&rules) {
             return Ok(client.clone());
         }
-        let client = make(rules).map_err(|error| format!("cannot make an HTTP client: {error}"))?;
+        // A stand-in's client never uses a proxy from the environment and never follows a
+        // redirect: the example's request goes to the stand-in and nowhere else.
+        let client = if self.stand_in.is_some() {
+            make_for_stand_in()
+        } else {
+            make(rules)
+        }
+        .map_err(|error| format!("cannot make an HTTP client: {error}"))?;
         clients.insert(rules, client.clone());
         Ok(client)
     }
+}
+
+fn make_for_stand_in() -> reqwest::Result<reqwest::Client> {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder()
+        .no_proxy()
+        .redirect(reqwest::redirect::Policy::none())
+        .referer(false)
+        .user_agent(concat!("mcp-serve/", env!("CARGO_PKG_VERSION")))
+        .build()
 }
 
 fn make(rules: RedirectRules) -> reqwest::Result<reqwest::Client> {

@@ -81,6 +81,11 @@ async fn answer(State(shared): State<Shared>, request: Request) -> Response<Body
     }
     let upstream = &shared.upstream;
     let mut response = Response::new(Body::from(upstream.body.clone()));
+    // One request per connection: nothing is left open once the example is done.
+    response.headers_mut().insert(
+        axum::http::header::CONNECTION,
+        HeaderValue::from_static("close"),
+    );
     *response.status_mut() = StatusCode::from_u16(upstream.status).unwrap_or(StatusCode::OK);
     for (name, value) in &upstream.headers {
         if let (Ok(name), Ok(value)) = (
