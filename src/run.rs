@@ -119,7 +119,7 @@ fn serve(
         if cli.watch {
             tokio::spawn(crate::reload::watch(path.to_owned(), handler.clone()));
         }
-        if let (Some(options), Some(address)) = (options, cli.http.http) {
+        let served = if let (Some(options), Some(address)) = (options, cli.http.http) {
             serve_http(handler, address, options, tools).await
         } else {
             tracing::info!(tools, "serving over stdio");
@@ -138,7 +138,13 @@ fn serve(
                     Ok(())
                 }
             }
+        };
+        // Tasks still running here end now, saying so, rather than when their lease runs out.
+        let abandoned = tasks.abandon().await;
+        if abandoned > 0 {
+            tracing::warn!(abandoned, "tasks still running when the server stopped were failed");
         }
+        served
     });
     // Dropping the runtime drops every in-flight call, which stops its process group.
     runtime.shutdown_timeout(Duration::from_secs(1));

@@ -565,3 +565,27 @@ content = [{ type = "text", text = "b" }]
         assert!(err.contains(expected), "missing `{expected}` in:\n{err}");
     }
 }
+
+#[test]
+fn a_server_that_stops_fails_its_running_tasks_at_once_and_stops_their_processes() {
+    let workspace = Workspace::new(MANIFEST);
+    let data = tempfile::tempdir().expect("data");
+    let mut server = serve(&workspace, data.path(), &["--shutdown-grace", "1s"]);
+    let id = start_task(&server, "work", json!({"seconds": 60, "tag": "stopping"}));
+    let pid = read_pid(&workspace.path("work-stopping.pid"));
+    let status = server.terminate();
+    assert!(status.success(), "{status:?}");
+    assert!(wait_gone(pid), "the task's process outlived the server");
+    let data_dir = data.path().to_str().expect("utf-8");
+    let (code, out, err) = run(
+        &["tasks", "--data-dir", data_dir, "get", &id],
+        workspace.dir.path(),
+    );
+    assert_eq!(code, 0, "{err}");
+    let shown: Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(shown["status"], "failed", "{shown}");
+    assert_eq!(
+        shown["error"]["message"],
+        "the server stopped before this task finished"
+    );
+}

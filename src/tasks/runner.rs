@@ -393,6 +393,44 @@ impl Tasks {
         Ok(())
     }
 
+    /// The server is stopping: every task still running here is failed (`-32603`, saying
+    /// so) and its work stopped; how many. Nothing is opened if no task ever ran.
+    pub async fn abandon(&self) -> usize {
+        let running: Vec<(String, Arc<Local>)> = self
+            .running
+            .lock()
+            .map(|running| {
+                running
+                    .iter()
+                    .map(|(id, local)| (id.clone(), Arc::clone(local)))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let Some(store) = self.store.get() else {
+            return 0;
+        };
+        let mut abandoned = 0;
+        for (id, local) in running {
+            local.cancel.cancel();
+            if let Ok(Some(mut record)) = store.get(&id).await
+                && !record.status.is_terminal()
+            {
+                let ttl = record.ttl_ms;
+                record.fail(
+                    -32603,
+                    "the server stopped before this task finished",
+                    None,
+                    ttl,
+                    now_ms(),
+                );
+                if store.update(&record).await.unwrap_or(false) {
+                    abandoned += 1;
+                }
+            }
+        }
+        abandoned
+    }
+
     /// Every task in the store (for operators); a task whose process died reads as failed.
     pub async fn list(self: &Arc<Self>) -> Result<Vec<Record>, StoreError> {
         let store = self.store().await?;
