@@ -138,6 +138,11 @@ pub enum Command {
         #[arg(long)]
         dry_run: bool,
     },
+    /// Write a manifest from an API description
+    Import {
+        #[command(subcommand)]
+        source: ImportSource,
+    },
     /// Read and cancel the tasks in the store (--task-store, --data-dir)
     Tasks {
         #[command(subcommand)]
@@ -150,6 +155,58 @@ pub enum Command {
         /// bash, zsh, fish, powershell or elvish
         shell: clap_complete::Shell,
     },
+}
+
+/// `mcp-serve import`.
+#[derive(Debug, Subcommand)]
+pub enum ImportSource {
+    /// One HTTP tool per operation of an `OpenAPI` 3.0 or 3.1 description (JSON or YAML)
+    Openapi(OpenapiArgs),
+}
+
+/// `mcp-serve import openapi`.
+#[derive(Debug, Args)]
+pub struct OpenapiArgs {
+    /// The description: a file, or `-` for stdin
+    pub spec: PathBuf,
+    /// Write the manifest here, and its JSON Schema beside it, instead of to stdout
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Replace an existing --output file
+    #[arg(long)]
+    pub force: bool,
+    /// Keep operations whose operationId matches this glob (repeatable)
+    #[arg(long, value_name = "GLOB")]
+    pub include: Vec<String>,
+    /// Drop operations whose operationId matches this glob (repeatable)
+    #[arg(long, value_name = "GLOB")]
+    pub exclude: Vec<String>,
+    /// Keep operations with this tag (repeatable)
+    #[arg(long, value_name = "TAG")]
+    pub tag: Vec<String>,
+    /// Keep operations with this HTTP method (repeatable)
+    #[arg(long, value_name = "METHOD")]
+    pub method: Vec<String>,
+    /// Keep operations whose path matches this glob, e.g. '/repos/*' (repeatable)
+    #[arg(long, value_name = "GLOB")]
+    pub path: Vec<String>,
+    /// The API's base URL, instead of the description's `servers`
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// Put in front of each credential variable's name [default: the server name, as
+    /// `SWAGGER_PETSTORE_`]
+    #[arg(long, value_name = "PREFIX")]
+    pub env_prefix: Option<String>,
+    /// The server's name [default: from the description's title]
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+    /// Leave out output schemas (for an API whose responses stray from its description)
+    #[arg(long)]
+    pub no_output_schema: bool,
+    /// Leave out an output schema larger than this (as compact JSON): every client reads
+    /// it in `tools/list`
+    #[arg(long, value_name = "SIZE", default_value = "16KiB", value_parser = parse_size_text)]
+    pub max_output_schema: usize,
 }
 
 /// `mcp-serve tasks`.

@@ -5,6 +5,7 @@ pub mod answer;
 pub mod call;
 pub mod call_task;
 pub mod check;
+pub mod import;
 pub mod init;
 pub mod install;
 pub mod list;

@@ -62,6 +62,10 @@
 //!   runs a task here (its questions, the one call path, progress kept, a lease renewed, a
 //!   cancel from any process heard). `mcp::tasks` adapts it to rmcp; `commands::tasks` and
 //!   `call --task` read and drive the store for people.
+//! - [`openapi`] is `mcp-serve import openapi`: an `OpenAPI` 3.0/3.1 description (JSON or
+//!   YAML) becomes manifest text, one HTTP tool per operation (filters, names, schemas as
+//!   JSON Schema 2020-12 with `$defs`, credentials as `${env:…}`); it writes templates only,
+//!   so imported tools go through the same checks and sinks as hand-written ones.
 //! - [`reload`] watches the manifest (`--watch`) and swaps the registry in whole.
 //! - [`commands`] are the commands for people (`check`, `list`, `call`, `test`, `init`,
 //!   `install`); [`cli`] parses the command line and [`run`] wires everything for `main`.
@@ -86,6 +90,7 @@ pub mod inputs;
 pub mod limit;
 pub mod manifest;
 pub mod mcp;
+pub mod openapi;
 pub mod prompt;
 pub mod registry;
 pub mod reload;

@@ -319,6 +319,14 @@ fn command_run(command: &Command, cli: &Cli) -> Result<ExitCode, UsageError> {
         eprint!("{message}");
         return Ok(ExitCode::SUCCESS);
     }
+    if let Command::Import {
+        source: crate::cli::ImportSource::Openapi(args),
+    } = command
+    {
+        let message = commands::import::openapi(args).map_err(UsageError)?;
+        eprint!("{message}");
+        return Ok(ExitCode::SUCCESS);
+    }
     if let Command::Schema = command {
         commands::print(&manifest::json_schema());
         return Ok(ExitCode::SUCCESS);
@@ -364,6 +372,7 @@ fn command_run(command: &Command, cli: &Cli) -> Result<ExitCode, UsageError> {
         Command::Call(args) => commands::call::command(&registry, args).map_err(UsageError),
         Command::Check(_)
         | Command::Tasks { .. }
+        | Command::Import { .. }
         | Command::Completions { .. }
         | Command::Schema
         | Command::Init { .. } => Ok(ExitCode::SUCCESS),

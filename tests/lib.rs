@@ -6,6 +6,7 @@
 
 mod harness;
 mod http_harness;
+mod schema_samples;
 mod upstream;
 
 mod ask;
@@ -18,6 +19,8 @@ mod events;
 mod hostile;
 mod http;
 mod http_backend;
+mod import_calls;
+mod import_openapi;
 mod input_required;
 mod interop;
 mod lifecycle;

@@ -1,0 +1,321 @@
+//! The manifest as TOML text: a header that says where it came from and which variables
+//! to set, `[server]`, then one `[[tools]]` per kept operation with a comment naming it.
+//! Schemas are written as JSON (`input-schema = '''…'''`), as the description had them.
+
+use std::fmt::Write as _;
+
+use serde_json::Value;
+
+use super::Options;
+use super::document::Document;
+use super::security::Secret;
+use super::tool::{Body, Tool};
+
+pub fn manifest(
+    document: &Document,
+    tools: &[Tool],
+    secrets: &[Secret],
+    options: &Options,
+) -> String {
+    let mut out = String::new();
+    let title = document.title();
+    let version = document.api_version();
+    let _ = writeln!(out, "#:schema ./tools.schema.json");
+    let _ = writeln!(
+        out,
+        "# {} {}, imported from its OpenAPI {} description by",
+        printable(&title),
+        printable(&version),
+        printable(&document.openapi)
+    );
+    let _ = writeln!(out, "#   {}", printable(&options.command_line));
+    let _ = writeln!(
+        out,
+        "# Check it with `mcp-serve check`; docs/manifest.md has every key."
+    );
+    if !secrets.is_empty() {
+        let _ = writeln!(
+            out,
+            "#\n# Credentials are read from the environment when the server starts:"
+        );
+        let width = secrets
+            .iter()
+            .map(|secret| secret.variable.len())
+            .max()
+            .unwrap_or(0);
+        for secret in secrets {
+            let _ = writeln!(
+                out,
+                "#   {:width$}  {} (scheme `{}`)",
+                secret.variable,
+                printable(&secret.explanation),
+                printable(&secret.scheme)
+            );
+        }
+    }
+    let _ = writeln!(out, "\n[server]");
+    let _ = writeln!(out, "name = {}", string(&server_name(document, options)));
+    if !version.is_empty() {
+        let _ = writeln!(out, "version = {}", string(&version));
+    }
+    let _ = writeln!(out, "title = {}", string(&title));
+    for tool in tools {
+        out.push('\n');
+        tool_table(&mut out, tool);
+    }
+    out
+}
+
+/// `--name`, else the title in lower case with `-` between words.
+pub fn server_name(document: &Document, options: &Options) -> String {
+    if let Some(name) = &options.server_name {
+        return name.clone();
+    }
+    let mut name = String::new();
+    for c in document.title().chars() {
+        if c.is_ascii_alphanumeric() {
+            name.push(c.to_ascii_lowercase());
+        } else if !name.is_empty() && !name.ends_with('-') {
+            name.push('-');
+        }
+    }
+    let name = name.trim_end_matches('-');
+    if name.is_empty() {
+        "api".to_owned()
+    } else {
+        name.to_owned()
+    }
+}
+
+fn tool_table(out: &mut String, tool: &Tool) {
+    let _ = write!(out, "# {} {}", tool.method, printable(&tool.path));
+    match &tool.operation_id {
+        Some(id) if *id != tool.name => {
+            let _ = writeln!(out, " (operationId `{}`)", printable(id));
+        }
+        _ => out.push('\n'),
+    }
+    for note in &tool.notes {
+        let _ = writeln!(out, "# note: {}", printable(note));
+    }
+    let _ = writeln!(out, "[[tools]]");
+    let _ = writeln!(out, "name = {}", string(&tool.name));
+    if let Some(title) = &tool.title {
+        let _ = writeln!(out, "title = {}", string(title));
+    }
+    if let Some(description) = &tool.description {
+        let _ = writeln!(out, "description = {}", text(description));
+    }
+    let mut annotations = Vec::new();
+    if tool.read_only {
+        annotations.push("read-only = true");
+    }
+    if tool.destructive {
+        annotations.push("destructive = true");
+    }
+    if tool.idempotent {
+        annotations.push("idempotent = true");
+    }
+    annotations.push("open-world = true");
+    let _ = writeln!(out, "annotations = {{ {} }}", annotations.join(", "));
+    let _ = writeln!(out, "input-schema = {}", json_text(&tool.input_schema));
+    if let Some(schema) = &tool.output_schema {
+        let _ = writeln!(out, "output-schema = {}", json_text(schema));
+    }
+    let _ = writeln!(out, "[tools.http]");
+    let _ = writeln!(out, "method = {}", string(&tool.method));
+    let _ = writeln!(out, "url = {}", string(&tool.url));
+    if let Body::Json(Value::String(whole)) = &tool.body {
+        let _ = writeln!(out, "json = {}", string(whole));
+    }
+    pairs(out, "query", &tool.query);
+    pairs(out, "headers", &tool.headers);
+    match &tool.body {
+        Body::Json(Value::Object(fields)) => {
+            let _ = writeln!(out, "[tools.http.json]");
+            for (field, template) in fields {
+                let _ = writeln!(
+                    out,
+                    "{} = {}",
+                    key(field),
+                    string(template.as_str().unwrap_or_default())
+                );
+            }
+        }
+        Body::Form(fields) => pairs(out, "form", fields),
+        Body::Json(_) | Body::None => {}
+    }
+}
+
+fn pairs(out: &mut String, table: &str, pairs: &[(String, String)]) {
+    if pairs.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "[tools.http.{table}]");
+    for (name, value) in pairs {
+        let _ = writeln!(out, "{} = {}", key(name), string(value));
+    }
+}
+
+/// Text from the description made safe for a comment or a terminal: control characters
+/// (a line break that would end the comment, an escape sequence) are shown escaped.
+pub fn printable(text: &str) -> String {
+    if !text.chars().any(char::is_control) {
+        return text.to_owned();
+    }
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+/// A bare key when it can be one, else a quoted one.
+fn key(name: &str) -> String {
+    if !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-'))
+    {
+        name.to_owned()
+    } else {
+        string(name)
+    }
+}
+
+/// A TOML basic string.
+pub fn string(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => {
+                let _ = write!(out, "\\u{:04X}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Text of several lines as a multi-line literal string when it can be one.
+fn text(value: &str) -> String {
+    if value.contains('\n') && literal_safe(value) {
+        format!("'''\n{value}'''")
+    } else {
+        string(value)
+    }
+}
+
+/// A schema as JSON in a multi-line literal string, small parts on one line.
+fn json_text(schema: &Value) -> String {
+    let mut pretty = String::new();
+    compact_json(schema, 0, &mut pretty);
+    if literal_safe(&pretty) {
+        format!("'''\n{pretty}\n'''")
+    } else {
+        string(&pretty)
+    }
+}
+
+/// Pretty JSON where an array or object that fits in 72 columns stays on one line.
+fn compact_json(value: &Value, indent: usize, out: &mut String) {
+    const WIDTH: usize = 72;
+    let inline = inline_json(value);
+    if inline.len() + indent <= WIDTH || !(value.is_array() || value.is_object()) {
+        out.push_str(&inline);
+        return;
+    }
+    let pad = " ".repeat(indent + 2);
+    match value {
+        Value::Array(items) => {
+            out.push_str("[\n");
+            for (index, item) in items.iter().enumerate() {
+                out.push_str(&pad);
+                compact_json(item, indent + 2, out);
+                out.push_str(if index + 1 < items.len() { ",\n" } else { "\n" });
+            }
+            let _ = write!(out, "{}]", " ".repeat(indent));
+        }
+        Value::Object(map) => {
+            out.push_str("{\n");
+            for (index, (key, item)) in map.iter().enumerate() {
+                let _ = write!(out, "{pad}{}: ", Value::String(key.clone()));
+                compact_json(item, indent + 2, out);
+                out.push_str(if index + 1 < map.len() { ",\n" } else { "\n" });
+            }
+            let _ = write!(out, "{}}}", " ".repeat(indent));
+        }
+        _ => {}
+    }
+}
+
+/// JSON on one line, with a space after `:` and `,` as people write it.
+fn inline_json(value: &Value) -> String {
+    match value {
+        Value::Array(items) => format!(
+            "[{}]",
+            items.iter().map(inline_json).collect::<Vec<_>>().join(", ")
+        ),
+        Value::Object(map) => format!(
+            "{{{}}}",
+            map.iter()
+                .map(|(key, item)| format!("{}: {}", Value::String(key.clone()), inline_json(item)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        _ => value.to_string(),
+    }
+}
+
+/// A multi-line literal string holds anything but `'''`, a `'` at its end, and control
+/// characters other than tab and newline.
+fn literal_safe(text: &str) -> bool {
+    !text.contains("'''")
+        && !text.ends_with('\'')
+        && !text
+            .chars()
+            .any(|c| c.is_control() && c != '\n' && c != '\t')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strings_survive_a_round_trip_through_toml() {
+        for sample in [
+            "plain",
+            "quote \" and \\ back",
+            "line\nbreak",
+            "tab\tand \u{7f} del",
+            "''' triple",
+            "ends with '",
+        ] {
+            let document = format!("a = {}\nb = {}\n", string(sample), text(sample));
+            let parsed: toml::Table = toml::from_str(&document).expect(&document);
+            assert_eq!(parsed["a"].as_str(), Some(sample));
+            assert_eq!(parsed["b"].as_str(), Some(sample), "{document}");
+        }
+        assert_eq!(key("X-Api-Key"), "X-Api-Key");
+        let schema = serde_json::json!({"type": "object", "properties": {"a": {"type": "string", "description": "x".repeat(80)}, "b": {"enum": [1, 2]}}});
+        let mut pretty = String::new();
+        compact_json(&schema, 0, &mut pretty);
+        assert_eq!(
+            serde_json::from_str::<Value>(&pretty).expect("json"),
+            schema
+        );
+        assert!(pretty.contains("\"b\": {\"enum\": [1, 2]}"), "{pretty}");
+        assert_eq!(key("page[size]"), "\"page[size]\"");
+    }
+}

@@ -1,0 +1,471 @@
+//! OpenAPI schemas as JSON Schema 2020-12, the dialect tools advertise.
+//!
+//! 3.1 schemas already are JSON Schema; 3.0 ones are translated (`nullable`, `example`,
+//! boolean `exclusiveMinimum`). Every `$ref` inside the description becomes one entry of the
+//! root's `$defs` (so recursive schemas stay finite), and only the entries a schema uses are
+//! kept. Properties a request cannot send (`readOnly`) are left out of input schemas, and
+//! `writeOnly` ones out of output schemas. Keywords that only OpenAPI reads (`discriminator`,
+//! `xml`, `externalDocs`, `x-…`) are dropped.
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::{Map, Value, json};
+
+use super::document::Document;
+
+/// How deep inline schemas may nest (references do not count: each is converted once).
+const MAX_DEPTH: usize = 128;
+
+const TYPES: [&str; 7] = [
+    "string", "number", "integer", "boolean", "array", "object", "null",
+];
+
+/// Which way the data flows, for `readOnly` and `writeOnly`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    Request,
+    Response,
+}
+
+/// Converts the schemas of one document (an input or an output schema), collecting the
+/// `$defs` they refer to.
+#[derive(Debug)]
+pub struct Converter<'a> {
+    document: &'a Document,
+    direction: Direction,
+    defs: Map<String, Value>,
+    names: HashMap<String, String>,
+}
+
+impl<'a> Converter<'a> {
+    pub fn new(document: &'a Document, direction: Direction) -> Self {
+        Self {
+            document,
+            direction,
+            defs: Map::new(),
+            names: HashMap::new(),
+        }
+    }
+
+    pub fn convert(&mut self, schema: &Value) -> Result<Value, String> {
+        self.convert_at(schema, 0)
+    }
+
+    /// The schema a converted one stands for: itself, or the `$defs` entry it refers to.
+    pub fn peek<'b>(&'b self, mut schema: &'b Value) -> &'b Value {
+        for _ in 0..8 {
+            let Some(name) = schema
+                .get("$ref")
+                .and_then(Value::as_str)
+                .and_then(|reference| reference.strip_prefix("#/$defs/"))
+            else {
+                break;
+            };
+            match self.defs.get(name) {
+                Some(target) => schema = target,
+                None => break,
+            }
+        }
+        schema
+    }
+
+    /// A root that only refers to an entry becomes that entry (an output schema then says
+    /// `type: object` at its root, as clients expect).
+    pub fn inline_root(&self, schema: Value) -> Value {
+        let target = self.peek(&schema);
+        if schema.as_object().is_some_and(|object| object.len() == 1) && target != &schema {
+            target.clone()
+        } else {
+            schema
+        }
+    }
+
+    /// Attaches the `$defs` the root uses, directly or through other entries.
+    pub fn finish(self, root: &mut Value) {
+        let mut used = HashSet::new();
+        let mut pending = Vec::new();
+        references(root, &mut pending);
+        while let Some(name) = pending.pop() {
+            if used.insert(name.clone())
+                && let Some(target) = self.defs.get(&name)
+            {
+                references(target, &mut pending);
+            }
+        }
+        let defs: Map<String, Value> = self
+            .defs
+            .into_iter()
+            .filter(|(name, _)| used.contains(name))
+            .collect();
+        if !defs.is_empty()
+            && let Some(object) = root.as_object_mut()
+        {
+            object.insert("$defs".to_owned(), Value::Object(defs));
+        }
+    }
+
+    fn convert_at(&mut self, schema: &Value, depth: usize) -> Result<Value, String> {
+        if depth > MAX_DEPTH {
+            return Err(format!("a schema nests deeper than {MAX_DEPTH} levels"));
+        }
+        let Some(object) = schema.as_object() else {
+            // `true` and `false` are schemas in 3.1; anything else is not, and accepts all.
+            return Ok(if schema.is_boolean() {
+                schema.clone()
+            } else {
+                json!({})
+            });
+        };
+        if let Some(reference) = object.get("$ref").and_then(Value::as_str) {
+            let target = self.reference(reference, depth)?;
+            // 3.0 ignores a reference's siblings; 3.1 applies them too.
+            if self.document.is_3_0 || object.len() == 1 {
+                return Ok(target);
+            }
+            let mut rest = object.clone();
+            rest.shift_remove("$ref");
+            let mut converted = self.convert_at(&Value::Object(rest), depth + 1)?;
+            if let Some(map) = converted.as_object_mut() {
+                map.insert("$ref".to_owned(), target["$ref"].clone());
+            }
+            return Ok(converted);
+        }
+        let mut out = Map::new();
+        for (key, value) in object {
+            let key = key.as_str();
+            match key {
+                _ if key.starts_with("x-") => {}
+                "nullable" | "discriminator" | "xml" | "externalDocs" | "$id" | "$schema"
+                | "$anchor" | "$dynamicAnchor" | "$comment" | "$defs" | "definitions" => {}
+                "example" => {
+                    out.insert("examples".to_owned(), json!([value]));
+                }
+                "type" => {
+                    if let Some(kind) = valid_type(value) {
+                        out.insert("type".to_owned(), kind);
+                    }
+                }
+                "exclusiveMinimum" | "exclusiveMaximum" if value.is_boolean() => {
+                    let bound = if key == "exclusiveMinimum" {
+                        "minimum"
+                    } else {
+                        "maximum"
+                    };
+                    if value == &Value::Bool(true)
+                        && let Some(limit) = object.get(bound)
+                    {
+                        out.insert(key.to_owned(), limit.clone());
+                    }
+                }
+                "minimum" | "maximum" => {
+                    let exclusive = if key == "minimum" {
+                        "exclusiveMinimum"
+                    } else {
+                        "exclusiveMaximum"
+                    };
+                    if object.get(exclusive) != Some(&Value::Bool(true)) {
+                        out.insert(key.to_owned(), value.clone());
+                    }
+                }
+                "properties" | "patternProperties" | "dependentSchemas" => {
+                    out.insert(key.to_owned(), self.convert_map(value, depth)?);
+                }
+                "items" if value.is_array() => {
+                    out.insert("prefixItems".to_owned(), self.convert_list(value, depth)?);
+                }
+                "items"
+                | "additionalProperties"
+                | "unevaluatedProperties"
+                | "unevaluatedItems"
+                | "not"
+                | "if"
+                | "then"
+                | "else"
+                | "contains"
+                | "propertyNames" => {
+                    out.insert(key.to_owned(), self.convert_at(value, depth + 1)?);
+                }
+                "allOf" | "anyOf" | "oneOf" | "prefixItems" => {
+                    out.insert(key.to_owned(), self.convert_list(value, depth)?);
+                }
+                _ => {
+                    out.insert(key.to_owned(), value.clone());
+                }
+            }
+        }
+        self.leave_out_one_way_properties(&mut out);
+        let nullable = self.document.is_3_0 && object.get("nullable") == Some(&Value::Bool(true));
+        Ok(if nullable {
+            nullable_form(out)
+        } else {
+            Value::Object(out)
+        })
+    }
+
+    fn convert_map(&mut self, value: &Value, depth: usize) -> Result<Value, String> {
+        let Some(map) = value.as_object() else {
+            return Ok(json!({}));
+        };
+        let mut out = Map::new();
+        for (name, schema) in map {
+            out.insert(name.clone(), self.convert_at(schema, depth + 1)?);
+        }
+        Ok(Value::Object(out))
+    }
+
+    fn convert_list(&mut self, value: &Value, depth: usize) -> Result<Value, String> {
+        let Some(list) = value.as_array() else {
+            return Ok(json!([]));
+        };
+        list.iter()
+            .map(|schema| self.convert_at(schema, depth + 1))
+            .collect::<Result<Vec<_>, _>>()
+            .map(Value::Array)
+    }
+
+    /// `{"$ref": "#/$defs/NAME"}` for a reference, converting its target the first time.
+    fn reference(&mut self, reference: &str, depth: usize) -> Result<Value, String> {
+        if let Some(name) = self.names.get(reference) {
+            return Ok(json!({ "$ref": format!("#/$defs/{name}") }));
+        }
+        if !reference.starts_with('#') {
+            return Err(format!(
+                "`$ref: {reference}` points outside the description (only `#/…` references are followed)"
+            ));
+        }
+        let target = self
+            .document
+            .lookup(reference)
+            .ok_or_else(|| format!("`$ref: {reference}` points at nothing"))?;
+        let name = self.def_name(reference);
+        self.names.insert(reference.to_owned(), name.clone());
+        // A placeholder first: the target may refer to itself.
+        self.defs.insert(name.clone(), json!({}));
+        let converted = self.convert_at(target, depth + 1)?;
+        self.defs.insert(name.clone(), converted);
+        Ok(json!({ "$ref": format!("#/$defs/{name}") }))
+    }
+
+    /// The last segment of the reference, as a plain name (no `/`, `~` or `%` to escape in
+    /// a pointer), unique in this document.
+    fn def_name(&self, reference: &str) -> String {
+        let last = reference.rsplit('/').next().unwrap_or("schema");
+        let mut base: String = last
+            .replace("~1", "_")
+            .replace("~0", "_")
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        if base.is_empty() {
+            "schema".clone_into(&mut base);
+        }
+        let mut name = base.clone();
+        let mut counter = 2;
+        while self.defs.contains_key(&name) {
+            name = format!("{base}_{counter}");
+            counter += 1;
+        }
+        name
+    }
+
+    /// Properties a request cannot send (`readOnly`), or a response does not return
+    /// (`writeOnly`), are not part of the schema.
+    fn leave_out_one_way_properties(&self, out: &mut Map<String, Value>) {
+        let marker = match self.direction {
+            Direction::Request => "readOnly",
+            Direction::Response => "writeOnly",
+        };
+        let Some(properties) = out.get("properties").and_then(Value::as_object) else {
+            return;
+        };
+        let one_way: Vec<String> = properties
+            .iter()
+            .filter(|(_, schema)| self.peek(schema).get(marker) == Some(&Value::Bool(true)))
+            .map(|(name, _)| name.clone())
+            .collect();
+        if one_way.is_empty() {
+            return;
+        }
+        if let Some(Value::Object(properties)) = out.get_mut("properties") {
+            for name in &one_way {
+                properties.shift_remove(name);
+            }
+        }
+        if let Some(Value::Array(required)) = out.get_mut("required") {
+            required.retain(|name| {
+                !name
+                    .as_str()
+                    .is_some_and(|name| one_way.iter().any(|gone| gone == name))
+            });
+        }
+    }
+}
+
+/// `type` if it names JSON Schema types (a 3.0 `type: file` does not).
+fn valid_type(value: &Value) -> Option<Value> {
+    match value {
+        Value::String(kind) if TYPES.contains(&kind.as_str()) => Some(value.clone()),
+        Value::Array(kinds) => {
+            let kept: Vec<Value> = kinds
+                .iter()
+                .filter(|kind| kind.as_str().is_some_and(|kind| TYPES.contains(&kind)))
+                .cloned()
+                .collect();
+            (!kept.is_empty()).then_some(Value::Array(kept))
+        }
+        _ => None,
+    }
+}
+
+/// 3.0's `nullable: true` in 2020-12 terms: `null` joins the type (and the enum), or the
+/// schema becomes one of two.
+fn nullable_form(mut out: Map<String, Value>) -> Value {
+    if let Some(Value::Array(values)) = out.get_mut("enum")
+        && !values.contains(&Value::Null)
+    {
+        values.push(Value::Null);
+    }
+    match out.get_mut("type") {
+        Some(Value::String(kind)) => {
+            let kind = std::mem::take(kind);
+            out.insert("type".to_owned(), json!([kind, "null"]));
+            Value::Object(out)
+        }
+        Some(Value::Array(kinds)) => {
+            if !kinds.contains(&json!("null")) {
+                kinds.push(json!("null"));
+            }
+            Value::Object(out)
+        }
+        _ => json!({ "anyOf": [Value::Object(out), { "type": "null" }] }),
+    }
+}
+
+/// The `$defs` names a schema refers to.
+fn references(value: &Value, found: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            for (key, child) in map {
+                if key == "$ref"
+                    && let Some(name) = child
+                        .as_str()
+                        .and_then(|reference| reference.strip_prefix("#/$defs/"))
+                {
+                    found.push(name.to_owned());
+                } else if key != "$defs" {
+                    references(child, found);
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|item| references(item, found)),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn document(version: &str, schemas: &Value) -> Document {
+        let text = json!({"openapi": version, "components": {"schemas": schemas}}).to_string();
+        Document::parse(&text).expect("parses")
+    }
+
+    #[test]
+    fn openapi_3_0_keywords_become_json_schema() {
+        let document = document("3.0.3", &json!({}));
+        let mut converter = Converter::new(&document, Direction::Request);
+        let schema = json!({
+            "type": "integer", "nullable": true, "minimum": 1, "exclusiveMinimum": true,
+            "maximum": 9, "example": 4, "x-internal": true, "enum": [2, 4]
+        });
+        assert_eq!(
+            converter.convert(&schema).expect("converts"),
+            json!({"type": ["integer", "null"], "exclusiveMinimum": 1, "maximum": 9, "examples": [4], "enum": [2, 4, null]})
+        );
+        let untyped = json!({"allOf": [{"type": "string"}], "nullable": true});
+        assert_eq!(
+            converter.convert(&untyped).expect("converts"),
+            json!({"anyOf": [{"allOf": [{"type": "string"}]}, {"type": "null"}]})
+        );
+        assert_eq!(
+            converter
+                .convert(&json!({"type": "file"}))
+                .expect("converts"),
+            json!({})
+        );
+    }
+
+    #[test]
+    fn references_become_defs_and_only_used_ones_are_kept() {
+        let document = document(
+            "3.1.0",
+            &json!({
+                "Node": {"type": "object", "properties": {"next": {"$ref": "#/components/schemas/Node"}, "tag": {"$ref": "#/components/schemas/Tag"}}},
+                "Tag": {"type": "string"},
+                "Unused": {"type": "string"}
+            }),
+        );
+        let mut converter = Converter::new(&document, Direction::Request);
+        let _unused = converter
+            .convert(&json!({"$ref": "#/components/schemas/Unused"}))
+            .expect("converts");
+        let mut root = converter
+            .convert(&json!({"type": "object", "properties": {"head": {"$ref": "#/components/schemas/Node", "description": "first"}}}))
+            .expect("converts");
+        converter.finish(&mut root);
+        assert_eq!(
+            root["properties"]["head"],
+            json!({"$ref": "#/$defs/Node", "description": "first"})
+        );
+        let defs = root["$defs"].as_object().expect("defs");
+        assert_eq!(defs.keys().collect::<Vec<_>>(), ["Node", "Tag"]);
+        assert_eq!(
+            defs["Node"]["properties"]["next"],
+            json!({"$ref": "#/$defs/Node"})
+        );
+    }
+
+    #[test]
+    fn read_only_properties_are_not_asked_for_and_write_only_ones_not_promised() {
+        let document = document(
+            "3.0.3",
+            &json!({"Id": {"type": "integer", "readOnly": true}}),
+        );
+        let schema = json!({
+            "type": "object", "required": ["id", "name", "secret"],
+            "properties": {"id": {"$ref": "#/components/schemas/Id"}, "name": {"type": "string"}, "secret": {"type": "string", "writeOnly": true}}
+        });
+        let request = Converter::new(&document, Direction::Request)
+            .convert(&schema)
+            .expect("converts");
+        assert_eq!(request["required"], json!(["name", "secret"]));
+        assert!(request["properties"].get("id").is_none());
+        let response = Converter::new(&document, Direction::Response)
+            .convert(&schema)
+            .expect("converts");
+        assert_eq!(response["required"], json!(["id", "name"]));
+    }
+
+    #[test]
+    fn external_and_dangling_references_are_refused() {
+        let document = document("3.1.0", &json!({}));
+        let mut converter = Converter::new(&document, Direction::Request);
+        assert!(
+            converter
+                .convert(&json!({"$ref": "common.yaml#/Pet"}))
+                .is_err()
+        );
+        assert!(
+            converter
+                .convert(&json!({"$ref": "#/components/schemas/Missing"}))
+                .is_err()
+        );
+    }
+}

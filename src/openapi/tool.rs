@@ -1,0 +1,315 @@
+//! One operation as one HTTP tool: its arguments (path, query and header parameters, and
+//! the fields of a JSON or form body), the request template that puts each where the
+//! operation says, an output schema from the success response, and annotations from the
+//! method. An operation mcp-serve cannot call faithfully is refused with the reason; a
+//! parameter it cannot send is left out only when it is optional, with a note.
+
+use serde_json::{Map, Value, json};
+
+use super::Options;
+use super::document::Document;
+use super::naming::{self, ArgumentNames};
+use super::operation::Operation;
+use super::schema::{Converter, Direction};
+use super::security::{Place, Secrets};
+
+mod body;
+mod parameters;
+
+/// A tool made from an operation.
+#[derive(Debug)]
+pub struct Tool {
+    pub name: String,
+    pub method: String,
+    pub path: String,
+    pub operation_id: Option<String>,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub read_only: bool,
+    pub destructive: bool,
+    pub idempotent: bool,
+    pub input_schema: Value,
+    pub output_schema: Option<Value>,
+    pub url: String,
+    pub query: Vec<(String, String)>,
+    pub headers: Vec<(String, String)>,
+    pub body: Body,
+    /// What was left out or approximated, for a comment and the summary.
+    pub notes: Vec<String>,
+}
+
+/// The request body template.
+#[derive(Debug)]
+pub enum Body {
+    None,
+    /// A `json` template: an object of `"{arg}"` values, or one `"{arg}"`.
+    Json(Value),
+    Form(Vec<(String, String)>),
+}
+
+/// The arguments being gathered.
+pub(super) struct Arguments {
+    pub(super) names: ArgumentNames,
+    pub(super) properties: Map<String, Value>,
+    pub(super) required: Vec<String>,
+    pub(super) notes: Vec<String>,
+}
+
+impl Arguments {
+    pub(super) fn add(
+        &mut self,
+        wanted: &str,
+        prefix: &str,
+        schema: Value,
+        required: bool,
+    ) -> String {
+        let name = self.names.claim(wanted, prefix);
+        self.properties.insert(name.clone(), schema);
+        if required {
+            self.required.push(name.clone());
+        }
+        name
+    }
+
+    /// An optional value that cannot be sent is left out with a note; a required one makes
+    /// the operation impossible to call.
+    pub(super) fn unsupported(&mut self, required: bool, reason: String) -> Result<(), String> {
+        if required {
+            return Err(reason);
+        }
+        self.notes.push(format!("{reason}; left out"));
+        Ok(())
+    }
+}
+
+/// The tool for `operation`, or why there is none.
+pub fn build(
+    document: &Document,
+    operation: &Operation<'_>,
+    options: &Options,
+    secrets: &mut Secrets<'_>,
+) -> Result<Tool, String> {
+    let base = base_url(document, operation, options)?;
+    let mut converter = Converter::new(document, Direction::Request);
+    let mut arguments = Arguments {
+        names: ArgumentNames::default(),
+        properties: Map::new(),
+        required: Vec::new(),
+        notes: Vec::new(),
+    };
+    let (credentials, security_notes) = secrets.for_operation(operation);
+    arguments.notes.extend(security_notes);
+    let credential_headers: Vec<String> = credentials
+        .iter()
+        .filter(|credential| credential.place == Place::Header)
+        .map(|credential| credential.name.to_ascii_lowercase())
+        .collect();
+    let placed = parameters::place(
+        document,
+        operation,
+        &mut converter,
+        &mut arguments,
+        &credential_headers,
+    )?;
+    let path = parameters::path_template(operation.path, &placed.path)?;
+    let body = body::build(document, operation, &mut converter, &mut arguments)?;
+    let mut query = placed.query;
+    let mut headers = placed.headers;
+    for credential in credentials {
+        match credential.place {
+            Place::Query => query.push((credential.name, credential.value)),
+            Place::Header => headers.push((credential.name, credential.value)),
+        }
+    }
+    let mut input_schema =
+        json!({"type": "object", "properties": Value::Object(arguments.properties)});
+    if !arguments.required.is_empty() {
+        input_schema["required"] = json!(arguments.required);
+    }
+    input_schema["additionalProperties"] = json!(false);
+    converter.finish(&mut input_schema);
+    let output_schema = if options.no_output_schema {
+        None
+    } else {
+        output_schema(document, operation, &mut arguments.notes).filter(|schema| {
+            let size = schema.to_string().len();
+            let fits = size <= options.max_output_schema;
+            if !fits {
+                arguments.notes.push(format!(
+                    "output schema left out: {} KiB, over --max-output-schema {} KiB",
+                    size.div_ceil(1024),
+                    options.max_output_schema / 1024
+                ));
+            }
+            fits
+        })
+    };
+    let method = operation.method.clone();
+    let deprecated = operation.operation.get("deprecated") == Some(&Value::Bool(true));
+    let (title, description) = texts(operation, deprecated);
+    Ok(Tool {
+        name: operation.id.map_or_else(
+            || naming::from_method_and_path(&method, operation.path),
+            ToOwned::to_owned,
+        ),
+        read_only: matches!(method.as_str(), "GET" | "HEAD" | "OPTIONS"),
+        destructive: method == "DELETE",
+        idempotent: matches!(
+            method.as_str(),
+            "GET" | "HEAD" | "OPTIONS" | "PUT" | "DELETE"
+        ),
+        path: operation.path.to_owned(),
+        operation_id: operation.id.map(ToOwned::to_owned),
+        method,
+        title,
+        description,
+        input_schema,
+        output_schema,
+        url: format!("{}{path}", base.trim_end_matches('/')),
+        query,
+        headers,
+        body,
+        notes: arguments.notes,
+    })
+}
+
+/// The first non-null `type` of a schema.
+pub(super) fn primary_type(schema: &Value) -> Option<String> {
+    match schema.get("type")? {
+        Value::String(kind) => Some(kind.clone()),
+        Value::Array(kinds) => kinds
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|kind| *kind != "null")
+            .map(ToOwned::to_owned),
+        _ => None,
+    }
+}
+
+/// `--base-url`, else the first server of the operation, its path item or the document,
+/// with its variables' defaults.
+fn base_url(
+    document: &Document,
+    operation: &Operation<'_>,
+    options: &Options,
+) -> Result<String, String> {
+    if let Some(base) = &options.base_url {
+        return Ok(base.clone());
+    }
+    let server = [operation.operation, operation.item, &document.root]
+        .into_iter()
+        .find_map(|source| {
+            source
+                .get("servers")
+                .and_then(Value::as_array)
+                .and_then(|servers| servers.first())
+        });
+    let Some(server) = server else {
+        return Err("the description names no server; pass --base-url".to_owned());
+    };
+    let mut url = server
+        .get("url")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    if let Some(variables) = server.get("variables").and_then(Value::as_object) {
+        for (name, variable) in variables {
+            if let Some(default) = variable.get("default").and_then(Value::as_str) {
+                url = url.replace(&format!("{{{name}}}"), default);
+            }
+        }
+    }
+    if !(url.starts_with("http://") || url.starts_with("https://")) || url.contains('{') {
+        return Err(format!(
+            "the server URL `{url}` is not an absolute http(s) URL; pass --base-url"
+        ));
+    }
+    Ok(url)
+}
+
+/// Title from `summary`, description from `description` (else the summary).
+fn texts(operation: &Operation<'_>, deprecated: bool) -> (Option<String>, Option<String>) {
+    let clean = |text: &str| {
+        let text = text.trim();
+        (!text.is_empty()).then(|| text.to_owned())
+    };
+    let summary = operation.text("summary").and_then(clean);
+    let description = operation.text("description").and_then(clean);
+    // Without a summary, a short first line of the description names the tool well enough.
+    let title = summary
+        .as_deref()
+        .or_else(|| {
+            description
+                .as_deref()
+                .and_then(|text| text.lines().next())
+                .filter(|line| line.len() <= 80)
+        })
+        .map(|line| {
+            line.lines()
+                .next()
+                .unwrap_or_default()
+                .trim_end_matches('.')
+                .to_owned()
+        });
+    let mut description = description.or(summary);
+    if deprecated {
+        description = Some(match description {
+            Some(text) => format!("Deprecated. {text}"),
+            None => "Deprecated.".to_owned(),
+        });
+    }
+    (title, description)
+}
+
+/// `application/json`, `application/problem+json`, `application/json; charset=utf-8`.
+pub fn is_json(media_type: &str) -> bool {
+    let essence = media_type
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    essence == "application/json" || essence.ends_with("+json")
+}
+
+/// The JSON schema of the first success response that has one.
+fn output_schema(
+    document: &Document,
+    operation: &Operation<'_>,
+    notes: &mut Vec<String>,
+) -> Option<Value> {
+    let responses = operation.operation.get("responses")?.as_object()?;
+    let mut codes: Vec<&String> = responses
+        .keys()
+        .filter(|code| code.starts_with('2'))
+        .collect();
+    codes.sort();
+    for code in codes {
+        let Ok(response) = document.resolve(&responses[code]) else {
+            continue;
+        };
+        let Some(content) = response.get("content").and_then(Value::as_object) else {
+            continue;
+        };
+        let Some(schema) = content
+            .iter()
+            .find(|(media, _)| is_json(media))
+            .and_then(|(_, media)| media.get("schema"))
+        else {
+            continue;
+        };
+        let mut converter = Converter::new(document, Direction::Response);
+        return match converter.convert(schema) {
+            Ok(schema) => {
+                let mut root = converter.inline_root(schema);
+                converter.finish(&mut root);
+                Some(root)
+            }
+            Err(reason) => {
+                notes.push(format!("no output schema: {reason}"));
+                None
+            }
+        };
+    }
+    None
+}

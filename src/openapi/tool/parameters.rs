@@ -1,0 +1,187 @@
+//! Path, query and header parameters as arguments, and where each value goes.
+
+use serde_json::{Value, json};
+
+use super::{Arguments, primary_type};
+use crate::openapi::document::Document;
+use crate::openapi::operation::Operation;
+use crate::openapi::schema::Converter;
+
+/// Headers the request may not carry as parameters: the HTTP client frames the message, and
+/// OpenAPI says `Accept`, `Content-Type` and `Authorization` parameters are ignored.
+const IGNORED_HEADERS: [&str; 10] = [
+    "accept",
+    "content-type",
+    "authorization",
+    "host",
+    "content-length",
+    "transfer-encoding",
+    "connection",
+    "cookie",
+    "te",
+    "upgrade",
+];
+
+/// Where the parameters go: path names to argument names, and query and header templates.
+#[derive(Default)]
+pub(super) struct Placed {
+    pub(super) path: Vec<(String, String)>,
+    pub(super) query: Vec<(String, String)>,
+    pub(super) headers: Vec<(String, String)>,
+}
+
+/// The path item's parameters, overridden by the operation's of the same name and place.
+pub(super) fn place(
+    document: &Document,
+    operation: &Operation<'_>,
+    converter: &mut Converter<'_>,
+    arguments: &mut Arguments,
+    credential_headers: &[String],
+) -> Result<Placed, String> {
+    let mut list: Vec<&Value> = Vec::new();
+    for source in [operation.item, operation.operation] {
+        for parameter in source
+            .get("parameters")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let parameter = document.resolve(parameter)?;
+            let key = |value: &Value| (value.get("name").cloned(), value.get("in").cloned());
+            list.retain(|kept| key(kept) != key(parameter));
+            list.push(parameter);
+        }
+    }
+    let mut placed = Placed::default();
+    for parameter in list {
+        let name = parameter
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let place = parameter
+            .get("in")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let required = place == "path" || parameter.get("required") == Some(&Value::Bool(true));
+        if name.is_empty() {
+            arguments.unsupported(required, format!("a {place} parameter has no name"))?;
+            continue;
+        }
+        let Some(schema) = parameter.get("schema") else {
+            let reason =
+                format!("{place} parameter `{name}` is described by `content`, not `schema`");
+            arguments.unsupported(required, reason)?;
+            continue;
+        };
+        let schema = converter.convert(schema)?;
+        let kind = primary_type(converter.peek(&schema));
+        if let Some(reason) = unsendable(parameter, place, kind.as_deref()) {
+            arguments.unsupported(required, format!("{place} parameter `{name}`: {reason}"))?;
+            continue;
+        }
+        if place == "header" {
+            if !name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c))
+            {
+                let reason = format!("header parameter `{name}` is not a valid header name");
+                arguments.unsupported(required, reason)?;
+                continue;
+            }
+            let lower = name.to_ascii_lowercase();
+            if IGNORED_HEADERS.contains(&lower.as_str()) || credential_headers.contains(&lower) {
+                arguments.notes.push(format!("header parameter `{name}` is set by the HTTP client or the credentials; left out"));
+                continue;
+            }
+        }
+        let schema = annotate(schema, parameter);
+        let argument = arguments.add(name, place, schema, required);
+        let template = format!("{{{argument}}}");
+        match place {
+            "path" => placed.path.push((name.to_owned(), argument)),
+            "query" => placed.query.push((name.to_owned(), template)),
+            _ => placed.headers.push((name.to_owned(), template)),
+        }
+    }
+    Ok(placed)
+}
+
+/// Why a parameter cannot be sent as the operation says, if it cannot.
+fn unsendable(parameter: &Value, place: &str, kind: Option<&str>) -> Option<String> {
+    let style = parameter.get("style").and_then(Value::as_str);
+    let explode = parameter.get("explode").and_then(Value::as_bool);
+    let structured = matches!(kind, Some("array" | "object"));
+    match place {
+        "path" if style.is_some_and(|style| style != "simple") => {
+            Some(format!("style `{}` is not sent", style.unwrap_or_default()))
+        }
+        "path" | "header" if structured => Some(format!(
+            "{} values are not sent in a {place}",
+            kind.unwrap_or_default()
+        )),
+        "query" if kind == Some("object") => {
+            Some("object values are not sent in a query".to_owned())
+        }
+        "query"
+            if kind == Some("array")
+                && (style.is_some_and(|style| style != "form") || explode == Some(false)) =>
+        {
+            Some(
+                "only repeated keys (`style: form`, `explode: true`) are sent for lists".to_owned(),
+            )
+        }
+        "path" | "query" | "header" => None,
+        _ => Some(format!("`in: {place}` is not sent")),
+    }
+}
+
+/// The schema with the parameter's own description, examples and deprecation.
+fn annotate(mut schema: Value, parameter: &Value) -> Value {
+    let Some(object) = schema.as_object_mut() else {
+        return schema;
+    };
+    if let Some(description) = parameter.get("description").and_then(Value::as_str) {
+        object.insert("description".to_owned(), json!(description.trim()));
+    }
+    if parameter.get("deprecated") == Some(&Value::Bool(true)) {
+        object.insert("deprecated".to_owned(), json!(true));
+    }
+    if let Some(example) = parameter.get("example") {
+        object.insert("examples".to_owned(), json!([example]));
+    } else if let Some(examples) = parameter.get("examples").and_then(Value::as_object) {
+        let values: Vec<Value> = examples
+            .values()
+            .filter_map(|example| example.get("value").cloned())
+            .collect();
+        if !values.is_empty() {
+            object.insert("examples".to_owned(), Value::Array(values));
+        }
+    }
+    schema
+}
+
+/// The path with each `{name}` replaced by its argument's placeholder.
+pub(super) fn path_template(path: &str, arguments: &[(String, String)]) -> Result<String, String> {
+    let mut out = String::with_capacity(path.len());
+    let mut rest = path;
+    while let Some(start) = rest.find('{') {
+        out.push_str(&rest[..start]);
+        let end = rest[start..]
+            .find('}')
+            .ok_or_else(|| format!("the path `{path}` has an unclosed `{{`"))?;
+        let name = &rest[start + 1..start + end];
+        let (_, argument) = arguments
+            .iter()
+            .find(|(parameter, _)| parameter == name)
+            .ok_or_else(|| format!("the path names `{{{name}}}`, which no parameter defines"))?;
+        out.push('{');
+        out.push_str(argument);
+        out.push('}');
+        rest = &rest[start + end + 1..];
+    }
+    if rest.contains('}') {
+        return Err(format!("the path `{path}` has an unopened `}}`"));
+    }
+    out.push_str(rest);
+    Ok(out)
+}

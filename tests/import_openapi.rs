@@ -1,0 +1,327 @@
+//! `mcp-serve import openapi` on real descriptions (tests/fixtures/openapi): the manifests
+//! and summaries are snapshots, every import passes `check`, and filters say what they did.
+//! `UPDATE_SNAPSHOTS=1` rewrites the snapshots; read their diff before committing.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use crate::harness::{BINARY, repo_root, run};
+
+pub(crate) fn fixtures() -> PathBuf {
+    repo_root().join("tests/fixtures/openapi")
+}
+
+/// Runs `mcp-serve import openapi ARGS` in the fixtures folder, `input` on stdin.
+pub(crate) fn import(args: &[&str], input: Option<&[u8]>) -> (i32, String, String) {
+    let mut child = Command::new(BINARY)
+        .args(["import", "openapi"])
+        .args(args)
+        .current_dir(fixtures())
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run mcp-serve import");
+    let mut stdin = child.stdin.take().expect("stdin");
+    if let Some(input) = input {
+        stdin.write_all(input).expect("write the description");
+    }
+    drop(stdin);
+    let output = child.wait_with_output().expect("import ends");
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// GitHub's description, unpacked (13 MB).
+pub(crate) fn github() -> Vec<u8> {
+    let output = Command::new("gzip")
+        .args(["-dc", "github.json.gz"])
+        .current_dir(fixtures())
+        .output()
+        .expect("gzip runs");
+    assert!(output.status.success(), "gzip -dc github.json.gz");
+    output.stdout
+}
+
+fn assert_snapshot(name: &str, actual: &str) {
+    let path = repo_root().join("tests/snapshots/openapi").join(name);
+    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+        std::fs::write(&path, actual).expect("write the snapshot");
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_default();
+    if expected != actual {
+        let new = path.with_extension(format!(
+            "{}.new",
+            path.extension().and_then(|e| e.to_str()).unwrap_or("txt")
+        ));
+        std::fs::write(&new, actual).expect("write the new output");
+        let line = expected
+            .lines()
+            .zip(actual.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or(expected.lines().count().min(actual.lines().count()));
+        panic!(
+            "{name} differs from its snapshot from line {}: compare {} with {} (UPDATE_SNAPSHOTS=1 accepts it)",
+            line + 1,
+            path.display(),
+            new.display()
+        );
+    }
+}
+
+/// Writes the manifest to a fresh folder and runs `check` on it with `env` set.
+fn check(manifest: &str, env: &[(&str, &str)]) -> (i32, String) {
+    let dir = tempfile::tempdir().expect("dir");
+    let path = dir.path().join("tools.toml");
+    std::fs::write(&path, manifest).expect("write");
+    let output = Command::new(BINARY)
+        .args(["check", "--config"])
+        .arg(&path)
+        .envs(env.iter().copied())
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("check runs");
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+fn tools_in(manifest: &str) -> usize {
+    manifest.lines().filter(|line| *line == "[[tools]]").count()
+}
+
+const PETSTORE_SECRETS: [(&str, &str); 2] = [
+    ("SWAGGER_PETSTORE_PETSTORE_AUTH", "pet-token"),
+    ("SWAGGER_PETSTORE_API_KEY", "special-key"),
+];
+
+#[test]
+fn petstore_yaml_imports_as_its_snapshot_says_and_passes_check() {
+    let (code, manifest, summary) = import(&["petstore.yaml"], None);
+    assert_eq!(code, 0, "{summary}");
+    assert_snapshot("petstore.toml", &manifest);
+    assert_snapshot("petstore.summary", &summary);
+    assert_eq!(tools_in(&manifest), 19);
+    assert!(
+        summary.contains(
+            "uploadFile (POST /pet/{petId}/uploadImage): the request body is multipart/form-data"
+        ),
+        "{summary}"
+    );
+    let (code, report) = check(&manifest, &PETSTORE_SECRETS);
+    assert_eq!((code, report.trim_end()), (0, "0 errors, 0 warnings"));
+    // Without its credentials, the manifest says which variable is missing.
+    let (code, report) = check(&manifest, &[]);
+    assert_ne!(code, 0);
+    assert!(
+        report.contains("SWAGGER_PETSTORE_PETSTORE_AUTH"),
+        "{report}"
+    );
+}
+
+#[test]
+fn an_openapi_3_1_description_imports_as_its_snapshot_says_and_passes_check() {
+    let (code, manifest, summary) = import(&["readme.json"], None);
+    assert_eq!(code, 0, "{summary}");
+    assert_snapshot("readme.toml", &manifest);
+    assert_snapshot("readme.summary", &summary);
+    let (code, report) = check(&manifest, &[("README_API_BEARER", "rdme_token")]);
+    assert_eq!((code, report.trim_end()), (0, "0 errors, 0 warnings"));
+}
+
+#[test]
+fn githubs_1223_operations_import_from_stdin_and_pass_check() {
+    let description = github();
+    let (code, manifest, summary) = import(&["-"], Some(&description));
+    assert_eq!(code, 0, "{summary}");
+    assert_snapshot("github.summary", &summary);
+    let tools = tools_in(&manifest);
+    eprintln!(
+        "github: 1223 operations, {tools} tools, {} bytes of manifest",
+        manifest.len()
+    );
+    assert_eq!(tools, 1221);
+    let (code, report) = check(&manifest, &[]);
+    assert_eq!((code, report.trim_end()), (0, "0 errors, 0 warnings"));
+    let (code, issues, summary) = import(
+        &["-", "--include", "issues/*", "--method", "get"],
+        Some(&description),
+    );
+    assert_eq!(code, 0, "{summary}");
+    assert_snapshot("github-issues-get.toml", &issues);
+    assert_snapshot("github-issues-get.summary", &summary);
+}
+
+#[test]
+fn filters_keep_what_they_select_and_say_why_the_rest_was_dropped() {
+    let (code, manifest, summary) = import(
+        &[
+            "petstore.yaml",
+            "--tag",
+            "pet",
+            "--method",
+            "GET",
+            "--exclude",
+            "*ByTags",
+        ],
+        None,
+    );
+    assert_eq!(code, 0, "{summary}");
+    let names: Vec<&str> = manifest
+        .lines()
+        .filter_map(|line| line.strip_prefix("name = \""))
+        .map(|name| name.trim_end_matches('"'))
+        .collect();
+    assert_eq!(
+        names,
+        ["swagger-petstore", "findPetsByStatus", "getPetById"]
+    );
+    assert!(
+        summary.contains("findPetsByTags (GET /pet/findByTags): --exclude `*ByTags`"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("addPet (POST /pet): another method (--method)"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("getInventory (GET /store/inventory): tagged store (--tag)"),
+        "{summary}"
+    );
+    let (_, manifest, _) = import(
+        &["petstore.yaml", "--path", "/store/*", "--include", "get*"],
+        None,
+    );
+    let names: Vec<&str> = manifest
+        .lines()
+        .filter_map(|line| line.strip_prefix("name = \""))
+        .collect();
+    assert_eq!(
+        names,
+        ["swagger-petstore\"", "getInventory\"", "getOrderById\""]
+    );
+}
+
+#[test]
+fn a_filter_that_matches_nothing_or_keeps_nothing_is_an_error() {
+    let cases: [(&[&str], &str); 6] = [
+        (
+            &["--tag", "pets"],
+            "--tag `pets` matches no operation (did you mean `pet`?)",
+        ),
+        (
+            &["--include", "getPetByID"],
+            "--include `getPetByID` matches no operation (did you mean `getPetById`?)",
+        ),
+        (
+            &["--exclude", "nothing*"],
+            "--exclude `nothing*` matches no operation",
+        ),
+        (
+            &["--method", "PATCH"],
+            "--method `PATCH` matches no operation",
+        ),
+        (
+            &["--path", "/pets/*"],
+            "--path `/pets/*` matches no operation",
+        ),
+        (
+            &["--tag", "store", "--method", "PUT"],
+            "no operation is left to import",
+        ),
+    ];
+    for (args, message) in cases {
+        let mut all = vec!["petstore.yaml"];
+        all.extend_from_slice(args);
+        let (code, manifest, summary) = import(&all, None);
+        assert_eq!(code, 2, "{args:?}: {summary}");
+        assert!(manifest.is_empty(), "{args:?} wrote a manifest");
+        assert!(summary.contains(message), "{args:?}: {summary}");
+    }
+    let (code, _, summary) = import(&["petstore.yaml", "--include", "[oops"], None);
+    assert_eq!(code, 2);
+    assert!(
+        summary.contains("--include `[oops` is not a valid pattern"),
+        "{summary}"
+    );
+}
+
+#[test]
+fn what_is_not_an_openapi_3_description_gets_a_clear_error() {
+    let cases: [(&[u8], &str); 5] = [
+        (
+            b"swagger: '2.0'\ninfo: {title: old}\n",
+            "this is a Swagger 2.0 description; convert it to OpenAPI 3 first",
+        ),
+        (
+            b"openapi: 4.0.0\n",
+            "`openapi: 4.0.0` is not a version this importer reads",
+        ),
+        (
+            b"{\"openapi\": \"3.1.0\", ",
+            "the description is not valid JSON",
+        ),
+        (
+            b"openapi: [3.1\n  bad: indent",
+            "the description is not valid YAML",
+        ),
+        (
+            b"openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths: {}\n",
+            "the description has no operations",
+        ),
+    ];
+    for (input, message) in cases {
+        let (code, manifest, summary) = import(&["-"], Some(input));
+        assert_eq!(code, 2, "{summary}");
+        assert!(manifest.is_empty());
+        assert!(
+            summary.contains(message),
+            "{}: {summary}",
+            String::from_utf8_lossy(input)
+        );
+    }
+    let (code, _, summary) = import(&["missing.yaml"], None);
+    assert_eq!(code, 2);
+    assert!(
+        summary.contains("could not read `missing.yaml`"),
+        "{summary}"
+    );
+    let (code, _, summary) = import(&["petstore.yaml", "--base-url", "ftp://x"], None);
+    assert_eq!(code, 2);
+    assert!(
+        summary.contains("--base-url `ftp://x` is not an http:// or https:// URL"),
+        "{summary}"
+    );
+}
+
+#[test]
+fn output_goes_to_a_file_with_its_schema_and_is_never_overwritten_by_surprise() {
+    let dir = tempfile::tempdir().expect("dir");
+    let path = dir.path().join("pets.toml");
+    let target = path.to_str().expect("utf-8");
+    let (code, stdout, summary) = import(&["petstore.yaml", "-o", target, "--tag", "store"], None);
+    assert_eq!(code, 0, "{summary}");
+    assert!(stdout.is_empty());
+    assert!(dir.path().join("tools.schema.json").exists());
+    assert!(
+        summary.contains(&format!("next: `mcp-serve check --config {target}`")),
+        "{summary}"
+    );
+    let written = std::fs::read_to_string(&path).expect("written");
+    assert!(written.starts_with("#:schema ./tools.schema.json\n"));
+    let (code, _, summary) = import(&["petstore.yaml", "-o", target], None);
+    assert_eq!(code, 2);
+    assert!(summary.contains("already exists"), "{summary}");
+    assert_eq!(std::fs::read_to_string(&path).expect("kept"), written);
+    let (code, _, _) = import(&["petstore.yaml", "-o", target, "--force"], None);
+    assert_eq!(code, 0);
+    let (code, _, stderr) = run(&["check", "--config", target], Path::new("/"));
+    assert_ne!(code, 0, "credentials unset: {stderr}");
+}
