@@ -58,6 +58,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcp-serve' -ScriptBlock {
             [CompletionResult]::new('test', 'test', [CompletionResultType]::ParameterValue, 'Run the examples the manifest declares for its tools')
             [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Write a commented starter manifest (and its JSON Schema) that passes `check`')
             [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Add this server to a host''s configuration, with absolute paths')
+            [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Write a manifest from an API description')
             [CompletionResult]::new('tasks', 'tasks', [CompletionResultType]::ParameterValue, 'Read and cancel the tasks in the store (--task-store, --data-dir)')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the JSON Schema of the manifest format')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions')
@@ -150,6 +151,56 @@ Register-ArgumentCompleter -Native -CommandName 'mcp-serve' -ScriptBlock {
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'mcp-serve;import' {
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'The manifest [default: ./tools.toml]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The manifest [default: ./tools.toml]')
+            [CompletionResult]::new('--task-store', '--task-store', [CompletionResultType]::ParameterName, 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir')
+            [CompletionResult]::new('--data-dir', '--data-dir', [CompletionResultType]::ParameterName, 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]')
+            [CompletionResult]::new('--task-lease', '--task-lease', [CompletionResultType]::ParameterName, 'A running task''s lease: its server renews it; a task whose server died reads as failed once it runs out')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('openapi', 'openapi', [CompletionResultType]::ParameterValue, 'One HTTP tool per operation of an `OpenAPI` 3.0 or 3.1 description (JSON or YAML)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'mcp-serve;import;openapi' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the manifest here, and its JSON Schema beside it, instead of to stdout')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the manifest here, and its JSON Schema beside it, instead of to stdout')
+            [CompletionResult]::new('--include', '--include', [CompletionResultType]::ParameterName, 'Keep operations whose operationId matches this glob (repeatable)')
+            [CompletionResult]::new('--exclude', '--exclude', [CompletionResultType]::ParameterName, 'Drop operations whose operationId matches this glob (repeatable)')
+            [CompletionResult]::new('--tag', '--tag', [CompletionResultType]::ParameterName, 'Keep operations with this tag (repeatable)')
+            [CompletionResult]::new('--method', '--method', [CompletionResultType]::ParameterName, 'Keep operations with this HTTP method (repeatable)')
+            [CompletionResult]::new('--path', '--path', [CompletionResultType]::ParameterName, 'Keep operations whose path matches this glob, e.g. ''/repos/*'' (repeatable)')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'The API''s base URL, instead of the description''s `servers`')
+            [CompletionResult]::new('--env-prefix', '--env-prefix', [CompletionResultType]::ParameterName, 'Put in front of each credential variable''s name [default: the server name, as `SWAGGER_PETSTORE_`]')
+            [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'The server''s name [default: from the description''s title]')
+            [CompletionResult]::new('--max-output-schema', '--max-output-schema', [CompletionResultType]::ParameterName, 'Leave out an output schema larger than this (as compact JSON): every client reads it in `tools/list`')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'The manifest [default: ./tools.toml]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The manifest [default: ./tools.toml]')
+            [CompletionResult]::new('--task-store', '--task-store', [CompletionResultType]::ParameterName, 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir')
+            [CompletionResult]::new('--data-dir', '--data-dir', [CompletionResultType]::ParameterName, 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]')
+            [CompletionResult]::new('--task-lease', '--task-lease', [CompletionResultType]::ParameterName, 'A running task''s lease: its server renews it; a task whose server died reads as failed once it runs out')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Replace an existing --output file')
+            [CompletionResult]::new('--no-output-schema', '--no-output-schema', [CompletionResultType]::ParameterName, 'Leave out output schemas (for an API whose responses stray from its description)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'mcp-serve;import;help' {
+            [CompletionResult]::new('openapi', 'openapi', [CompletionResultType]::ParameterValue, 'One HTTP tool per operation of an `OpenAPI` 3.0 or 3.1 description (JSON or YAML)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'mcp-serve;import;help;openapi' {
+            break
+        }
+        'mcp-serve;import;help;help' {
             break
         }
         'mcp-serve;tasks' {
@@ -255,6 +306,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcp-serve' -ScriptBlock {
             [CompletionResult]::new('test', 'test', [CompletionResultType]::ParameterValue, 'Run the examples the manifest declares for its tools')
             [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Write a commented starter manifest (and its JSON Schema) that passes `check`')
             [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Add this server to a host''s configuration, with absolute paths')
+            [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Write a manifest from an API description')
             [CompletionResult]::new('tasks', 'tasks', [CompletionResultType]::ParameterValue, 'Read and cancel the tasks in the store (--task-store, --data-dir)')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the JSON Schema of the manifest format')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions')
@@ -277,6 +329,13 @@ Register-ArgumentCompleter -Native -CommandName 'mcp-serve' -ScriptBlock {
             break
         }
         'mcp-serve;help;install' {
+            break
+        }
+        'mcp-serve;help;import' {
+            [CompletionResult]::new('openapi', 'openapi', [CompletionResultType]::ParameterValue, 'One HTTP tool per operation of an `OpenAPI` 3.0 or 3.1 description (JSON or YAML)')
+            break
+        }
+        'mcp-serve;help;import;openapi' {
             break
         }
         'mcp-serve;help;tasks' {

@@ -28,6 +28,9 @@ _mcp__serve() {
             mcp__serve,help)
                 cmd="mcp__serve__subcmd__help"
                 ;;
+            mcp__serve,import)
+                cmd="mcp__serve__subcmd__import"
+                ;;
             mcp__serve,init)
                 cmd="mcp__serve__subcmd__init"
                 ;;
@@ -58,6 +61,9 @@ _mcp__serve() {
             mcp__serve__subcmd__help,help)
                 cmd="mcp__serve__subcmd__help__subcmd__help"
                 ;;
+            mcp__serve__subcmd__help,import)
+                cmd="mcp__serve__subcmd__help__subcmd__import"
+                ;;
             mcp__serve__subcmd__help,init)
                 cmd="mcp__serve__subcmd__help__subcmd__init"
                 ;;
@@ -76,6 +82,9 @@ _mcp__serve() {
             mcp__serve__subcmd__help,test)
                 cmd="mcp__serve__subcmd__help__subcmd__test"
                 ;;
+            mcp__serve__subcmd__help__subcmd__import,openapi)
+                cmd="mcp__serve__subcmd__help__subcmd__import__subcmd__openapi"
+                ;;
             mcp__serve__subcmd__help__subcmd__tasks,cancel)
                 cmd="mcp__serve__subcmd__help__subcmd__tasks__subcmd__cancel"
                 ;;
@@ -84,6 +93,18 @@ _mcp__serve() {
                 ;;
             mcp__serve__subcmd__help__subcmd__tasks,list)
                 cmd="mcp__serve__subcmd__help__subcmd__tasks__subcmd__list"
+                ;;
+            mcp__serve__subcmd__import,help)
+                cmd="mcp__serve__subcmd__import__subcmd__help"
+                ;;
+            mcp__serve__subcmd__import,openapi)
+                cmd="mcp__serve__subcmd__import__subcmd__openapi"
+                ;;
+            mcp__serve__subcmd__import__subcmd__help,help)
+                cmd="mcp__serve__subcmd__import__subcmd__help__subcmd__help"
+                ;;
+            mcp__serve__subcmd__import__subcmd__help,openapi)
+                cmd="mcp__serve__subcmd__import__subcmd__help__subcmd__openapi"
                 ;;
             mcp__serve__subcmd__tasks,cancel)
                 cmd="mcp__serve__subcmd__tasks__subcmd__cancel"
@@ -116,7 +137,7 @@ _mcp__serve() {
 
     case "${cmd}" in
         mcp__serve)
-            opts="-c -v -h -V --config --verbose --max-calls --queue --watch --state-key-file --heartbeat --task-store --data-dir --task-lease --http --path --sessions --max-sessions --session-idle --sse --allowed-host --allowed-origin --auth-token-env --auth-token-file --allow-unauthenticated --max-body --header-timeout --body-timeout --shutdown-grace --help --version check list call test init install tasks schema completions help"
+            opts="-c -v -h -V --config --verbose --max-calls --queue --watch --state-key-file --heartbeat --task-store --data-dir --task-lease --http --path --sessions --max-sessions --session-idle --sse --allowed-host --allowed-origin --auth-token-env --auth-token-file --allow-unauthenticated --max-body --header-timeout --body-timeout --shutdown-grace --help --version check list call test init install import tasks schema completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -336,7 +357,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__help)
-            opts="check list call test init install tasks schema completions help"
+            opts="check list call test init install import tasks schema completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -394,6 +415,34 @@ _mcp__serve() {
         mcp__subcmd__serve__subcmd__help__subcmd__help)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcp__subcmd__serve__subcmd__help__subcmd__import)
+            opts="openapi"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcp__subcmd__serve__subcmd__help__subcmd__import__subcmd__openapi)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -524,6 +573,160 @@ _mcp__serve() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcp__subcmd__serve__subcmd__import)
+            opts="-c -v -h --config --verbose --task-store --data-dir --task-lease --help openapi help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --task-store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --task-lease)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcp__subcmd__serve__subcmd__import__subcmd__help)
+            opts="openapi help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcp__subcmd__serve__subcmd__import__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcp__subcmd__serve__subcmd__import__subcmd__help__subcmd__openapi)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcp__subcmd__serve__subcmd__import__subcmd__openapi)
+            opts="-o -c -v -h --output --force --include --exclude --tag --method --path --base-url --env-prefix --name --no-output-schema --max-output-schema --config --verbose --task-store --data-dir --task-lease --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --include)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --exclude)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tag)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --method)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --env-prefix)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-output-schema)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --task-store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --task-lease)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

@@ -55,6 +55,7 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
             cand test 'Run the examples the manifest declares for its tools'
             cand init 'Write a commented starter manifest (and its JSON Schema) that passes `check`'
             cand install 'Add this server to a host''s configuration, with absolute paths'
+            cand import 'Write a manifest from an API description'
             cand tasks 'Read and cancel the tasks in the store (--task-store, --data-dir)'
             cand schema 'Print the JSON Schema of the manifest format'
             cand completions 'Print shell completions'
@@ -141,6 +142,51 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
             cand --verbose 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
             cand -h 'Print help'
             cand --help 'Print help'
+        }
+        &'mcp-serve;import'= {
+            cand -c 'The manifest [default: ./tools.toml]'
+            cand --config 'The manifest [default: ./tools.toml]'
+            cand --task-store 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir'
+            cand --data-dir 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]'
+            cand --task-lease 'A running task''s lease: its server renews it; a task whose server died reads as failed once it runs out'
+            cand -v 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
+            cand --verbose 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand openapi 'One HTTP tool per operation of an `OpenAPI` 3.0 or 3.1 description (JSON or YAML)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'mcp-serve;import;openapi'= {
+            cand -o 'Write the manifest here, and its JSON Schema beside it, instead of to stdout'
+            cand --output 'Write the manifest here, and its JSON Schema beside it, instead of to stdout'
+            cand --include 'Keep operations whose operationId matches this glob (repeatable)'
+            cand --exclude 'Drop operations whose operationId matches this glob (repeatable)'
+            cand --tag 'Keep operations with this tag (repeatable)'
+            cand --method 'Keep operations with this HTTP method (repeatable)'
+            cand --path 'Keep operations whose path matches this glob, e.g. ''/repos/*'' (repeatable)'
+            cand --base-url 'The API''s base URL, instead of the description''s `servers`'
+            cand --env-prefix 'Put in front of each credential variable''s name [default: the server name, as `SWAGGER_PETSTORE_`]'
+            cand --name 'The server''s name [default: from the description''s title]'
+            cand --max-output-schema 'Leave out an output schema larger than this (as compact JSON): every client reads it in `tools/list`'
+            cand -c 'The manifest [default: ./tools.toml]'
+            cand --config 'The manifest [default: ./tools.toml]'
+            cand --task-store 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir'
+            cand --data-dir 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]'
+            cand --task-lease 'A running task''s lease: its server renews it; a task whose server died reads as failed once it runs out'
+            cand --force 'Replace an existing --output file'
+            cand --no-output-schema 'Leave out output schemas (for an API whose responses stray from its description)'
+            cand -v 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
+            cand --verbose 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'mcp-serve;import;help'= {
+            cand openapi 'One HTTP tool per operation of an `OpenAPI` 3.0 or 3.1 description (JSON or YAML)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'mcp-serve;import;help;openapi'= {
+        }
+        &'mcp-serve;import;help;help'= {
         }
         &'mcp-serve;tasks'= {
             cand -c 'The manifest [default: ./tools.toml]'
@@ -234,6 +280,7 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
             cand test 'Run the examples the manifest declares for its tools'
             cand init 'Write a commented starter manifest (and its JSON Schema) that passes `check`'
             cand install 'Add this server to a host''s configuration, with absolute paths'
+            cand import 'Write a manifest from an API description'
             cand tasks 'Read and cancel the tasks in the store (--task-store, --data-dir)'
             cand schema 'Print the JSON Schema of the manifest format'
             cand completions 'Print shell completions'
@@ -250,6 +297,11 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
         &'mcp-serve;help;init'= {
         }
         &'mcp-serve;help;install'= {
+        }
+        &'mcp-serve;help;import'= {
+            cand openapi 'One HTTP tool per operation of an `OpenAPI` 3.0 or 3.1 description (JSON or YAML)'
+        }
+        &'mcp-serve;help;import;openapi'= {
         }
         &'mcp-serve;help;tasks'= {
             cand list 'Every task not yet forgotten, oldest first'

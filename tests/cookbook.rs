@@ -33,6 +33,7 @@ fn every_example_manifest_passes_its_own_examples() {
             .args(["test", "--config"])
             .arg(manifest)
             .env("WEATHER_API_TOKEN", "a-token-for-the-stand-in")
+            .env("BOOKSHELF_TOKEN", "a-token-for-the-stand-in")
             // The git recipe reads this checkout, whoever owns it (a container's mount).
             .env("GIT_CONFIG_COUNT", "1")
             .env("GIT_CONFIG_KEY_0", "safe.directory")
@@ -66,4 +67,44 @@ fn every_example_manifest_passes_its_own_examples() {
         found.len()
     );
     assert!(found.len() >= 10, "the cookbook has at least 10 recipes");
+}
+
+/// The OpenAPI recipe is what the importer writes, plus the examples a person added: take
+/// the `[[tools.examples]]` blocks out and the rest is today's import, byte for byte.
+#[test]
+fn the_openapi_recipe_is_what_the_importer_writes() {
+    let folder = repo_root().join("examples/cookbook/openapi");
+    let output = std::process::Command::new(BINARY)
+        .args([
+            "import",
+            "openapi",
+            "bookshelf.yaml",
+            "--env-prefix",
+            "BOOKSHELF_",
+        ])
+        .current_dir(&folder)
+        .output()
+        .expect("run mcp-serve import");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let imported = String::from_utf8_lossy(&output.stdout);
+    let recipe = std::fs::read_to_string(folder.join("bookshelf.toml")).expect("the recipe");
+    let mut without_examples = String::new();
+    let mut in_example = false;
+    for line in recipe.lines() {
+        if line == "[[tools.examples]]" {
+            in_example = true;
+        } else if line.is_empty() {
+            in_example = false;
+        }
+        if !in_example {
+            without_examples.push_str(line);
+            without_examples.push('\n');
+        }
+    }
+    assert_eq!(without_examples, imported);
+    assert!(recipe.matches("[[tools.examples]]").count() >= 7);
 }

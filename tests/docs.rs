@@ -193,3 +193,34 @@ fn mentions(code: &str, key: &str) -> bool {
             && !code[at + key.len()..].chars().next().is_some_and(word)
     })
 }
+
+/// docs/import.md names every option `mcp-serve import openapi --help` lists.
+#[test]
+fn the_import_reference_names_every_option() {
+    let (code, help, _) = crate::harness::run(&["import", "openapi", "--help"], &repo_root());
+    assert_eq!(code, 0);
+    let reference =
+        std::fs::read_to_string(repo_root().join("docs/import.md")).expect("docs/import.md");
+    let options: Vec<&str> = help
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+        .filter(|word| word.starts_with("--") && word.len() > 2)
+        .filter(|word| {
+            !matches!(
+                *word,
+                "--help"
+                    | "--config"
+                    | "--verbose"
+                    | "--task-store"
+                    | "--data-dir"
+                    | "--task-lease"
+            )
+        })
+        .collect();
+    assert!(options.len() >= 12, "{options:?}");
+    for option in options {
+        assert!(
+            reference.contains(&format!("`{option}")),
+            "docs/import.md does not name {option}"
+        );
+    }
+}
