@@ -80,6 +80,7 @@
 //! benchmark, `benches/perf/`, which measures all of this beside the machine's floor).
 
 pub mod ask;
+pub mod auth;
 pub mod backend;
 pub mod cli;
 pub mod commands;

@@ -9,6 +9,7 @@
 mod arguments;
 mod argv;
 mod ask;
+mod auth;
 mod command;
 mod document;
 mod facts;

@@ -36,6 +36,8 @@ pub struct Registry {
     withheld_env: Vec<String>,
     /// How long tasks are kept and how often clients should poll (`[server]`).
     pub task_settings: crate::tasks::Settings,
+    /// `[server.auth]`, when the manifest makes this server an OAuth resource server.
+    pub auth: Option<std::sync::Arc<crate::auth::oauth::Settings>>,
 }
 
 /// `tools/call` named a tool that does not exist.
@@ -61,12 +63,19 @@ impl Registry {
             store: Arc::new(ResourceStore::new(StoreLimits::default())),
             withheld_env: Vec::new(),
             task_settings: crate::tasks::Settings::default(),
+            auth: None,
         }
     }
 
     #[must_use]
     pub fn with_task_settings(mut self, settings: crate::tasks::Settings) -> Self {
         self.task_settings = settings;
+        self
+    }
+
+    #[must_use]
+    pub fn with_auth(mut self, auth: Option<crate::auth::oauth::Settings>) -> Self {
+        self.auth = auth.map(std::sync::Arc::new);
         self
     }
 

@@ -42,7 +42,11 @@ pub fn run(cli: &Cli) -> ExitCode {
             ManifestError::Invalid { .. } => UsageError(error.to_string()),
             ManifestError::Read { .. } => UsageError(format!("error: {error}")),
         })?;
-        let options = cli.http.http.map(|_| http_options(&cli.http)).transpose()?;
+        let options = cli
+            .http
+            .http
+            .map(|_| http_options(&cli.http, registry.auth.as_deref()))
+            .transpose()?;
         Ok((registry, path, options))
     });
     let (registry, path, options) = match prepared {
@@ -175,7 +179,10 @@ async fn serve_http(
 }
 
 /// Checks the HTTP flags against each other and reads the token.
-fn http_options(args: &HttpArgs) -> Result<HttpOptions, UsageError> {
+fn http_options(
+    args: &HttpArgs,
+    oauth: Option<&crate::auth::oauth::Settings>,
+) -> Result<HttpOptions, UsageError> {
     let address = args
         .http
         .ok_or_else(|| UsageError("error: --http needs an address".into()))?;
@@ -204,8 +211,13 @@ fn http_options(args: &HttpArgs) -> Result<HttpOptions, UsageError> {
         )));
     }
     let token = read_token(args)?;
+    if token.is_some() && oauth.is_some() {
+        return Err(UsageError(
+            "error: the manifest's [server.auth] and --auth-token-* both say how clients authenticate; choose one".into(),
+        ));
+    }
     let loopback = address.ip().is_loopback();
-    if !loopback && token.is_none() && !args.allow_unauthenticated {
+    if !loopback && token.is_none() && oauth.is_none() && !args.allow_unauthenticated {
         return Err(UsageError(format!(
             "error: refusing to serve `{address}` without authentication: anyone who can reach it could run the tools\n\n\
              hint: require a token with `--auth-token-env NAME` or `--auth-token-file PATH`, or pass \
@@ -245,6 +257,7 @@ fn http_options(args: &HttpArgs) -> Result<HttpOptions, UsageError> {
         allowed_hosts,
         allowed_origins,
         token,
+        oauth: oauth.map(|settings| Arc::new(crate::auth::oauth::Verifier::new(settings.clone()))),
         max_body_bytes: args.max_body,
         header_read_timeout: args.header_timeout,
         body_read_timeout: args.body_timeout,

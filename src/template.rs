@@ -66,11 +66,11 @@ impl Template {
                         return Err(TemplateError::Unclosed { offset });
                     };
                     let name = &rest[..end];
-                    if name.is_empty()
-                        || !name
+                    let argument = !name.is_empty()
+                        && name
                             .chars()
-                            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-                    {
+                            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+                    if !argument && !crate::auth::is_placeholder(name) {
                         return Err(TemplateError::BadName {
                             name: name.to_owned(),
                         });

@@ -33,6 +33,8 @@ pub struct Tool {
     /// In a task, ask the questions inside it (`tasks/get` shows them) rather than before it
     /// is created (`ask-in-task`).
     pub ask_in_task: bool,
+    /// OAuth scopes a caller needs to list and call it (`scopes`).
+    pub scopes: Vec<String>,
 }
 
 /// A declared call and what it must return.
@@ -127,8 +129,9 @@ impl Tool {
             None => None,
         };
         let schema = self.output.as_ref().map(|output| &output.compiled);
+        let arguments = crate::auth::attach(arguments, context.caller.principal());
         self.backend
-            .call(arguments, &self.output_spec, schema, context)
+            .call(&arguments, &self.output_spec, schema, context)
             .await
     }
 

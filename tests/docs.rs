@@ -93,6 +93,7 @@ fn every_toml_snippet_parses_and_every_manifest_snippet_passes_check() {
 const TABLES: &[(&str, &str, &str)] = &[
     ("ServerWire", "manifest.md", "## `[server]`"),
     ("IconWire", "manifest.md", "## `[server]`"),
+    ("AuthWire", "manifest.md", "## `[server.auth]`"),
     ("ToolWire", "manifest.md", "## `[[tools]]`"),
     ("AnnotationsWire", "manifest.md", "## `[[tools]]`"),
     (

@@ -27,6 +27,7 @@ mod lifecycle;
 mod long_running;
 mod manifest_errors;
 mod modern_era;
+mod oauth;
 mod prompts;
 mod properties;
 mod resources;

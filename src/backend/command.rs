@@ -233,8 +233,9 @@ impl CommandBackend {
         let group = child
             .id()
             .map(|pid| GroupGuard::new(pid, Arc::clone(context.processes)));
-        let stdin_document = matches!(self.stdin, StdinMode::Json)
-            .then(|| Value::Object(arguments.clone()).to_string());
+        let stdin_document = matches!(self.stdin, StdinMode::Json).then(|| {
+            Value::Object(crate::auth::without_identity(arguments).into_owned()).to_string()
+        });
         // The process is supervised on its own task, so that when this call is dropped
         // (cancelled) the command still gets SIGTERM and a grace period with its pipes open.
         let cancel = CancellationToken::new();
@@ -372,7 +373,8 @@ impl CommandBackend {
         match self.stdin {
             StdinMode::Null => out.push_str("stdin: nothing\n"),
             StdinMode::Json => {
-                out.push_str(&format!("stdin: {}\n", Value::Object(arguments.clone())));
+                let document = Value::Object(crate::auth::without_identity(arguments).into_owned());
+                out.push_str(&format!("stdin: {document}\n"));
             }
         }
         if let Some(sandbox) = &self.sandbox {

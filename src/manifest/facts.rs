@@ -91,7 +91,9 @@ pub(super) fn template_at(
     };
     let mut ok = true;
     for name in template.placeholders() {
-        if !facts.names.iter().any(|known| known == name) {
+        // The caller's identity (`{auth.sub}`, `{auth.claims.NAME}`) is there when a token
+        // named someone, and absent otherwise, like an optional argument.
+        if !facts.names.iter().any(|known| known == name) && !crate::auth::is_placeholder(name) {
             ok = false;
             let diagnostic = checker.error(
                 format!("template refers to undeclared argument `{name}`"),

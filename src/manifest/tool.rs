@@ -36,6 +36,10 @@ pub(super) fn build_tools(
         .as_ref()
         .and_then(|wire| build_sandbox(wire, None, checker));
     let (default_task, task_settings) = super::task::server_settings(&server, checker);
+    let auth = server
+        .auth
+        .as_ref()
+        .and_then(|wire| super::auth::settings(wire, &wires, checker));
     let identity = server_identity(server, checker);
     let mut seen: HashMap<String, usize> = HashMap::new();
     let mut tools = Vec::new();
@@ -62,6 +66,7 @@ pub(super) fn build_tools(
         Registry::new(identity, tools)
             .with_withheld_env(withheld)
             .with_task_settings(task_settings)
+            .with_auth(auth)
     })
 }
 
@@ -159,6 +164,7 @@ fn build_tool(
         inputs,
         task,
         ask_in_task,
+        scopes: super::auth::tool_scopes(wire.scopes.as_ref(), checker),
     })
 }
 

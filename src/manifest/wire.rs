@@ -31,6 +31,35 @@ pub(super) struct ServerWire {
     /// How often clients are asked to poll a task, e.g. `"1s"` (the default).
     #[schemars(with = "Option<serde_json::Value>")]
     pub(super) task_poll_interval: Option<Spanned<toml::Value>>,
+    /// Over HTTP, accept OAuth access tokens (JWTs) from this issuer, for this server.
+    #[schemars(with = "Option<AuthWire>")]
+    pub(super) auth: Option<Spanned<AuthWire>>,
+}
+
+/// `[server.auth]`: this server as an OAuth 2.1 resource server.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub(super) struct AuthWire {
+    /// The authorization server that issues the tokens, e.g. `"https://id.example.com"`.
+    #[schemars(with = "String")]
+    pub(super) issuer: Spanned<String>,
+    /// This server's URL as clients reach it (the MCP endpoint), the `aud` of its tokens.
+    #[schemars(with = "String")]
+    pub(super) audience: Spanned<String>,
+    /// The issuer's key set; default: the `jwks_uri` of the issuer's metadata.
+    #[schemars(with = "Option<String>")]
+    pub(super) jwks_url: Option<Spanned<String>>,
+    /// Accepted signature algorithms (default `RS256`, `PS256`, `ES256`, `EdDSA`).
+    #[schemars(with = "Option<Vec<String>>")]
+    pub(super) algorithms: Option<Spanned<Vec<String>>>,
+    /// A shared secret (`${env:…}` or `${file:…}`) that enables HS256, HS384 and HS512.
+    #[schemars(with = "Option<String>")]
+    pub(super) hmac_secret: Option<Spanned<String>>,
+    /// Clock skew allowed on `exp` and `nbf`, e.g. `"30s"` (the default).
+    #[schemars(with = "Option<serde_json::Value>")]
+    pub(super) leeway: Option<Spanned<toml::Value>>,
+    /// Scopes every request needs.
+    pub(super) scopes: Option<Vec<String>>,
 }
 
 /// Whether a tool's calls may run as tasks.
@@ -179,6 +208,9 @@ pub(super) struct ToolWire {
     /// with `tasks/update`) instead of before the task is created (default false).
     #[schemars(with = "Option<bool>")]
     pub(super) ask_in_task: Option<Spanned<bool>>,
+    /// OAuth scopes a caller needs to see and call this tool (with `[server.auth]`).
+    #[schemars(with = "Option<Vec<String>>")]
+    pub(super) scopes: Option<Spanned<Vec<String>>>,
 }
 
 /// A table, or an array of such tables (`[x]` or `[[x]]`). Deserialized straight from the

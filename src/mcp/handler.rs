@@ -41,6 +41,9 @@ fn caller(context: &RequestContext<RoleServer>, sessions: bool) -> Caller {
     let Some(parts) = context.extensions.get::<axum::http::request::Parts>() else {
         return Caller::Only;
     };
+    if let Some(subject) = parts.extensions.get::<crate::auth::Subject>() {
+        return Caller::Subject(subject.clone());
+    }
     if !sessions || era(context) == Era::Modern {
         return Caller::Anonymous;
     }
@@ -51,6 +54,24 @@ fn caller(context: &RequestContext<RoleServer>, sessions: bool) -> Caller {
         .map_or(Caller::Anonymous, |session| {
             Caller::Session(session.to_owned())
         })
+}
+
+/// A caller with a token may call only the tools its scopes grant. The HTTP layer answers
+/// 403 first; this holds where it cannot look (a batch).
+fn granted(tool: &crate::tool::Tool, caller: &Caller) -> Result<(), ErrorData> {
+    match caller {
+        Caller::Subject(subject) if !subject.0.grants(&tool.scopes) => {
+            Err(ErrorData::invalid_request(
+                format!(
+                    "`{}` needs the scope {}",
+                    tool.name,
+                    subject.0.missing(&tool.scopes).join(" ")
+                ),
+                None,
+            ))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// The era of the request in hand: its own `_meta` version, else the negotiated one.
@@ -92,11 +113,44 @@ impl ServerHandler for Handler {
         }
         let era = era(&context);
         let snapshot = self.snapshot();
-        let mut result = ListToolsResult::with_all_items(snapshot.listings[era.index()].clone());
+        let listing = &snapshot.listings[era.index()];
+        // With scoped tools, a caller sees only the tools its token may call, so the list
+        // varies by caller: cacheable by that caller only.
+        let principal = match caller(&context, self.state.sessions) {
+            Caller::Subject(subject)
+                if snapshot
+                    .registry
+                    .tools()
+                    .any(|tool| !tool.scopes.is_empty()) =>
+            {
+                Some(subject)
+            }
+            _ => None,
+        };
+        let scope = if principal.is_some() {
+            CacheScope::Private
+        } else {
+            CacheScope::Public
+        };
+        let mut result = match &principal {
+            None => ListToolsResult::with_all_items(listing.clone()),
+            Some(subject) => ListToolsResult::with_all_items(
+                listing
+                    .iter()
+                    .filter(|listed| {
+                        snapshot
+                            .registry
+                            .get(&listed.name)
+                            .is_ok_and(|tool| subject.0.grants(&tool.scopes))
+                    })
+                    .cloned()
+                    .collect(),
+            ),
+        };
         if era == Era::Modern {
             // A watched manifest can change at any time: then the list is not cacheable.
             let ttl = if self.state.watching { 0 } else { LIST_TTL_MS };
-            result = result.with_ttl_ms(ttl).with_cache_scope(CacheScope::Public);
+            result = result.with_ttl_ms(ttl).with_cache_scope(scope);
             result.meta = Some(convert::server_info_meta(&snapshot.server_info));
         }
         Ok(result)
@@ -113,6 +167,7 @@ impl ServerHandler for Handler {
             .get(&request.name)
             .map_err(|unknown| ErrorData::invalid_params(unknown.to_string(), None))?
             .clone();
+        granted(&tool, &caller(&context, self.state.sessions))?;
         let era = era(&context);
         if let Some(tasks) = self.state.tasks.as_ref()
             && super::tasks::wanted(&tool, Some(tasks), &context)?

@@ -9,6 +9,7 @@ mod auth;
 mod body;
 mod endpoint;
 mod listener;
+mod oauth;
 mod sessions;
 
 use std::net::SocketAddr;
@@ -46,6 +47,8 @@ pub struct HttpOptions {
     pub allowed_origins: Vec<String>,
     /// Required bearer token, if any.
     pub token: Option<BearerToken>,
+    /// Required OAuth access tokens, checked by this verifier (`[server.auth]`).
+    pub oauth: Option<Arc<crate::auth::oauth::Verifier>>,
     pub max_body_bytes: usize,
     /// How long a connection may take to send a request's headers, and how long an idle
     /// keep-alive connection stays open.
@@ -106,6 +109,7 @@ pub(crate) fn router(handler: Handler, options: &HttpOptions, lifecycle: &Lifecy
     } else {
         config.with_allowed_origins(options.allowed_origins.clone())
     };
+    let scopes_handler = handler.clone();
     let factory = move || Ok(handler.clone());
     // Exactly one path: `route_service`, not `nest_service`, which would also take every
     // path below it and rewrite each request's URI.
@@ -144,6 +148,20 @@ pub(crate) fn router(handler: Handler, options: &HttpOptions, lifecycle: &Lifecy
                 ))
         }
     };
+    let resource = options.oauth.as_ref().map(|verifier| oauth::Resource {
+        verifier: verifier.clone(),
+        metadata_url: verifier.settings().metadata_location().0.into(),
+        handler: scopes_handler,
+    });
+    let mcp = match &resource {
+        // Inside the body layer (added next: it reads the body first), which peeks at the
+        // tool a call names.
+        Some(resource) => mcp.route_layer(axum::middleware::from_fn_with_state(
+            resource.clone(),
+            oauth::require_tool_scopes,
+        )),
+        None => mcp,
+    };
     // Outside the session cap, which reads what it finds.
     let mcp = mcp.route_layer(axum::middleware::from_fn_with_state(
         body::BodyLimits {
@@ -152,18 +170,31 @@ pub(crate) fn router(handler: Handler, options: &HttpOptions, lifecycle: &Lifecy
         },
         body::read_body,
     ));
-    let mcp = match &options.token {
-        Some(token) => mcp.route_layer(axum::middleware::from_fn_with_state(
+    let mcp = match (&options.token, &resource) {
+        (_, Some(resource)) => mcp.route_layer(axum::middleware::from_fn_with_state(
+            resource.clone(),
+            oauth::authenticate,
+        )),
+        (Some(token), None) => mcp.route_layer(axum::middleware::from_fn_with_state(
             token.clone(),
             auth::require_bearer,
         )),
-        None => mcp,
+        (None, None) => mcp,
     };
     let mcp = mcp.route_layer(axum::middleware::from_fn_with_state(
         lifecycle.draining.clone(),
         refuse_while_draining,
     ));
-    let draining = lifecycle.draining.clone();
+    let metadata = resource
+        .as_ref()
+        .map_or_else(Router::new, oauth::metadata_routes);
+    health(lifecycle.draining.clone())
+        .merge(metadata)
+        .merge(mcp)
+}
+
+/// `/healthz` (the process answers) and `/readyz` (and is not draining).
+fn health(draining: Arc<AtomicBool>) -> Router {
     Router::new()
         .route("/healthz", get(|| async { "ok\n" }))
         .route(
@@ -179,7 +210,6 @@ pub(crate) fn router(handler: Handler, options: &HttpOptions, lifecycle: &Lifecy
                 }
             }),
         )
-        .merge(mcp)
 }
 
 /// While draining, new MCP requests get 503 so a load balancer retries them elsewhere.

@@ -218,6 +218,14 @@ impl Handler {
         )
     }
 
+    /// The scopes a tool needs, when it names any (`None` for an unknown tool: the call
+    /// then fails as unknown, not as forbidden).
+    pub(crate) fn tool_scopes(&self, name: &str) -> Option<Vec<String>> {
+        let snapshot = self.snapshot();
+        let tool = snapshot.registry.get(name).ok()?;
+        (!tool.scopes.is_empty()).then(|| tool.scopes.clone())
+    }
+
     /// The registry being served now.
     pub fn registry(&self) -> Arc<Registry> {
         self.snapshot().registry.clone()

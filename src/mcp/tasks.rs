@@ -54,6 +54,8 @@ pub(super) fn wanted(
 pub(super) fn owner(caller: &Caller) -> Option<String> {
     match caller {
         Caller::Session(session) => Some(session.clone()),
+        // A prefix no session id has: a subject can never name a session's tasks.
+        Caller::Subject(subject) => Some(format!("sub:{}", subject.0.subject)),
         Caller::Only | Caller::Anonymous => None,
     }
 }

@@ -95,6 +95,9 @@ pub enum Caller {
     /// A stateless HTTP request: nothing says who sent it, so `resources/list` shows it
     /// nothing; its links (unguessable) still read.
     Anonymous,
+    /// An HTTP request with an OAuth access token: its subject, across replicas and
+    /// reconnections.
+    Subject(crate::auth::Subject),
 }
 
 impl Caller {
@@ -104,8 +107,16 @@ impl Caller {
 
     fn may_read(&self, owner: &Caller) -> bool {
         match owner {
-            Caller::Session(_) => self == owner,
+            Caller::Session(_) | Caller::Subject(_) => self == owner,
             Caller::Only | Caller::Anonymous => true,
+        }
+    }
+
+    /// The token's principal, for `{auth.…}` placeholders.
+    pub fn principal(&self) -> Option<&crate::auth::Principal> {
+        match self {
+            Caller::Subject(subject) => Some(&subject.0),
+            _ => None,
         }
     }
 }

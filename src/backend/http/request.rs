@@ -165,7 +165,7 @@ impl HttpBackend {
             Body::None => return Ok(request),
             Body::Arguments => (
                 "application/json",
-                Value::Object(arguments.clone()).to_string(),
+                Value::Object(crate::auth::without_identity(arguments).into_owned()).to_string(),
             ),
             Body::Json(template) => (
                 "application/json",

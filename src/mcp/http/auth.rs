@@ -61,7 +61,7 @@ pub(super) async fn require_bearer(
 
 /// The credentials of a `Bearer` authorization value. The scheme is case-insensitive
 /// (RFC 7235, section 2.1) and may be followed by more than one space.
-fn bearer_credentials(value: &[u8]) -> Option<&[u8]> {
+pub(super) fn bearer_credentials(value: &[u8]) -> Option<&[u8]> {
     let (scheme, rest) = value.split_at_checked(6)?;
     if !scheme.eq_ignore_ascii_case(b"bearer") || !rest.starts_with(b" ") {
         return None;

@@ -25,7 +25,7 @@ pub(super) struct BodyLimits {
 /// What the body says it is; in the request's extensions after [`read_body`]. Read only
 /// when a layer asks (most requests never need it), once.
 #[derive(Debug, Clone, Default)]
-pub(super) struct Peek {
+pub(crate) struct Peek {
     bytes: Bytes,
     parsed: OnceLock<Parsed>,
 }
@@ -34,6 +34,8 @@ pub(super) struct Peek {
 struct Parsed {
     method: Option<String>,
     id: Option<Value>,
+    /// `params.name`: the tool of a `tools/call`.
+    name: Option<String>,
 }
 
 impl Peek {
@@ -50,11 +52,18 @@ impl Peek {
             struct Message {
                 method: Option<String>,
                 id: Option<Value>,
+                params: Option<Value>,
             }
             match serde_json::from_slice::<Message>(&self.bytes) {
                 Ok(message) => Parsed {
                     method: message.method,
                     id: message.id.filter(|id| id.is_string() || id.is_number()),
+                    name: message
+                        .params
+                        .as_ref()
+                        .and_then(|params| params.get("name"))
+                        .and_then(Value::as_str)
+                        .map(ToOwned::to_owned),
                 },
                 Err(_) => Parsed::default(),
             }
@@ -64,6 +73,13 @@ impl Peek {
     /// The JSON-RPC method, when the body is one message with one.
     pub(super) fn method(&self) -> Option<&str> {
         self.parsed().method.as_deref()
+    }
+
+    /// The tool a `tools/call` names.
+    pub(super) fn tool(&self) -> Option<&str> {
+        (self.method() == Some("tools/call"))
+            .then(|| self.parsed().name.as_deref())
+            .flatten()
     }
 
     /// The request id, when the message has one.
@@ -162,5 +178,11 @@ mod tests {
         let garbage = peek("{not json");
         assert!(garbage.method().is_none() && garbage.id().is_none());
         assert_eq!(peek(r#"{"id":{"x":1},"method":"m"}"#).id(), None);
+        let call = peek(r#"{"id":1,"method":"tools/call","params":{"name":"t","arguments":{}}}"#);
+        assert_eq!(call.tool(), Some("t"));
+        assert_eq!(
+            peek(r#"{"id":1,"method":"prompts/get","params":{"name":"t"}}"#).tool(),
+            None
+        );
     }
 }

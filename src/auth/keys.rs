@@ -1,0 +1,205 @@
+//! The issuer's signing keys: the JWKS named by its metadata (RFC 8414
+//! `/.well-known/oauth-authorization-server`, else `OpenID` `/.well-known/openid-configuration`)
+//! or given as a URL, fetched on first use and cached. A token whose key id the cache does
+//! not know refetches the set, at most once per [`MIN_REFETCH`], so a stream of made-up key
+//! ids cannot turn into a stream of requests to the issuer; the set is also refetched once it
+//! is older than [`MAX_AGE`].
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use jsonwebtoken::jwk::{Jwk, JwkSet};
+use tokio::sync::Mutex;
+
+/// The shortest time between two fetches of the key set.
+pub const MIN_REFETCH: Duration = Duration::from_secs(5);
+/// How long a fetched set is used before it is fetched again.
+pub const MAX_AGE: Duration = Duration::from_secs(3600);
+/// The largest metadata or key set accepted.
+const MAX_BYTES: usize = 1024 * 1024;
+
+/// Why the keys are not at hand.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("the issuer's keys could not be fetched: {0}")]
+pub struct Unavailable(pub String);
+
+/// The cached key set of one issuer.
+#[derive(Debug)]
+pub struct Keys {
+    client: reqwest::Client,
+    issuer: String,
+    jwks_url: Option<String>,
+    state: Mutex<State>,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    set: Option<Arc<JwkSet>>,
+    fetched: Option<Instant>,
+    /// The JWKS URL once discovered.
+    url: Option<String>,
+}
+
+impl Keys {
+    pub fn new(issuer: &str, jwks_url: Option<&str>) -> Self {
+        // The same TLS provider as the HTTP backend's clients; installing twice is harmless.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let client = reqwest::Client::builder()
+            .timeout(Duration::from_secs(10))
+            .redirect(reqwest::redirect::Policy::none())
+            .no_proxy()
+            .build()
+            .unwrap_or_default();
+        Self {
+            client,
+            issuer: issuer.trim_end_matches('/').to_owned(),
+            jwks_url: jwks_url.map(ToOwned::to_owned),
+            state: Mutex::new(State::default()),
+        }
+    }
+
+    /// The key a token names (`kid`; with no `kid`, the set's only key), or `None` when the
+    /// set, fetched again if it may have changed, has no such key.
+    pub async fn find(&self, kid: Option<&str>) -> Result<Option<Jwk>, Unavailable> {
+        let mut state = self.state.lock().await;
+        let expired = state.fetched.is_none_or(|at| at.elapsed() > MAX_AGE);
+        if expired {
+            self.refetch(&mut state).await?;
+        }
+        if let Some(key) = pick(state.set.as_deref(), kid) {
+            return Ok(Some(key));
+        }
+        let may_refetch = state.fetched.is_none_or(|at| at.elapsed() >= MIN_REFETCH);
+        if !expired && may_refetch {
+            self.refetch(&mut state).await?;
+            return Ok(pick(state.set.as_deref(), kid));
+        }
+        Ok(None)
+    }
+
+    async fn refetch(&self, state: &mut State) -> Result<(), Unavailable> {
+        let result = self.fetch(state).await;
+        // A failed fetch counts too: an issuer that is down is not asked again at once.
+        state.fetched = Some(Instant::now());
+        match result {
+            Ok(set) => {
+                state.set = Some(Arc::new(set));
+                Ok(())
+            }
+            // An old set keeps working while the issuer is unreachable.
+            Err(_) if state.set.is_some() => Ok(()),
+            Err(error) => Err(error),
+        }
+    }
+
+    async fn fetch(&self, state: &mut State) -> Result<JwkSet, Unavailable> {
+        let url = match (&self.jwks_url, &state.url) {
+            (Some(url), _) | (None, Some(url)) => url.clone(),
+            (None, None) => {
+                let url = self.discover().await?;
+                state.url = Some(url.clone());
+                url
+            }
+        };
+        let body = self.get(&url).await?;
+        serde_json::from_slice(&body)
+            .map_err(|error| Unavailable(format!("{url} is not a JWK set: {error}")))
+    }
+
+    /// `jwks_uri` from the issuer's metadata.
+    async fn discover(&self) -> Result<String, Unavailable> {
+        let mut last = String::new();
+        for url in metadata_urls(&self.issuer) {
+            match self.get(&url).await {
+                Ok(body) => {
+                    let metadata: serde_json::Value = serde_json::from_slice(&body)
+                        .map_err(|error| Unavailable(format!("{url}: {error}")))?;
+                    if metadata
+                        .get("issuer")
+                        .and_then(serde_json::Value::as_str)
+                        .is_some_and(|issuer| issuer.trim_end_matches('/') != self.issuer)
+                    {
+                        return Err(Unavailable(format!("{url} names another issuer")));
+                    }
+                    return metadata
+                        .get("jwks_uri")
+                        .and_then(serde_json::Value::as_str)
+                        .map(ToOwned::to_owned)
+                        .ok_or_else(|| Unavailable(format!("{url} has no `jwks_uri`")));
+                }
+                Err(error) => last = error.0,
+            }
+        }
+        Err(Unavailable(last))
+    }
+
+    async fn get(&self, url: &str) -> Result<Vec<u8>, Unavailable> {
+        let response = self
+            .client
+            .get(url)
+            .header("accept", "application/json")
+            .send()
+            .await
+            .map_err(|error| Unavailable(format!("{url}: {error}")))?;
+        if !response.status().is_success() {
+            return Err(Unavailable(format!("{url}: HTTP {}", response.status())));
+        }
+        let body = response
+            .bytes()
+            .await
+            .map_err(|error| Unavailable(format!("{url}: {error}")))?;
+        if body.len() > MAX_BYTES {
+            return Err(Unavailable(format!("{url}: larger than 1 MiB")));
+        }
+        Ok(body.to_vec())
+    }
+}
+
+/// RFC 8414 section 3.1: the well-known segment goes between the host and the issuer's path;
+/// then the `OpenID` form, appended.
+fn metadata_urls(issuer: &str) -> Vec<String> {
+    let (origin, path) = match issuer.find("://").and_then(|scheme| {
+        issuer[scheme + 3..]
+            .find('/')
+            .map(|slash| scheme + 3 + slash)
+    }) {
+        Some(split) => (&issuer[..split], &issuer[split..]),
+        None => (issuer, ""),
+    };
+    vec![
+        format!("{origin}/.well-known/oauth-authorization-server{path}"),
+        format!("{issuer}/.well-known/openid-configuration"),
+    ]
+}
+
+fn pick(set: Option<&JwkSet>, kid: Option<&str>) -> Option<Jwk> {
+    let set = set?;
+    match kid {
+        Some(kid) => set.find(kid).cloned(),
+        None if set.keys.len() == 1 => set.keys.first().cloned(),
+        None => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::metadata_urls;
+
+    #[test]
+    fn metadata_is_looked_for_where_rfc_8414_and_openid_put_it() {
+        assert_eq!(
+            metadata_urls("https://id.example.com/realms/x"),
+            [
+                "https://id.example.com/.well-known/oauth-authorization-server/realms/x",
+                "https://id.example.com/realms/x/.well-known/openid-configuration"
+            ]
+        );
+        assert_eq!(
+            metadata_urls("https://id.example.com"),
+            [
+                "https://id.example.com/.well-known/oauth-authorization-server",
+                "https://id.example.com/.well-known/openid-configuration"
+            ]
+        );
+    }
+}

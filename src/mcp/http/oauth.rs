@@ -1,0 +1,175 @@
+//! The OAuth resource server over HTTP: the metadata clients discover the issuer from
+//! (RFC 9728), the bearer check that turns a token into a principal (or a `401` whose
+//! challenge says where the metadata is), and the scope check that answers `403
+//! insufficient_scope` for a tool the token does not grant, so a client can step up.
+
+use std::sync::Arc;
+
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+use super::auth::bearer_credentials;
+use super::body::Peek;
+use crate::auth::oauth::{Rejection, Verifier};
+use crate::auth::{Principal, Subject};
+use crate::mcp::Handler;
+
+/// What the layers share.
+#[derive(Debug, Clone)]
+pub(super) struct Resource {
+    pub(super) verifier: Arc<Verifier>,
+    /// The absolute URL of the metadata, for challenges.
+    pub(super) metadata_url: Arc<str>,
+    pub(super) handler: Handler,
+}
+
+/// The metadata document, where RFC 9728 puts it for the endpoint's URL, and at the root.
+pub(super) fn metadata_routes(resource: &Resource) -> axum::Router {
+    let (_, path) = resource.verifier.settings().metadata_location();
+    let document = axum::routing::get(metadata).with_state(resource.clone());
+    let routes = axum::Router::new().route(&path, document.clone());
+    if path == "/.well-known/oauth-protected-resource" {
+        routes
+    } else {
+        routes.route("/.well-known/oauth-protected-resource", document)
+    }
+}
+
+/// The metadata document.
+async fn metadata(State(resource): State<Resource>) -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, "application/json"),
+            (header::CACHE_CONTROL, "max-age=3600"),
+        ],
+        resource.verifier.settings().metadata().to_string(),
+    )
+        .into_response()
+}
+
+/// Requires a valid access token; the principal goes into the request's extensions and the
+/// token itself is removed, so nothing downstream can see or forward it.
+pub(super) async fn authenticate(
+    State(resource): State<Resource>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    let settings = resource.verifier.settings();
+    let Some(token) = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|value| bearer_credentials(value.as_bytes()))
+        .and_then(|token| std::str::from_utf8(token).ok())
+        .map(ToOwned::to_owned)
+    else {
+        let mut challenge = format!("Bearer resource_metadata=\"{}\"", resource.metadata_url);
+        if !settings.required_scopes.is_empty() {
+            challenge.push_str(&format!(
+                ", scope=\"{}\"",
+                settings.required_scopes.join(" ")
+            ));
+        }
+        return refuse(
+            StatusCode::UNAUTHORIZED,
+            &challenge,
+            "an access token is required",
+        );
+    };
+    let principal = match resource.verifier.verify(&token).await {
+        Ok(principal) => principal,
+        Err(Rejection::Invalid(reason)) => {
+            tracing::info!(reason, "refused an access token");
+            let challenge = format!(
+                "Bearer error=\"invalid_token\", error_description=\"{reason}\", resource_metadata=\"{}\"",
+                resource.metadata_url
+            );
+            return refuse(StatusCode::UNAUTHORIZED, &challenge, reason);
+        }
+        Err(Rejection::Unavailable(error)) => {
+            tracing::warn!(%error, "could not check an access token");
+            let mut response = refuse(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "",
+                "the authorization server's keys are unavailable; try again shortly",
+            );
+            response.headers_mut().remove(header::WWW_AUTHENTICATE);
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+            return response;
+        }
+    };
+    if !principal.grants(&settings.required_scopes) {
+        return insufficient(&resource, &principal, &settings.required_scopes);
+    }
+    request.headers_mut().remove(header::AUTHORIZATION);
+    request
+        .extensions_mut()
+        .insert(Subject(Arc::new(principal)));
+    next.run(request).await
+}
+
+/// After the body is read: a `tools/call` of a tool whose scopes the token lacks is
+/// refused with `403` before it reaches the server.
+pub(super) async fn require_tool_scopes(
+    State(resource): State<Resource>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let needed = request
+        .extensions()
+        .get::<Peek>()
+        .and_then(Peek::tool)
+        .and_then(|tool| resource.handler.tool_scopes(tool));
+    if let (Some(needed), Some(Subject(principal))) =
+        (needed, request.extensions().get::<Subject>())
+        && !principal.grants(&needed)
+    {
+        return insufficient(&resource, principal, &needed);
+    }
+    next.run(request).await
+}
+
+fn insufficient(resource: &Resource, principal: &Principal, needed: &[String]) -> Response {
+    let missing = principal.missing(needed).join(" ");
+    tracing::info!(subject = %principal.subject, missing, "refused a call: insufficient scope");
+    // The scopes to ask for are the ones the token has plus the ones missing.
+    let mut scopes = principal.scopes.clone();
+    for scope in needed {
+        if !scopes.contains(scope) {
+            scopes.push(scope.clone());
+        }
+    }
+    let challenge = format!(
+        "Bearer error=\"insufficient_scope\", scope=\"{}\", resource_metadata=\"{}\", error_description=\"this needs the scope {missing}\"",
+        scopes.join(" "),
+        resource.metadata_url
+    );
+    refuse(
+        StatusCode::FORBIDDEN,
+        &challenge,
+        &format!("this needs the scope {missing}"),
+    )
+}
+
+fn refuse(status: StatusCode, challenge: &str, message: &str) -> Response {
+    let body = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": null,
+        "error": {"code": -32001, "message": message},
+    });
+    let mut response = (
+        status,
+        [(header::CONTENT_TYPE, "application/json")],
+        body.to_string(),
+    )
+        .into_response();
+    if let Ok(value) = HeaderValue::from_str(challenge) {
+        response
+            .headers_mut()
+            .insert(header::WWW_AUTHENTICATE, value);
+    }
+    response
+}
