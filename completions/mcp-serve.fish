@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_mcp_serve_global_optspecs
-    string join \n c/config= v/verbose max-calls= queue= watch state-key-file= heartbeat= task-store= data-dir= task-lease= http= path= sessions max-sessions= session-idle= sse allowed-host= allowed-origin= auth-token-env= auth-token-file= allow-unauthenticated max-body= header-timeout= body-timeout= shutdown-grace= h/help V/version
+    string join \n c/config= v/verbose max-calls= queue= watch state-key-file= heartbeat= task-store= data-dir= task-lease= http= path= sessions max-sessions= session-idle= sse allowed-host= allowed-origin= auth-token-env= auth-token-file= allow-unauthenticated max-body= header-timeout= body-timeout= shutdown-grace= metrics metrics-addr= h/help V/version
 end
 
 function __fish_mcp_serve_needs_command
@@ -44,11 +44,13 @@ complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l max-body -d 'The la
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l header-timeout -d 'How long a client may take to send request headers, and how long an idle connection stays open' -r
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l body-timeout -d 'How long a client may take to send a request\'s body once its headers have arrived' -r
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l shutdown-grace -d 'On SIGTERM or SIGINT, how long in-flight calls get to finish before they are stopped' -r
+complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l metrics-addr -d 'Serve Prometheus metrics at `http://ADDR/metrics` on a listener of their own, with no authentication (keep it on a private network); works with stdio too' -r
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l watch -d 'Reload the manifest when it changes (a broken edit keeps the previous tools), and tell clients that the tool list changed'
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l sessions -d 'Give legacy (2025) clients sessions: a GET stream and resumable responses. The 2026 protocol is always stateless'
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l sse -d 'Answer every POST with an SSE stream; by default the answer is plain JSON unless a notification (progress, a log) comes before the result'
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l allow-unauthenticated -d 'Serve a non-loopback address without a token (when something in front authenticates)'
+complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l metrics -d 'Serve Prometheus metrics at `/metrics` on the HTTP listener, behind its authentication'
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -s V -l version -d 'Print version'
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -f -a "check" -d 'Validate the manifest and lint it for the hosts you target'

@@ -40,6 +40,8 @@ pub struct CallContext<'a> {
     pub processes: &'a Arc<Processes>,
     /// The server's HTTP clients.
     pub clients: &'a HttpClients,
+    /// Where calls are counted (`--metrics`), if anywhere.
+    pub metrics: Option<&'a crate::metrics::Metrics>,
 }
 
 /// A tool's backend.

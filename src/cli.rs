@@ -67,6 +67,23 @@ pub struct Cli {
 
     #[command(flatten)]
     pub http: HttpArgs,
+
+    #[command(flatten)]
+    pub observe: ObserveArgs,
+}
+
+/// What the server tells its operators.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Observability")]
+pub struct ObserveArgs {
+    /// Serve Prometheus metrics at `/metrics` on the HTTP listener, behind its authentication
+    #[arg(long)]
+    pub metrics: bool,
+
+    /// Serve Prometheus metrics at `http://ADDR/metrics` on a listener of their own, with no
+    /// authentication (keep it on a private network); works with stdio too
+    #[arg(long, value_name = "ADDR")]
+    pub metrics_addr: Option<SocketAddr>,
 }
 
 /// Where tasks are kept.

@@ -91,6 +91,7 @@ pub mod inputs;
 pub mod limit;
 pub mod manifest;
 pub mod mcp;
+pub mod metrics;
 pub mod openapi;
 pub mod prompt;
 pub mod registry;

@@ -42,11 +42,20 @@ pub fn run(cli: &Cli) -> ExitCode {
             ManifestError::Invalid { .. } => UsageError(error.to_string()),
             ManifestError::Read { .. } => UsageError(format!("error: {error}")),
         })?;
+        if cli.observe.metrics && cli.http.http.is_none() {
+            return Err(UsageError(
+                "error: --metrics serves /metrics on the HTTP listener; with stdio, use --metrics-addr".into(),
+            ));
+        }
         let options = cli
             .http
             .http
             .map(|_| http_options(&cli.http, registry.auth.as_deref()))
-            .transpose()?;
+            .transpose()?
+            .map(|mut options| {
+                options.metrics_route = cli.observe.metrics;
+                options
+            });
         Ok((registry, path, options))
     });
     let (registry, path, options) = match prepared {
@@ -84,6 +93,12 @@ fn serve(
         task_location(cli).map_err(|UsageError(message)| anyhow::anyhow!(message))?,
         cli.tasks.task_lease,
     );
+    let metrics = (cli.observe.metrics || cli.observe.metrics_addr.is_some())
+        .then(|| Arc::new(crate::metrics::Metrics::new()));
+    let mut options = options;
+    if let Some(options) = options.as_mut() {
+        options.metrics.clone_from(&metrics);
+    }
     let handler_options = HandlerOptions {
         max_calls,
         queue: cli.queue,
@@ -97,6 +112,7 @@ fn serve(
             .is_some_and(|options| options.sessions.is_some()),
         sealer: crate::mcp::state_codec(cli.state_key_file.as_deref())?,
         tasks: Some(Arc::clone(&tasks)),
+        metrics: metrics.clone(),
     };
     let handler = Handler::new(Arc::new(registry), handler_options)
         .context("could not prepare the tool list")?;
@@ -122,6 +138,14 @@ fn serve(
         }
         if cli.watch {
             tokio::spawn(crate::reload::watch(path.to_owned(), handler.clone()));
+        }
+        if let (Some(address), Some(metrics)) = (cli.observe.metrics_addr, &metrics) {
+            let listener = tokio::net::TcpListener::bind(address)
+                .await
+                .with_context(|| format!("could not listen on {address} for metrics"))?;
+            let bound = listener.local_addr()?;
+            eprintln!("mcp-serve: metrics on http://{bound}/metrics");
+            tokio::spawn(http::serve_metrics(listener, Arc::clone(metrics)));
         }
         let served = if let (Some(options), Some(address)) = (options, cli.http.http) {
             serve_http(handler, address, options, tools).await
@@ -258,6 +282,8 @@ fn http_options(
         allowed_origins,
         token,
         oauth: oauth.map(|settings| Arc::new(crate::auth::oauth::Verifier::new(settings.clone()))),
+        metrics: None,
+        metrics_route: false,
         max_body_bytes: args.max_body,
         header_read_timeout: args.header_timeout,
         body_read_timeout: args.body_timeout,

@@ -110,10 +110,19 @@ impl Tool {
         arguments: &Map<String, Value>,
         context: &CallContext<'_>,
     ) -> ToolResult {
+        let started = std::time::Instant::now();
+        let _running = context.metrics.map(crate::metrics::Metrics::call_started);
         let _permit = match &self.limit {
             Some(limit) => match limit.acquire().await {
                 Ok(permit) => Some(permit),
                 Err(busy) => {
+                    if let Some(metrics) = context.metrics {
+                        metrics.call_ended(
+                            &self.name,
+                            crate::metrics::Outcome::Busy,
+                            started.elapsed(),
+                        );
+                    }
                     return ToolResult::error(format!(
                         "`{}` is busy: {} calls of it are already running{}; try again shortly",
                         self.name,
@@ -130,9 +139,19 @@ impl Tool {
         };
         let schema = self.output.as_ref().map(|output| &output.compiled);
         let arguments = crate::auth::attach(arguments, context.caller.principal());
-        self.backend
+        let result = self
+            .backend
             .call(&arguments, &self.output_spec, schema, context)
-            .await
+            .await;
+        if let Some(metrics) = context.metrics {
+            let outcome = if result.is_error {
+                crate::metrics::Outcome::Error
+            } else {
+                crate::metrics::Outcome::Ok
+            };
+            metrics.call_ended(&self.name, outcome, started.elapsed());
+        }
+        result
     }
 
     /// Fills defaults and validates: the arguments the backend would get, or the message a

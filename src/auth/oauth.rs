@@ -93,6 +93,26 @@ pub enum Rejection {
     Unavailable(#[from] Unavailable),
 }
 
+impl Rejection {
+    /// A short, fixed label for metrics (`mcp_serve_auth_failures_total{reason}`).
+    pub fn reason(&self) -> &'static str {
+        match self {
+            Rejection::Unavailable(_) => "keys_unavailable",
+            Rejection::Invalid(description) => match *description {
+                "the token has expired" => "expired",
+                "the token is not valid yet" => "not_yet_valid",
+                "the token is for another resource" => "audience",
+                "the token is from another issuer" => "issuer",
+                "the token's signature does not verify" => "signature",
+                "the token names a key the issuer does not publish" => "unknown_key",
+                "the token is not a JWT" => "malformed",
+                other if other.contains("algorithm") || other.starts_with("HMAC") => "algorithm",
+                _ => "invalid",
+            },
+        }
+    }
+}
+
 /// Checks tokens against the settings and the issuer's keys.
 #[derive(Debug)]
 pub struct Verifier {

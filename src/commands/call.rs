@@ -324,6 +324,7 @@ pub fn command(registry: &Registry, args: &CallArgs) -> Result<ExitCode, String>
             withheld_env: registry.withheld_env(),
             processes: &processes,
             clients: &clients,
+            metrics: None,
         };
         let answers = super::answer::Answers::from_flags(args.yes, args.answers.clone());
         let result = call(tool, arguments, &context, &answers).await;

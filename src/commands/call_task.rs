@@ -47,6 +47,7 @@ impl Execute for LocalCall {
                 withheld_env: self.registry.withheld_env(),
                 processes: &self.processes,
                 clients: &self.clients,
+                metrics: None,
             };
             let result = self.tool.call_prepared(&arguments, &context).await;
             self.keep(result)

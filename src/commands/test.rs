@@ -58,6 +58,7 @@ pub async fn run(registry: &Registry, only: Option<&str>) -> (String, bool) {
                 withheld_env: registry.withheld_env(),
                 processes: &processes,
                 clients,
+                metrics: None,
             };
             // An example answers a tool's confirmation, never its questions.
             let answers = super::answer::Answers {

@@ -177,12 +177,19 @@ impl ServerHandler for Handler {
         }
         let server_info = (era == Era::Modern).then_some(&snapshot.server_info);
         // Waiting in the queue ends when the request is cancelled.
+        let waiting = std::time::Instant::now();
         let acquired = tokio::select! {
             acquired = self.state.calls.acquire() => acquired,
             () = context.ct.cancelled() => {
                 return Err(ErrorData::internal_error("the request was cancelled", None));
             }
         };
+        if let Some(metrics) = self.state.metrics.as_deref() {
+            metrics.waited(waiting.elapsed());
+            if acquired.is_err() {
+                metrics.call_ended(&tool.name, crate::metrics::Outcome::Busy, waiting.elapsed());
+            }
+        }
         let _permit = match acquired {
             Ok(permit) => permit,
             Err(busy) => {
@@ -227,6 +234,7 @@ impl ServerHandler for Handler {
             withheld_env: &snapshot.withheld_env,
             processes: &self.state.processes,
             clients: &self.state.clients,
+            metrics: self.state.metrics.as_deref(),
         };
         // Dropping the call future kills the backend's process group.
         let codec = &self.state.sealer;

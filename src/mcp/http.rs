@@ -49,6 +49,10 @@ pub struct HttpOptions {
     pub token: Option<BearerToken>,
     /// Required OAuth access tokens, checked by this verifier (`[server.auth]`).
     pub oauth: Option<Arc<crate::auth::oauth::Verifier>>,
+    /// Where responses and refused requests are counted, if anywhere.
+    pub metrics: Option<Arc<crate::metrics::Metrics>>,
+    /// Serve `/metrics` here too, behind the same authentication (`--metrics`).
+    pub metrics_route: bool,
     pub max_body_bytes: usize,
     /// How long a connection may take to send a request's headers, and how long an idle
     /// keep-alive connection stays open.
@@ -170,13 +174,17 @@ pub(crate) fn router(handler: Handler, options: &HttpOptions, lifecycle: &Lifecy
         },
         body::read_body,
     ));
+    let mcp = match (&options.metrics, options.metrics_route) {
+        (Some(metrics), true) => mcp.merge(metrics_routes(Arc::clone(metrics))),
+        _ => mcp,
+    };
     let mcp = match (&options.token, &resource) {
         (_, Some(resource)) => mcp.route_layer(axum::middleware::from_fn_with_state(
             resource.clone(),
             oauth::authenticate,
         )),
         (Some(token), None) => mcp.route_layer(axum::middleware::from_fn_with_state(
-            token.clone(),
+            (token.clone(), options.metrics.clone()),
             auth::require_bearer,
         )),
         (None, None) => mcp,
@@ -188,9 +196,56 @@ pub(crate) fn router(handler: Handler, options: &HttpOptions, lifecycle: &Lifecy
     let metadata = resource
         .as_ref()
         .map_or_else(Router::new, oauth::metadata_routes);
-    health(lifecycle.draining.clone())
+    let app = health(lifecycle.draining.clone())
         .merge(metadata)
-        .merge(mcp)
+        .merge(mcp);
+    match &options.metrics {
+        Some(metrics) => app.layer(axum::middleware::from_fn_with_state(
+            Arc::clone(metrics),
+            count_responses,
+        )),
+        None => app,
+    }
+}
+
+/// `/metrics`, in the OpenMetrics text format Prometheus reads.
+fn metrics_routes(metrics: Arc<crate::metrics::Metrics>) -> Router {
+    Router::new().route(
+        "/metrics",
+        get(move || {
+            let text = metrics.render();
+            async move {
+                (
+                    [(
+                        axum::http::header::CONTENT_TYPE,
+                        "application/openmetrics-text; version=1.0.0; charset=utf-8",
+                    )],
+                    text,
+                )
+            }
+        }),
+    )
+}
+
+/// Serves `/metrics` alone (`--metrics-addr`), until the process ends.
+pub async fn serve_metrics(
+    listener: tokio::net::TcpListener,
+    metrics: Arc<crate::metrics::Metrics>,
+) {
+    if let Err(error) = axum::serve(listener, metrics_routes(metrics)).await {
+        tracing::warn!(%error, "the metrics listener stopped");
+    }
+}
+
+/// Counts every response by status.
+async fn count_responses(
+    axum::extract::State(metrics): axum::extract::State<Arc<crate::metrics::Metrics>>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let response = next.run(request).await;
+    metrics.http_response(response.status().as_u16());
+    response
 }
 
 /// `/healthz` (the process answers) and `/readyz` (and is not draining).

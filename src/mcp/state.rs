@@ -52,11 +52,14 @@ pub struct HandlerOptions {
     pub sealer: rmcp::model::RequestStateCodec,
     /// Where tasks are kept (none: calls are never tasks).
     pub tasks: Option<Arc<crate::tasks::Tasks>>,
+    /// Where calls are counted (`--metrics`, `--metrics-addr`).
+    pub metrics: Option<Arc<crate::metrics::Metrics>>,
 }
 
 #[derive(Debug)]
 pub(super) struct State {
     current: RwLock<Arc<Snapshot>>,
+    pub(super) metrics: Option<Arc<crate::metrics::Metrics>>,
     pub(super) calls: Limiter,
     /// The level `logging/setLevel` asked for, shared by every per-request handler (over
     /// stateless HTTP each request has its own).
@@ -201,6 +204,7 @@ impl Handler {
                 sessions: options.sessions,
                 sealer: options.sealer,
                 tasks: options.tasks,
+                metrics: options.metrics,
                 clients: HttpClients::default(),
                 peers: Mutex::new(Vec::new()),
                 sinks: Mutex::new(Vec::new()),
@@ -224,6 +228,11 @@ impl Handler {
         let snapshot = self.snapshot();
         let tool = snapshot.registry.get(name).ok()?;
         (!tool.scopes.is_empty()).then(|| tool.scopes.clone())
+    }
+
+    /// Where calls are counted, if anywhere.
+    pub(crate) fn metrics(&self) -> Option<&Arc<crate::metrics::Metrics>> {
+        self.state.metrics.as_ref()
     }
 
     /// The registry being served now.

@@ -335,6 +335,7 @@ mod tests {
                 sessions: false,
                 tasks: None,
                 sealer: crate::mcp::state_codec(None).expect("key"),
+                metrics: None,
             },
         )
         .expect("handler")

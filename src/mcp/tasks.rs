@@ -226,6 +226,7 @@ impl Execute for TaskCall {
                 withheld_env: &self.snapshot.withheld_env,
                 processes: &self.state.processes,
                 clients: &self.state.clients,
+                metrics: self.state.metrics.as_deref(),
             };
             let result = self.tool.call_prepared(&arguments, &context).await;
             self.finish(result)

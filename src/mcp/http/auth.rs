@@ -32,7 +32,7 @@ impl std::fmt::Debug for BearerToken {
 /// Rejects requests without `Authorization: Bearer <token>` with 401. The header is
 /// removed before the request goes on, so nothing downstream can see or forward it.
 pub(super) async fn require_bearer(
-    State(token): State<BearerToken>,
+    State((token, metrics)): State<(BearerToken, Option<Arc<crate::metrics::Metrics>>)>,
     mut request: Request,
     next: Next,
 ) -> Response {
@@ -42,6 +42,9 @@ pub(super) async fn require_bearer(
         .and_then(|value| bearer_credentials(value.as_bytes()))
         .is_some_and(|presented| token.matches(presented));
     if !presented {
+        if let Some(metrics) = &metrics {
+            metrics.auth_failure("token");
+        }
         let body = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"missing or invalid bearer token"}}"#;
         let mut response = (StatusCode::UNAUTHORIZED, body).into_response();
         let headers = response.headers_mut();

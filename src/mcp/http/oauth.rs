@@ -25,6 +25,14 @@ pub(super) struct Resource {
     pub(super) handler: Handler,
 }
 
+impl Resource {
+    fn count_failure(&self, reason: &'static str) {
+        if let Some(metrics) = self.handler.metrics() {
+            metrics.auth_failure(reason);
+        }
+    }
+}
+
 /// The metadata document, where RFC 9728 puts it for the endpoint's URL, and at the root.
 pub(super) fn metadata_routes(resource: &Resource) -> axum::Router {
     let (_, path) = resource.verifier.settings().metadata_location();
@@ -64,6 +72,7 @@ pub(super) async fn authenticate(
         .and_then(|token| std::str::from_utf8(token).ok())
         .map(ToOwned::to_owned)
     else {
+        resource.count_failure("missing");
         let mut challenge = format!("Bearer resource_metadata=\"{}\"", resource.metadata_url);
         if !settings.required_scopes.is_empty() {
             challenge.push_str(&format!(
@@ -77,7 +86,11 @@ pub(super) async fn authenticate(
             "an access token is required",
         );
     };
-    let principal = match resource.verifier.verify(&token).await {
+    let verified = resource.verifier.verify(&token).await;
+    if let Err(rejection) = &verified {
+        resource.count_failure(rejection.reason());
+    }
+    let principal = match verified {
         Ok(principal) => principal,
         Err(Rejection::Invalid(reason)) => {
             tracing::info!(reason, "refused an access token");
@@ -102,6 +115,7 @@ pub(super) async fn authenticate(
         }
     };
     if !principal.grants(&settings.required_scopes) {
+        resource.count_failure("insufficient_scope");
         return insufficient(&resource, &principal, &settings.required_scopes);
     }
     request.headers_mut().remove(header::AUTHORIZATION);
@@ -127,6 +141,7 @@ pub(super) async fn require_tool_scopes(
         (needed, request.extensions().get::<Subject>())
         && !principal.grants(&needed)
     {
+        resource.count_failure("insufficient_scope");
         return insufficient(&resource, principal, &needed);
     }
     next.run(request).await
