@@ -15,6 +15,8 @@ mod document;
 mod facts;
 mod headers;
 mod http;
+/// Headers a manifest can never set, and those only `argument-credentials` lets arguments fill.
+pub(crate) use http::{CREDENTIAL_HEADERS, FORBIDDEN_HEADERS};
 mod identity;
 mod json;
 mod output;

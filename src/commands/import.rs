@@ -36,11 +36,12 @@ pub fn openapi(args: &OpenapiArgs) -> Result<String, String> {
     };
     if args.env_prefix.is_none() {
         // The server's name, so that two imported APIs never read the same variable.
-        let document =
-            openapi::Document::parse(&text).map_err(|error| format!("error: {error}"))?;
+        let document = openapi::Document::parse(&text)
+            .map_err(|error| format!("error: {}", printable(&error.to_string())))?;
         options.env_prefix = format!("{}_", openapi::emit::server_name(&document, &options));
     }
-    let import = openapi::import(&text, &options).map_err(|error| format!("error: {error}"))?;
+    let import = openapi::import(&text, &options)
+        .map_err(|error| format!("error: {}", printable(&error.to_string())))?;
     let destination = match &args.output {
         None => {
             super::print(&import.manifest);
@@ -85,18 +86,37 @@ fn write(path: &Path, manifest: &str, force: bool) -> Result<(), String> {
 /// The command as typed, for the manifest's header (arguments quoted when a shell needs it).
 fn command_line() -> String {
     let mut words = vec!["mcp-serve".to_owned()];
-    words.extend(std::env::args().skip(1).map(|word| {
-        if !word.is_empty()
-            && word
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "-_./=:@,+%".contains(c))
-        {
-            word
-        } else {
-            format!("'{}'", word.replace('\'', r"'\''"))
-        }
-    }));
+    words.extend(
+        std::env::args()
+            .skip(1)
+            .map(|word| without_userinfo(&word))
+            .map(|word| {
+                if !word.is_empty()
+                    && word
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || "-_./=:@,+%".contains(c))
+                {
+                    word
+                } else {
+                    format!("'{}'", word.replace('\'', r"'\''"))
+                }
+            }),
+    );
     words.join(" ")
+}
+
+/// A URL's `user:password@` left out, so a credential in `--base-url` never reaches the
+/// manifest's header comment.
+fn without_userinfo(word: &str) -> String {
+    let Some(scheme) = word.find("://") else {
+        return word.to_owned();
+    };
+    let rest = &word[scheme + 3..];
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    match rest[..authority_end].rfind('@') {
+        Some(at) => format!("{}://{}", &word[..scheme], &rest[at + 1..]),
+        None => word.to_owned(),
+    }
 }
 
 fn summary(import: &Import, destination: &str, output: Option<&Path>) -> String {

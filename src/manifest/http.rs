@@ -21,7 +21,7 @@ const METHODS: [&str; 7] = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OP
 
 /// Headers a manifest can never set: they frame the message or steer the connection, so
 /// only the HTTP client may write them.
-const FORBIDDEN_HEADERS: [&str; 10] = [
+pub(crate) const FORBIDDEN_HEADERS: [&str; 10] = [
     "content-length",
     "transfer-encoding",
     "connection",
@@ -36,7 +36,7 @@ const FORBIDDEN_HEADERS: [&str; 10] = [
 
 /// Headers that carry credentials: arguments may fill them only with
 /// `argument-credentials = true`.
-const CREDENTIAL_HEADERS: [&str; 3] = ["authorization", "proxy-authorization", "cookie"];
+pub(crate) const CREDENTIAL_HEADERS: [&str; 3] = ["authorization", "proxy-authorization", "cookie"];
 
 /// What a built HTTP backend needs from the manifest's secrets.
 #[derive(Debug, Default)]

@@ -160,12 +160,17 @@ fn pairs(out: &mut String, table: &str, pairs: &[(String, String)]) {
 /// Text from the description made safe for a comment or a terminal: control characters
 /// (a line break that would end the comment, an escape sequence) are shown escaped.
 pub fn printable(text: &str) -> String {
-    if !text.chars().any(char::is_control) {
+    // Control characters, and the invisible ones that reorder or hide text on a terminal.
+    let hidden = |c: char| {
+        c.is_control()
+            || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{FEFF}')
+    };
+    if !text.chars().any(hidden) {
         return text.to_owned();
     }
     text.chars()
         .map(|c| {
-            if c.is_control() {
+            if hidden(c) {
                 c.escape_default().to_string()
             } else {
                 c.to_string()

@@ -1,7 +1,7 @@
 //! Names: tools as SEP-986 has them (1–128 of `A-Z a-z 0-9 _ - .`, unique), arguments as
 //! templates can name them (`A-Z a-z 0-9 _ -`, unique within a tool).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 const MAX_TOOL_NAME: usize = 128;
 
@@ -9,6 +9,7 @@ const MAX_TOOL_NAME: usize = 128;
 #[derive(Debug, Default)]
 pub struct ToolNames {
     taken: HashSet<String>,
+    next: HashMap<String, usize>,
 }
 
 impl ToolNames {
@@ -22,7 +23,7 @@ impl ToolNames {
         } else {
             base
         };
-        unique(&mut self.taken, &base, MAX_TOOL_NAME)
+        unique(&mut self.taken, &mut self.next, &base, MAX_TOOL_NAME)
     }
 }
 
@@ -30,6 +31,7 @@ impl ToolNames {
 #[derive(Debug, Default)]
 pub struct ArgumentNames {
     taken: HashSet<String>,
+    next: HashMap<String, usize>,
 }
 
 impl ArgumentNames {
@@ -48,8 +50,32 @@ impl ArgumentNames {
             self.taken.insert(base.clone());
             return base;
         }
-        unique(&mut self.taken, &format!("{prefix}_{base}"), usize::MAX)
+        unique(
+            &mut self.taken,
+            &mut self.next,
+            &format!("{prefix}_{base}"),
+            usize::MAX,
+        )
     }
+}
+
+/// An HTTP header name: a token (RFC 9110), so it can never carry `{`, `$` or a separator.
+pub fn is_header_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c))
+        && !name.contains('$')
+}
+
+/// A header the importer may set from a description: a valid name that neither frames the
+/// message nor carries credentials (those come only from security schemes).
+pub fn is_settable_header(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    is_header_name(name)
+        && !crate::manifest::FORBIDDEN_HEADERS.contains(&lower.as_str())
+        && !crate::manifest::CREDENTIAL_HEADERS.contains(&lower.as_str())
+        && !matches!(lower.as_str(), "host" | "accept" | "content-type")
 }
 
 /// `get /pets/{petId}/photos` → `get_pets_petId_photos`.
@@ -78,16 +104,23 @@ fn clean(text: &str, allowed: impl Fn(char) -> bool) -> String {
     out.trim_end_matches('_').to_owned()
 }
 
-fn unique(taken: &mut HashSet<String>, base: &str, max: usize) -> String {
+/// `base`, else `base_2`, `base_3`…; the next number to try is kept per base, so many
+/// clashes cost no more than one each.
+fn unique(
+    taken: &mut HashSet<String>,
+    next: &mut HashMap<String, usize>,
+    base: &str,
+    max: usize,
+) -> String {
     let mut candidate = truncate(base, max).to_owned();
-    let mut counter = 2;
+    let counter = next.entry(base.to_owned()).or_insert(2);
     while taken.contains(&candidate) {
         let suffix = format!("_{counter}");
         candidate = format!(
             "{}{suffix}",
             truncate(base, max.saturating_sub(suffix.len()))
         );
-        counter += 1;
+        *counter += 1;
     }
     taken.insert(candidate.clone());
     candidate

@@ -233,6 +233,14 @@ impl<'a> Converter<'a> {
                 "`$ref: {reference}` points outside the description (only `#/…` references are followed)"
             ));
         }
+        // A schema lives under `components/schemas`, or under a `schema` key (a parameter's,
+        // a media type's); a reference elsewhere (a parameter object, the whole document)
+        // would be read as a schema that accepts anything.
+        if !(reference.starts_with("#/components/schemas/")
+            || reference.split('/').any(|segment| segment == "schema"))
+        {
+            return Err(format!("`$ref: {reference}` does not point at a schema"));
+        }
         let target = self
             .document
             .lookup(reference)
@@ -286,7 +294,11 @@ impl<'a> Converter<'a> {
         };
         let one_way: Vec<String> = properties
             .iter()
-            .filter(|(_, schema)| self.peek(schema).get(marker) == Some(&Value::Bool(true)))
+            // The property's own keyword (beside a 3.1 `$ref`), else its target's.
+            .filter(|(_, schema)| {
+                schema.get(marker).or_else(|| self.peek(schema).get(marker))
+                    == Some(&Value::Bool(true))
+            })
             .map(|(name, _)| name.clone())
             .collect();
         if one_way.is_empty() {

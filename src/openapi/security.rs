@@ -79,6 +79,19 @@ impl<'a> Secrets<'a> {
                     }
                 }
             }
+            // Two schemes of one requirement may not set the same header or query key.
+            let mut seen: Vec<(Place, String)> = Vec::new();
+            for credential in &credentials {
+                let key = (credential.place, credential.name.to_ascii_lowercase());
+                if seen.contains(&key) && credential.name != "Cookie" {
+                    notes.push(format!(
+                        "two security schemes both set `{}`",
+                        credential.name
+                    ));
+                    sendable = false;
+                }
+                seen.push(key);
+            }
             if sendable {
                 for secret in secrets {
                     if !self.used.contains(&secret) {
@@ -122,28 +135,7 @@ impl<'a> Secrets<'a> {
         };
         let (credential, explanation) = match (text("type"), text("in")) {
             ("apiKey", place @ ("header" | "query" | "cookie")) => {
-                let key = text("name");
-                if key.is_empty() {
-                    return Err(format!("security scheme `{name}` names no parameter"));
-                }
-                let credential = match place {
-                    "header" => Credential {
-                        place: Place::Header,
-                        name: key.to_owned(),
-                        value: reference,
-                    },
-                    "query" => Credential {
-                        place: Place::Query,
-                        name: key.to_owned(),
-                        value: reference,
-                    },
-                    _ => Credential {
-                        place: Place::Header,
-                        name: "Cookie".to_owned(),
-                        value: format!("{key}={reference}"),
-                    },
-                };
-                (credential, format!("API key, sent as the {place} `{key}`"))
+                api_key(name, place, text("name"), reference)?
             }
             ("http", _) => {
                 let kind = text("scheme");
@@ -160,17 +152,11 @@ impl<'a> Secrets<'a> {
                         format!("bearer token ({format})")
                     };
                     (header(format!("Bearer {reference}")), what)
-                } else if kind.is_empty()
-                    || !kind.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
-                {
-                    return Err(format!(
-                        "security scheme `{name}` has no usable HTTP `scheme`"
-                    ));
                 } else {
-                    (
-                        header(format!("{kind} {reference}")),
-                        format!("`{kind}` credentials"),
-                    )
+                    // Digest, Negotiate, HOBA…: a challenge and response, not a value to send.
+                    return Err(format!(
+                        "security scheme `{name}` (HTTP `{kind}`) is not one mcp-serve can send"
+                    ));
                 }
             }
             ("oauth2" | "openIdConnect", _) => (
@@ -192,6 +178,49 @@ impl<'a> Secrets<'a> {
             },
         ))
     }
+}
+
+/// An `apiKey` credential. Its name is copied into the request: it must be a plain header or
+/// cookie name (never `${…}`, a separator or a framing header), or a query key without a
+/// secret reference.
+fn api_key(
+    name: &str,
+    place: &str,
+    key: &str,
+    reference: String,
+) -> Result<(Credential, String), String> {
+    let lower = key.to_ascii_lowercase();
+    let valid = match place {
+        "query" => !key.is_empty() && !key.contains("${") && !key.chars().any(char::is_control),
+        _ => {
+            super::naming::is_header_name(key)
+                && !crate::manifest::FORBIDDEN_HEADERS.contains(&lower.as_str())
+                && lower != "host"
+        }
+    };
+    if !valid {
+        return Err(format!(
+            "security scheme `{name}` names `{key}`, which cannot be sent as a {place} name"
+        ));
+    }
+    let credential = match place {
+        "header" => Credential {
+            place: Place::Header,
+            name: key.to_owned(),
+            value: reference,
+        },
+        "query" => Credential {
+            place: Place::Query,
+            name: key.to_owned(),
+            value: reference,
+        },
+        _ => Credential {
+            place: Place::Header,
+            name: "Cookie".to_owned(),
+            value: format!("{key}={reference}"),
+        },
+    };
+    Ok((credential, format!("API key, sent as the {place} `{key}`")))
 }
 
 /// `PREFIX_SCHEME_NAME`, in upper case, letters, digits and `_` only.

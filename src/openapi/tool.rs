@@ -16,6 +16,10 @@ use super::security::{Place, Secrets};
 mod body;
 mod parameters;
 
+/// The largest input schema a tool gets, as compact JSON: every client reads it, and every
+/// call is validated against it.
+const MAX_INPUT_SCHEMA: usize = 256 * 1024;
+
 /// A tool made from an operation.
 #[derive(Debug)]
 pub struct Tool {
@@ -99,17 +103,16 @@ pub fn build(
     };
     let (credentials, security_notes) = secrets.for_operation(operation);
     arguments.notes.extend(security_notes);
-    let credential_headers: Vec<String> = credentials
+    let credential_keys: Vec<(Place, String)> = credentials
         .iter()
-        .filter(|credential| credential.place == Place::Header)
-        .map(|credential| credential.name.to_ascii_lowercase())
+        .map(|credential| (credential.place, credential.name.to_ascii_lowercase()))
         .collect();
     let placed = parameters::place(
         document,
         operation,
         &mut converter,
         &mut arguments,
-        &credential_headers,
+        &credential_keys,
     )?;
     let path = parameters::path_template(operation.path, &placed.path)?;
     let body = body::build(document, operation, &mut converter, &mut arguments)?;
@@ -128,6 +131,14 @@ pub fn build(
     }
     input_schema["additionalProperties"] = json!(false);
     converter.finish(&mut input_schema);
+    let size = input_schema.to_string().len();
+    if size > MAX_INPUT_SCHEMA {
+        return Err(format!(
+            "its input schema would be {} KiB (at most {} KiB)",
+            size / 1024,
+            MAX_INPUT_SCHEMA / 1024
+        ));
+    }
     let output_schema = if options.no_output_schema {
         None
     } else {
@@ -218,6 +229,13 @@ fn base_url(
                 url = url.replace(&format!("{{{name}}}"), default);
             }
         }
+    }
+    // The URL is copied into the manifest, where `${…}` would read a secret and `{…}` an
+    // argument: a description's server may carry neither, nor a query or fragment.
+    if url.contains('$') || url.contains('}') || url.contains('?') || url.contains('#') {
+        return Err(format!(
+            "the server URL `{url}` has `$`, `}}`, `?` or `#`; pass --base-url"
+        ));
     }
     if !(url.starts_with("http://") || url.starts_with("https://")) || url.contains('{') {
         return Err(format!(

@@ -53,7 +53,7 @@ pub(super) fn build(
         }
     };
     let schema = converter.convert(media.get("schema").unwrap_or(&json!({})))?;
-    let fields = object_fields(converter, &schema, 0);
+    let fields = object_fields(converter, &schema);
     if form {
         let Some(Fields {
             fields,
@@ -101,44 +101,84 @@ pub(super) fn build(
     Ok(Body::Json(Value::Object(template)))
 }
 
-/// The fields of an object schema (through `allOf` of objects), and the required ones; none
-/// when the body is not simply an object of named fields.
-fn object_fields(converter: &Converter<'_>, schema: &Value, depth: usize) -> Option<Fields> {
-    let schema = converter.peek(schema);
-    let object = schema.as_object()?;
+/// The most fields a body is spread into; beyond, it is one `body` argument.
+const MAX_FIELDS: usize = 256;
+
+/// The fields of an object schema (its `properties`, and those of its `allOf` parts, each
+/// part and each field taken once), and the required ones that are fields; none when the body
+/// is not simply an object of named fields.
+fn object_fields(converter: &Converter<'_>, schema: &Value) -> Option<Fields> {
+    let mut fields = Fields {
+        fields: Vec::new(),
+        required: Vec::new(),
+    };
+    let mut visited = Vec::new();
+    collect(converter, schema, 0, &mut visited, &mut fields)?;
+    let root = converter.peek(schema);
+    let typed_object = primary_type(root).is_none_or(|kind| kind == "object");
+    let names: Vec<&String> = fields.fields.iter().map(|(name, _)| name).collect();
+    let required: Vec<String> = fields
+        .required
+        .iter()
+        .filter(|name| names.contains(name))
+        .cloned()
+        .collect();
+    fields.required = required;
+    (typed_object && !fields.fields.is_empty() && fields.fields.len() <= MAX_FIELDS)
+        .then_some(fields)
+}
+
+fn collect(
+    converter: &Converter<'_>,
+    schema: &Value,
+    depth: usize,
+    visited: &mut Vec<String>,
+    into: &mut Fields,
+) -> Option<()> {
+    if let Some(reference) = schema.get("$ref").and_then(Value::as_str) {
+        if visited.iter().any(|seen| seen == reference) {
+            return Some(());
+        }
+        visited.push(reference.to_owned());
+    }
+    let object = converter.peek(schema).as_object()?;
     if depth > 8
+        || into.fields.len() > MAX_FIELDS
         || ["oneOf", "anyOf", "not", "if"]
             .iter()
             .any(|key| object.contains_key(*key))
     {
         return None;
     }
-    let mut fields = Vec::new();
-    let mut required: Vec<String> = object
+    for name in object
         .get("required")
         .and_then(Value::as_array)
-        .map(|names| {
-            names
-                .iter()
-                .filter_map(Value::as_str)
-                .map(ToOwned::to_owned)
-                .collect()
-        })
-        .unwrap_or_default();
-    if let Some(parts) = object.get("allOf").and_then(Value::as_array) {
-        for part in parts {
-            let part = object_fields(converter, part, depth + 1)?;
-            fields.extend(part.fields);
-            required.extend(part.required);
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+    {
+        if !into.required.iter().any(|known| known == name) {
+            into.required.push(name.to_owned());
         }
     }
-    let typed_object = primary_type(schema).is_none_or(|kind| kind == "object");
-    if let Some(properties) = object.get("properties").and_then(Value::as_object) {
-        fields.extend(
-            properties
-                .iter()
-                .map(|(name, schema)| (name.clone(), schema.clone())),
-        );
+    for part in object
+        .get("allOf")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        collect(converter, part, depth + 1, visited, into)?;
     }
-    (typed_object && !fields.is_empty()).then_some(Fields { fields, required })
+    for (name, field) in object
+        .get("properties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        // The first definition of a field wins; a later part naming it again adds nothing.
+        if !into.fields.iter().any(|(known, _)| known == name) {
+            into.fields.push((name.clone(), field.clone()));
+        }
+    }
+    Some(())
 }

@@ -7,21 +7,6 @@ use crate::openapi::document::Document;
 use crate::openapi::operation::Operation;
 use crate::openapi::schema::Converter;
 
-/// Headers the request may not carry as parameters: the HTTP client frames the message, and
-/// OpenAPI says `Accept`, `Content-Type` and `Authorization` parameters are ignored.
-const IGNORED_HEADERS: [&str; 10] = [
-    "accept",
-    "content-type",
-    "authorization",
-    "host",
-    "content-length",
-    "transfer-encoding",
-    "connection",
-    "cookie",
-    "te",
-    "upgrade",
-];
-
 /// Where the parameters go: path names to argument names, and query and header templates.
 #[derive(Default)]
 pub(super) struct Placed {
@@ -36,8 +21,9 @@ pub(super) fn place(
     operation: &Operation<'_>,
     converter: &mut Converter<'_>,
     arguments: &mut Arguments,
-    credential_headers: &[String],
+    credentials: &[(crate::openapi::security::Place, String)],
 ) -> Result<Placed, String> {
+    use crate::openapi::security::Place;
     let mut list: Vec<&Value> = Vec::new();
     for source in [operation.item, operation.operation] {
         for parameter in source
@@ -79,20 +65,42 @@ pub(super) fn place(
             arguments.unsupported(required, format!("{place} parameter `{name}`: {reason}"))?;
             continue;
         }
-        if place == "header" {
-            if !name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c))
-            {
-                let reason = format!("header parameter `{name}` is not a valid header name");
+        let lower = name.to_ascii_lowercase();
+        match place {
+            "path" if !operation.path.contains(&format!("{{{name}}}")) => {
+                arguments.notes.push(format!(
+                    "path parameter `{name}` is not in the path; left out"
+                ));
+                continue;
+            }
+            "header" if !crate::openapi::naming::is_settable_header(name) => {
+                // OpenAPI ignores `Accept`, `Content-Type` and `Authorization` parameters; the
+                // client frames the message; credentials come from security schemes only.
+                let reason = format!("header parameter `{name}` is not one a manifest may set");
                 arguments.unsupported(required, reason)?;
                 continue;
             }
-            let lower = name.to_ascii_lowercase();
-            if IGNORED_HEADERS.contains(&lower.as_str()) || credential_headers.contains(&lower) {
-                arguments.notes.push(format!("header parameter `{name}` is set by the HTTP client or the credentials; left out"));
-                continue;
+            "header" | "query" => {
+                let kind = if place == "header" {
+                    Place::Header
+                } else {
+                    Place::Query
+                };
+                let taken_by_credential = credentials.contains(&(kind, lower.clone()));
+                let taken_by_parameter = if kind == Place::Header {
+                    placed
+                        .headers
+                        .iter()
+                        .any(|(other, _)| other.eq_ignore_ascii_case(name))
+                } else {
+                    placed.query.iter().any(|(other, _)| other == name)
+                };
+                if taken_by_credential || taken_by_parameter {
+                    arguments.notes.push(format!("{place} parameter `{name}` is set twice; only the first (or the credential) is sent"));
+                    continue;
+                }
             }
+            _ => {}
         }
         let schema = annotate(schema, parameter);
         let argument = arguments.add(name, place, schema, required);
@@ -162,6 +170,12 @@ fn annotate(mut schema: Value, parameter: &Value) -> Value {
 
 /// The path with each `{name}` replaced by its argument's placeholder.
 pub(super) fn path_template(path: &str, arguments: &[(String, String)]) -> Result<String, String> {
+    // `$` then a placeholder would read as a secret reference (`${…}`) in the manifest.
+    if path.contains('$') {
+        return Err(format!(
+            "the path `{path}` has a `$`, which a manifest URL cannot hold literally"
+        ));
+    }
     let mut out = String::with_capacity(path.len());
     let mut rest = path;
     while let Some(start) = rest.find('{') {

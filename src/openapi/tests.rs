@@ -1,0 +1,315 @@
+//! The importer against hostile descriptions: whatever a description says, what is
+//! written loads with no error, reads no secret the user did not name, and stays bounded.
+
+use proptest::prelude::*;
+use serde_json::json;
+
+use super::*;
+
+fn options() -> Options {
+    Options {
+        filters: Filters::default(),
+        base_url: None,
+        env_prefix: "T_".to_owned(),
+        no_output_schema: false,
+        max_output_schema: 16 * 1024,
+        server_name: None,
+        command_line: "mcp-serve import openapi spec.json".to_owned(),
+    }
+}
+
+/// Text with every character that could break out of TOML, a template or a header.
+fn hostile() -> impl Strategy<Value = String> {
+    proptest::collection::vec(
+        prop_oneof![
+            Just("'''".to_owned()),
+            Just("\"\"\"".to_owned()),
+            Just("\n[[tools]]\nname = \"evil\"\n".to_owned()),
+            Just("{".to_owned()),
+            Just("}".to_owned()),
+            Just("${env:HOME}".to_owned()),
+            Just("\\".to_owned()),
+            Just("\u{0}".to_owned()),
+            Just("\u{7f}".to_owned()),
+            Just("\r\n".to_owned()),
+            Just("é😀".to_owned()),
+            Just(" ".to_owned()),
+            Just(":/?#[]@".to_owned()),
+            "[a-zA-Z0-9_.-]{1,6}",
+        ],
+        0..6,
+    )
+    .prop_map(|parts| parts.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// Whatever the names and texts of a description, the import never panics, and what
+    /// it writes loads with no error, as exactly the tools it reports, texts intact.
+    #[test]
+    fn hostile_descriptions_import_to_manifests_that_load_as_reported(
+        id in hostile(),
+        summary in hostile(),
+        description in hostile(),
+        path_name in hostile(),
+        query_name in hostile(),
+        header_name in hostile(),
+        field in hostile(),
+        scheme_key in hostile(),
+        server_path in hostile(),
+        media in hostile(),
+    ) {
+        let document = json!({
+            "openapi": "3.0.3",
+            "info": {"title": summary, "version": description},
+            "servers": [{"url": "https://api.example.com/v1"}],
+            // Names of variables every test run has, so a kept credential loads.
+            "components": {"securitySchemes": {
+                "HOME": {"type": "apiKey", "in": "header", "name": scheme_key},
+                "PATH": {"type": "apiKey", "in": "query", "name": scheme_key},
+                "CARGO_MANIFEST_DIR": {"type": "apiKey", "in": "cookie", "name": scheme_key}
+            }},
+            "security": [{"CARGO_MANIFEST_DIR": []}, {"HOME": []}, {"PATH": []}],
+            "paths": {
+                format!("/items/{{{path_name}}}"): {
+                    "post": {
+                        "operationId": id,
+                        "summary": summary,
+                        "description": description,
+                        "parameters": [
+                            {"name": path_name, "in": "path", "required": true, "schema": {"type": "string"}},
+                            {"name": query_name, "in": "query", "schema": {"type": "integer"}, "description": description},
+                            {"name": header_name, "in": "header", "schema": {"type": "string"}}
+                        ],
+                        "requestBody": {"content": {format!("application/{media}+json"): {"schema": {
+                            "type": "object", "properties": {field.clone(): {"type": "string", "description": summary}}
+                        }}}},
+                        "responses": {"200": {"description": "ok"}}
+                    }
+                },
+                "/plain": {
+                    "servers": [{"url": format!("https://api.example.com/{server_path}")}],
+                    "get": {"operationId": id, "responses": {"204": {"description": "none"}}}
+                },
+                "/always": {"get": {"operationId": "always", "responses": {"204": {"description": "none"}}}}
+            }
+        });
+        let mut options = options();
+        options.env_prefix = String::new();
+        let imported = import(&document.to_string(), &options).expect("one operation always imports");
+        // Only the credentials' own variables are read: nothing from a description's text.
+        let mut table = "";
+        for line in imported.manifest.lines() {
+            if line.starts_with('[') {
+                table = line;
+            }
+            if table.starts_with("[tools.http") {
+                prop_assert!(!line.contains("${file:") && !line.contains("NEVER_SET"), "{line}");
+            }
+        }
+        let registry = crate::manifest::parse(&imported.manifest, "tools.toml", std::path::Path::new("/"))
+            .unwrap_or_else(|error| panic!("{error}\n{}", imported.manifest));
+        let loaded: Vec<String> = registry.tools().map(|tool| tool.name.clone()).collect();
+        let reported: Vec<String> = imported.kept.iter().map(|tool| tool.name.clone()).collect();
+        prop_assert_eq!(loaded, reported);
+        for (tool, kept) in registry.tools().zip(&imported.kept) {
+            let description = tool.definition.get("description").and_then(serde_json::Value::as_str);
+            prop_assert_eq!(description, kept.description.as_deref());
+        }
+    }
+}
+
+/// A description with one `POST /a` (or what `path` says) and these parts.
+fn description(
+    path: &str,
+    operation: &serde_json::Value,
+    components: &serde_json::Value,
+) -> String {
+    json!({
+        "openapi": "3.1.0",
+        "info": {"title": "t", "version": "1"},
+        "servers": [{"url": "https://api.example.com"}],
+        "components": components,
+        "paths": {path: {"post": operation}, "/always": {"get": {"operationId": "always", "responses": {"204": {"description": "-"}}}}}
+    })
+    .to_string()
+}
+
+/// Imports, loads (with every credential variable named `HOME`, which is set), and returns
+/// the tool for `POST /a`, if kept, with the summary's reasons.
+fn import_a(
+    path: &str,
+    operation: &serde_json::Value,
+    components: &serde_json::Value,
+) -> (Option<tool::Tool>, Import) {
+    let mut options = options();
+    options.env_prefix = String::new();
+    let mut imported =
+        import(&description(path, operation, components), &options).expect("imports");
+    crate::manifest::parse(&imported.manifest, "tools.toml", std::path::Path::new("/"))
+        .unwrap_or_else(|error| panic!("{error}\n{}", imported.manifest));
+    let index = imported.kept.iter().position(|tool| tool.method == "POST");
+    let tool = index.map(|index| imported.kept.remove(index));
+    (tool, imported)
+}
+
+fn body(schema: &serde_json::Value) -> serde_json::Value {
+    json!({"operationId": "a", "requestBody": {"required": true, "content": {"application/json": {"schema": schema}}}, "responses": {"204": {"description": "-"}}})
+}
+
+#[test]
+fn a_security_scheme_name_cannot_smuggle_a_secret_reference_into_a_request() {
+    let components = json!({"securitySchemes": {"HOME": {"type": "apiKey", "in": "cookie", "name": "sid=x; leak=${file:/etc/hostname}; a"}}});
+    let operation = json!({"operationId": "a", "security": [{"HOME": []}], "responses": {"204": {"description": "-"}}});
+    let (tool, imported) = import_a("/a", &operation, &components);
+    let tool = tool.expect("kept, without the credential");
+    assert!(tool.headers.is_empty(), "{:?}", tool.headers);
+    assert!(
+        tool.notes
+            .iter()
+            .any(|note| note.contains("cannot be sent as a cookie name")),
+        "{:?}",
+        tool.notes
+    );
+    // Named in a comment (the note), never in a value.
+    assert!(
+        imported
+            .manifest
+            .lines()
+            .all(|line| line.starts_with('#') || !line.contains("${file:"))
+    );
+    // Digest is a challenge, not a value to send: left out with a note, never `Digest ${…}`.
+    let components = json!({"securitySchemes": {"HOME": {"type": "http", "scheme": "digest"}}});
+    let (tool, _) = import_a("/a", &operation, &components);
+    let tool = tool.expect("kept");
+    assert!(
+        tool.headers.is_empty()
+            && tool
+                .notes
+                .iter()
+                .any(|note| note.contains("not one mcp-serve can send"))
+    );
+}
+
+#[test]
+fn literal_dollars_braces_and_queries_never_reach_a_url() {
+    let operation = json!({"operationId": "a", "responses": {"204": {"description": "-"}}});
+    let (tool, imported) = import_a("/a/${id}", &operation, &json!({}));
+    assert!(tool.is_none());
+    assert!(
+        imported
+            .dropped
+            .iter()
+            .any(|dropped| dropped.reason.contains("has a `$`"))
+    );
+    let mut with_server = operation.clone();
+    with_server["servers"] = json!([{"url": "https://api.example.com/{v}", "variables": {"v": {"default": "v1?x=${env:HOME}"}}}]);
+    let (tool, imported) = import_a("/a", &with_server, &json!({}));
+    assert!(tool.is_none(), "{}", imported.manifest);
+}
+
+#[test]
+fn clashing_names_are_sent_once_and_the_manifest_still_loads() {
+    let components =
+        json!({"securitySchemes": {"HOME": {"type": "apiKey", "in": "query", "name": "api_key"}}});
+    let operation = json!({
+        "operationId": "a", "security": [{"HOME": []}],
+        "parameters": [
+            {"name": "api_key", "in": "query", "schema": {"type": "string"}},
+            {"name": "X-Id", "in": "header", "schema": {"type": "string"}},
+            {"name": "x-id", "in": "header", "schema": {"type": "string"}},
+            {"name": "Expect", "in": "header", "schema": {"type": "string"}},
+            {"name": "ghost", "in": "path", "required": true, "schema": {"type": "string"}}
+        ],
+        "responses": {"204": {"description": "-"}}
+    });
+    let (tool, _) = import_a("/a", &operation, &components);
+    let tool = tool.expect("kept");
+    assert_eq!(
+        tool.query,
+        [("api_key".to_owned(), "${env:HOME}".to_owned())]
+    );
+    assert_eq!(tool.headers, [("X-Id".to_owned(), "{X-Id}".to_owned())]);
+    assert_eq!(
+        tool.input_schema["properties"]
+            .as_object()
+            .map(serde_json::Map::len),
+        Some(1),
+        "{}",
+        tool.input_schema
+    );
+    assert_eq!(tool.notes.len(), 4, "{:?}", tool.notes);
+}
+
+#[test]
+fn body_fields_through_all_of_are_taken_once_and_required_as_written() {
+    let components = json!({"schemas": {
+        "Named": {"type": "object", "properties": {"n": {"type": "string"}, "id": {"type": "integer", "readOnly": true}}},
+        "Again": {"type": "object", "properties": {"n": {"type": "integer"}}}
+    }});
+    let schema = json!({"allOf": [{"$ref": "#/components/schemas/Named"}, {"$ref": "#/components/schemas/Again"}, {"required": ["n", "id"]}]});
+    let (tool, _) = import_a("/a", &body(&schema), &components);
+    let tool = tool.expect("kept");
+    assert!(
+        matches!(&tool.body, tool::Body::Json(template) if template == &json!({"n": "{n}"})),
+        "{:?}",
+        tool.body
+    );
+    assert_eq!(tool.input_schema["required"], json!(["n"]));
+    assert_eq!(tool.input_schema["properties"]["n"]["type"], "string");
+    // 3.1: `readOnly` beside a `$ref` is the property's own.
+    let components = json!({"schemas": {"Id": {"type": "integer"}}});
+    let schema = json!({"type": "object", "required": ["id", "name"], "properties": {"id": {"$ref": "#/components/schemas/Id", "readOnly": true}, "name": {"type": "string"}}});
+    let (tool, _) = import_a("/a", &body(&schema), &components);
+    let tool = tool.expect("kept");
+    assert!(
+        tool.input_schema["properties"].get("id").is_none(),
+        "{}",
+        tool.input_schema
+    );
+    assert_eq!(tool.input_schema["required"], json!(["name"]));
+}
+
+#[test]
+fn fan_outs_and_references_that_are_not_schemas_stay_bounded() {
+    // Eight levels, each `allOf` four references to the next: 4^8 paths, one schema each.
+    let mut schemas = serde_json::Map::new();
+    for level in 0..8 {
+        let next = format!("#/components/schemas/L{}", level + 1);
+        schemas.insert(format!("L{level}"), json!({"allOf": [{"$ref": next}, {"$ref": next}, {"$ref": next}, {"$ref": next}], "properties": {format!("f{level}"): {"type": "string"}}}));
+    }
+    schemas.insert(
+        "L8".to_owned(),
+        json!({"type": "object", "properties": {"a": {"type": "string"}}}),
+    );
+    let (tool, _) = import_a(
+        "/a",
+        &body(&json!({"$ref": "#/components/schemas/L0"})),
+        &json!({"schemas": schemas}),
+    );
+    let tool = tool.expect("kept");
+    assert_eq!(
+        tool.input_schema["properties"]
+            .as_object()
+            .map(serde_json::Map::len),
+        Some(9),
+        "{}",
+        tool.input_schema
+    );
+    for reference in ["#", "#/components/parameters/P", "#/info"] {
+        let (tool, imported) = import_a(
+            "/a",
+            &body(&json!({"$ref": reference})),
+            &json!({"parameters": {"P": {"name": "p", "in": "query"}}}),
+        );
+        assert!(tool.is_none());
+        assert!(
+            imported
+                .dropped
+                .iter()
+                .any(|dropped| dropped.reason.contains("does not point at a schema")),
+            "{reference}"
+        );
+    }
+}
