@@ -26,6 +26,7 @@ mod interop;
 mod lifecycle;
 mod long_running;
 mod manifest_errors;
+mod metrics;
 mod modern_era;
 mod oauth;
 mod prompts;

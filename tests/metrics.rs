@@ -1,0 +1,221 @@
+//! `/metrics`: read by the official Prometheus client's OpenMetrics parser (Python,
+//! `tests/interop/.venv`), counters moving as calls are made, behind the listener's token
+//! with `--metrics`, on a listener of its own with `--metrics-addr` (stdio too).
+
+use std::collections::HashMap;
+use std::io::Write as _;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::harness::{Server, Workspace, repo_root};
+use crate::http_harness::{HttpServer, message};
+
+const TOOLS: &str = r#"
+[[tools]]
+name = "fine"
+[tools.static]
+content = [{ type = "text", text = "ok" }]
+
+[[tools]]
+name = "broken"
+[tools.command]
+argv = ["sh", "-c", "echo no >&2; exit 3"]
+"#;
+
+/// Every sample, as `name{label="value",…}` → value, parsed by `prometheus_client`.
+fn parse(text: &str) -> HashMap<String, f64> {
+    let python = repo_root().join("tests/interop/.venv/bin/python");
+    assert!(
+        python.exists(),
+        "the Python client is not installed; run scripts/test (it creates tests/interop/.venv)"
+    );
+    let script = "import sys, json\n\
+        from prometheus_client.openmetrics.parser import text_string_to_metric_families\n\
+        samples = {}\n\
+        for family in text_string_to_metric_families(sys.stdin.read()):\n\
+        \x20   for s in family.samples:\n\
+        \x20       labels = ','.join(f'{k}=\"{v}\"' for k, v in sorted(s.labels.items()))\n\
+        \x20       samples[s.name + '{' + labels + '}'] = s.value\n\
+        print(json.dumps(samples))\n";
+    let mut child = Command::new(python)
+        .args(["-c", script])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("python");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(text.as_bytes())
+        .expect("write");
+    let output = child.wait_with_output().expect("parser ends");
+    assert!(
+        output.status.success(),
+        "the OpenMetrics parser refused the text: {}\n{text}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice::<HashMap<String, f64>>(&output.stdout).expect("samples")
+}
+
+fn sample(samples: &HashMap<String, f64>, key: &str) -> f64 {
+    samples.get(key).copied().unwrap_or_else(|| {
+        panic!(
+            "no sample {key} in {:?}",
+            samples.keys().collect::<Vec<_>>()
+        )
+    })
+}
+
+#[test]
+fn metrics_behind_the_token_count_calls_responses_and_refusals() {
+    let workspace = Workspace::new(TOOLS);
+    let server = HttpServer::start_with_env(
+        &workspace.manifest(),
+        &["--metrics", "--auth-token-env", "METRICS_TEST_TOKEN"],
+        &[("METRICS_TEST_TOKEN", "t0ken-for-metrics")],
+    );
+    let auth = [
+        ("Authorization", "Bearer t0ken-for-metrics"),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ];
+    let call = |id: i64, tool: &str| {
+        let response = server.post(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": {}}}), &auth);
+        assert_eq!(response.status(), 200);
+        message(response, id)
+    };
+    for id in 1..=3 {
+        assert_eq!(call(id, "fine")["result"]["isError"], json!(false));
+    }
+    assert_eq!(call(4, "broken")["result"]["isError"], json!(true));
+    // An unknown tool is a protocol error and no series: a client cannot add labels.
+    assert!(call(5, "no-such-tool").get("error").is_some());
+    let refused = server.post(
+        &json!({"jsonrpc": "2.0", "id": 6, "method": "tools/list"}),
+        &[("MCP-Protocol-Version", "2025-11-25")],
+    );
+    assert_eq!(refused.status(), 401);
+
+    let scrape = |token: Option<&str>| {
+        let mut request = server.client.get(format!("{}/metrics", server.base));
+        if let Some(token) = token {
+            request = request.header("Authorization", format!("Bearer {token}"));
+        }
+        request.send().expect("GET /metrics")
+    };
+    assert_eq!(scrape(None).status(), 401, "the same token guards /metrics");
+    let response = scrape(Some("t0ken-for-metrics"));
+    assert_eq!(response.status(), 200);
+    let content_type = response
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_owned();
+    assert!(
+        content_type.starts_with("application/openmetrics-text"),
+        "{content_type}"
+    );
+    let samples = parse(&response.text().expect("body"));
+    eprintln!("metrics: {} samples parsed", samples.len());
+    assert_eq!(
+        sample(
+            &samples,
+            r#"mcp_serve_tool_calls_total{outcome="ok",tool="fine"}"#
+        ),
+        3.0
+    );
+    assert_eq!(
+        sample(
+            &samples,
+            r#"mcp_serve_tool_calls_total{outcome="error",tool="broken"}"#
+        ),
+        1.0
+    );
+    assert_eq!(
+        sample(
+            &samples,
+            r#"mcp_serve_tool_call_duration_seconds_count{tool="fine"}"#
+        ),
+        3.0
+    );
+    assert!(!samples.keys().any(|key| key.contains("no-such-tool")));
+    assert_eq!(sample(&samples, "mcp_serve_calls_in_flight{}"), 0.0);
+    assert!(sample(&samples, "mcp_serve_queue_wait_seconds_count{}") >= 4.0);
+    assert!(sample(&samples, r#"mcp_serve_http_responses_total{status="200"}"#) >= 5.0);
+    // Two 401s: the tools/list without a token, and the scrape without one.
+    assert_eq!(
+        sample(&samples, r#"mcp_serve_http_responses_total{status="401"}"#),
+        2.0
+    );
+    assert_eq!(
+        sample(&samples, r#"mcp_serve_auth_failures_total{reason="token"}"#),
+        2.0
+    );
+    assert!(sample(&samples, "mcp_serve_process_resident_memory_bytes{}") > 1_000_000.0);
+    assert!(sample(&samples, "mcp_serve_process_open_fds{}") > 3.0);
+    let text = scrape(Some("t0ken-for-metrics")).text().expect("body");
+    assert!(!text.contains("t0ken-for-metrics"));
+}
+
+#[test]
+fn a_stdio_server_serves_metrics_on_a_listener_of_its_own() {
+    let workspace = Workspace::new(TOOLS);
+    let mut server = Server::start_with(
+        &workspace.manifest(),
+        &["--metrics-addr", "127.0.0.1:0"],
+        &[],
+    );
+    server.handshake("2025-11-25");
+    assert_eq!(server.call("fine", json!({}))["isError"], json!(false));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let url = loop {
+        if let Some(url) = server.stderr().lines().find_map(|line| {
+            line.strip_prefix("mcp-serve: metrics on ")
+                .map(ToOwned::to_owned)
+        }) {
+            break url;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no metrics line: {}",
+            server.stderr()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let text = crate::http_harness::http_client(Duration::from_secs(10))
+        .get(&url)
+        .send()
+        .expect("GET")
+        .text()
+        .expect("body");
+    let samples = parse(&text);
+    assert_eq!(
+        sample(
+            &samples,
+            r#"mcp_serve_tool_calls_total{outcome="ok",tool="fine"}"#
+        ),
+        1.0
+    );
+}
+
+#[test]
+fn metrics_on_the_http_listener_need_http() {
+    let workspace = Workspace::new(TOOLS);
+    let (code, _, stderr) = crate::harness::run(
+        &[
+            "--config",
+            workspace.manifest().to_str().expect("utf-8"),
+            "--metrics",
+        ],
+        std::path::Path::new("/"),
+    );
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("with stdio, use --metrics-addr"),
+        "{stderr}"
+    );
+}
