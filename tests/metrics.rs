@@ -25,7 +25,7 @@ argv = ["sh", "-c", "echo no >&2; exit 3"]
 "#;
 
 /// Every sample, as `name{label="value",…}` → value, parsed by `prometheus_client`.
-fn parse(text: &str) -> HashMap<String, f64> {
+fn parse(text: &str) -> HashMap<String, serde_json::Value> {
     let python = repo_root().join("tests/interop/.venv/bin/python");
     assert!(
         python.exists(),
@@ -37,7 +37,8 @@ fn parse(text: &str) -> HashMap<String, f64> {
         for family in text_string_to_metric_families(sys.stdin.read()):\n\
         \x20   for s in family.samples:\n\
         \x20       labels = ','.join(f'{k}=\"{v}\"' for k, v in sorted(s.labels.items()))\n\
-        \x20       samples[s.name + '{' + labels + '}'] = s.value\n\
+        \x20       value = int(s.value) if float(s.value).is_integer() else s.value\n\
+        \x20       samples[s.name + '{' + labels + '}'] = value\n\
         print(json.dumps(samples))\n";
     let mut child = Command::new(python)
         .args(["-c", script])
@@ -58,16 +59,15 @@ fn parse(text: &str) -> HashMap<String, f64> {
         "the OpenMetrics parser refused the text: {}\n{text}",
         String::from_utf8_lossy(&output.stderr)
     );
-    serde_json::from_slice::<HashMap<String, f64>>(&output.stdout).expect("samples")
+    serde_json::from_slice::<HashMap<String, serde_json::Value>>(&output.stdout).expect("samples")
 }
 
-fn sample(samples: &HashMap<String, f64>, key: &str) -> f64 {
-    samples.get(key).copied().unwrap_or_else(|| {
-        panic!(
-            "no sample {key} in {:?}",
-            samples.keys().collect::<Vec<_>>()
-        )
-    })
+/// A sample that is a whole number (a count, bytes, descriptors).
+fn sample(samples: &HashMap<String, serde_json::Value>, key: &str) -> u64 {
+    samples
+        .get(key)
+        .and_then(serde_json::Value::as_u64)
+        .unwrap_or_else(|| panic!("no whole-number sample {key}: {:?}", samples.get(key)))
 }
 
 #[test]
@@ -126,37 +126,37 @@ fn metrics_behind_the_token_count_calls_responses_and_refusals() {
             &samples,
             r#"mcp_serve_tool_calls_total{outcome="ok",tool="fine"}"#
         ),
-        3.0
+        3
     );
     assert_eq!(
         sample(
             &samples,
             r#"mcp_serve_tool_calls_total{outcome="error",tool="broken"}"#
         ),
-        1.0
+        1
     );
     assert_eq!(
         sample(
             &samples,
             r#"mcp_serve_tool_call_duration_seconds_count{tool="fine"}"#
         ),
-        3.0
+        3
     );
     assert!(!samples.keys().any(|key| key.contains("no-such-tool")));
-    assert_eq!(sample(&samples, "mcp_serve_calls_in_flight{}"), 0.0);
-    assert!(sample(&samples, "mcp_serve_queue_wait_seconds_count{}") >= 4.0);
-    assert!(sample(&samples, r#"mcp_serve_http_responses_total{status="200"}"#) >= 5.0);
+    assert_eq!(sample(&samples, "mcp_serve_calls_in_flight{}"), 0);
+    assert!(sample(&samples, "mcp_serve_queue_wait_seconds_count{}") >= 4);
+    assert!(sample(&samples, r#"mcp_serve_http_responses_total{status="200"}"#) >= 5);
     // Two 401s: the tools/list without a token, and the scrape without one.
     assert_eq!(
         sample(&samples, r#"mcp_serve_http_responses_total{status="401"}"#),
-        2.0
+        2
     );
     assert_eq!(
         sample(&samples, r#"mcp_serve_auth_failures_total{reason="token"}"#),
-        2.0
+        2
     );
-    assert!(sample(&samples, "mcp_serve_process_resident_memory_bytes{}") > 1_000_000.0);
-    assert!(sample(&samples, "mcp_serve_process_open_fds{}") > 3.0);
+    assert!(sample(&samples, "mcp_serve_process_resident_memory_bytes{}") > 1_000_000);
+    assert!(sample(&samples, "mcp_serve_process_open_fds{}") > 3);
     let text = scrape(Some("t0ken-for-metrics")).text().expect("body");
     assert!(!text.contains("t0ken-for-metrics"));
 }
@@ -164,11 +164,8 @@ fn metrics_behind_the_token_count_calls_responses_and_refusals() {
 #[test]
 fn a_stdio_server_serves_metrics_on_a_listener_of_its_own() {
     let workspace = Workspace::new(TOOLS);
-    let mut server = Server::start_with(
-        &workspace.manifest(),
-        &["--metrics-addr", "127.0.0.1:0"],
-        &[],
-    );
+    let mut server =
+        Server::start_with(&workspace.manifest(), &["--metrics-addr", "127.0.0.1:0"], &[]);
     server.handshake("2025-11-25");
     assert_eq!(server.call("fine", json!({}))["isError"], json!(false));
     let deadline = Instant::now() + Duration::from_secs(10);
@@ -198,7 +195,7 @@ fn a_stdio_server_serves_metrics_on_a_listener_of_its_own() {
             &samples,
             r#"mcp_serve_tool_calls_total{outcome="ok",tool="fine"}"#
         ),
-        1.0
+        1
     );
 }
 
