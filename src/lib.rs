@@ -94,6 +94,7 @@ pub mod mcp;
 pub mod metrics;
 pub mod openapi;
 pub mod prompt;
+pub mod rate;
 pub mod registry;
 pub mod reload;
 pub mod resource;

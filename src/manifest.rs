@@ -21,6 +21,7 @@ mod identity;
 mod json;
 mod output;
 mod prompt;
+mod rate;
 mod resource;
 mod sandbox;
 mod schemas;

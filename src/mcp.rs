@@ -24,3 +24,7 @@ mod tasks;
 pub use mrtr::{StateKeyError, state_codec};
 pub use state::{DefinitionError, Handler, HandlerOptions};
 pub use stdio::serve_stdio;
+
+/// The address an HTTP request came from (in its extensions).
+#[derive(Debug, Clone, Copy)]
+pub struct ClientAddress(pub std::net::SocketAddr);

@@ -35,6 +35,8 @@ pub struct Tool {
     pub ask_in_task: bool,
     /// OAuth scopes a caller needs to list and call it (`scopes`).
     pub scopes: Vec<String>,
+    /// Calls per caller (`rate`, `burst`, or the server's).
+    pub rate: Option<std::sync::Arc<crate::rate::Limiter>>,
 }
 
 /// A declared call and what it must return.

@@ -31,6 +31,7 @@ mod modern_era;
 mod oauth;
 mod prompts;
 mod properties;
+mod rate_limits;
 mod resources;
 mod rich_results;
 mod safety_commands;

@@ -164,8 +164,11 @@ fn metrics_behind_the_token_count_calls_responses_and_refusals() {
 #[test]
 fn a_stdio_server_serves_metrics_on_a_listener_of_its_own() {
     let workspace = Workspace::new(TOOLS);
-    let mut server =
-        Server::start_with(&workspace.manifest(), &["--metrics-addr", "127.0.0.1:0"], &[]);
+    let mut server = Server::start_with(
+        &workspace.manifest(),
+        &["--metrics-addr", "127.0.0.1:0"],
+        &[],
+    );
     server.handshake("2025-11-25");
     assert_eq!(server.call("fine", json!({}))["isError"], json!(false));
     let deadline = Instant::now() + Duration::from_secs(10);

@@ -40,6 +40,7 @@ pub(super) fn build_tools(
         .auth
         .as_ref()
         .and_then(|wire| super::auth::settings(wire, &wires, checker));
+    let default_rate = super::rate::parse(server.rate.as_ref(), server.burst.as_ref(), checker);
     let identity = server_identity(server, checker);
     let mut seen: HashMap<String, usize> = HashMap::new();
     let mut tools = Vec::new();
@@ -55,7 +56,13 @@ pub(super) fn build_tools(
         } else {
             seen.insert(name, index);
         }
-        if let Some(tool) = build_tool(&wire, server_sandbox.as_ref(), default_task, checker) {
+        if let Some(tool) = build_tool(
+            &wire,
+            server_sandbox.as_ref(),
+            default_task,
+            default_rate,
+            checker,
+        ) {
             tools.push(tool);
         }
     }
@@ -74,6 +81,7 @@ fn build_tool(
     wire: &ToolWire,
     server_sandbox: Option<&Declared>,
     default_task: crate::tasks::Policy,
+    default_rate: Option<crate::rate::Rate>,
     checker: &mut Checker,
 ) -> Option<Tool> {
     let errors_before = checker.diagnostics.len();
@@ -148,6 +156,13 @@ fn build_tool(
         }
     }
 
+    let scopes = super::auth::tool_scopes(wire.scopes.as_ref(), checker);
+    let rate = super::rate::limiter(
+        wire.rate.as_ref(),
+        wire.burst.as_ref(),
+        default_rate,
+        checker,
+    );
     if checker.diagnostics.len() > errors_before {
         return None;
     }
@@ -164,7 +179,8 @@ fn build_tool(
         inputs,
         task,
         ask_in_task,
-        scopes: super::auth::tool_scopes(wire.scopes.as_ref(), checker),
+        scopes,
+        rate,
     })
 }
 

@@ -31,6 +31,12 @@ pub(super) struct ServerWire {
     /// How often clients are asked to poll a task, e.g. `"1s"` (the default).
     #[schemars(with = "Option<serde_json::Value>")]
     pub(super) task_poll_interval: Option<Spanned<toml::Value>>,
+    /// The rate limit of tools that set none, per tool and caller, e.g. `"10/s"`.
+    #[schemars(with = "Option<String>")]
+    pub(super) rate: Option<Spanned<String>>,
+    /// With `rate`: how many calls may come at once (default: the rate's count).
+    #[schemars(with = "Option<u32>")]
+    pub(super) burst: Option<Spanned<u32>>,
     /// Over HTTP, accept OAuth access tokens (JWTs) from this issuer, for this server.
     #[schemars(with = "Option<AuthWire>")]
     pub(super) auth: Option<Spanned<AuthWire>>,
@@ -208,6 +214,12 @@ pub(super) struct ToolWire {
     /// with `tasks/update`) instead of before the task is created (default false).
     #[schemars(with = "Option<bool>")]
     pub(super) ask_in_task: Option<Spanned<bool>>,
+    /// At most this many calls per caller, e.g. `"10/s"`, `"100/m"`, `"1000/h"`.
+    #[schemars(with = "Option<String>")]
+    pub(super) rate: Option<Spanned<String>>,
+    /// With `rate`: how many calls may come at once (default: the rate's count).
+    #[schemars(with = "Option<u32>")]
+    pub(super) burst: Option<Spanned<u32>>,
     /// OAuth scopes a caller needs to see and call this tool (with `[server.auth]`).
     #[schemars(with = "Option<Vec<String>>")]
     pub(super) scopes: Option<Spanned<Vec<String>>>,

@@ -56,6 +56,24 @@ fn caller(context: &RequestContext<RoleServer>, sessions: bool) -> Caller {
         })
 }
 
+/// Who a rate limit counts: the token's subject, else the legacy session, else the client's
+/// address; the one stdio client is one caller.
+fn rate_key(context: &RequestContext<RoleServer>, sessions: bool) -> String {
+    match caller(context, sessions) {
+        Caller::Subject(subject) => format!("sub:{}", subject.0.subject),
+        Caller::Session(session) => format!("session:{session}"),
+        Caller::Only => "stdio".to_owned(),
+        Caller::Anonymous => context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<super::ClientAddress>())
+            .map_or_else(
+                || "anonymous".to_owned(),
+                |address| format!("ip:{}", address.0.ip()),
+            ),
+    }
+}
+
 /// A caller with a token may call only the tools its scopes grant. The HTTP layer answers
 /// 403 first; this holds where it cannot look (a batch).
 fn granted(tool: &crate::tool::Tool, caller: &Caller) -> Result<(), ErrorData> {
@@ -82,6 +100,61 @@ fn era(context: &RequestContext<RoleServer>) -> Era {
 }
 
 impl Handler {
+    /// A slot among the server's `--max-calls`, waited for in the queue (until the request
+    /// is cancelled), or the message that says the server is busy.
+    async fn slot(
+        &self,
+        tool: &crate::tool::Tool,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<Result<tokio::sync::OwnedSemaphorePermit, String>, ErrorData> {
+        let waiting = std::time::Instant::now();
+        let acquired = tokio::select! {
+            acquired = self.state.calls.acquire() => acquired,
+            () = context.ct.cancelled() => {
+                return Err(ErrorData::internal_error("the request was cancelled", None));
+            }
+        };
+        if let Some(metrics) = self.state.metrics.as_deref() {
+            metrics.waited(waiting.elapsed());
+            if acquired.is_err() {
+                metrics.call_ended(&tool.name, crate::metrics::Outcome::Busy, waiting.elapsed());
+            }
+        }
+        Ok(acquired.map_err(|busy| {
+            tracing::warn!(tool = %tool.name, running = busy.running, "refusing a call: too many in flight");
+            format!(
+                "the server is busy: {} tool calls are already running{}; try again shortly",
+                busy.running,
+                if busy.queue > 0 {
+                    format!(" and {} are waiting", busy.queue)
+                } else {
+                    String::new()
+                }
+            )
+        }))
+    }
+
+    /// A call over its tool's rate for this caller: the message that refuses it.
+    fn over_rate(
+        &self,
+        tool: &crate::tool::Tool,
+        context: &RequestContext<RoleServer>,
+    ) -> Option<String> {
+        let limiter = tool.rate.as_ref()?;
+        let refused = limiter
+            .check(&rate_key(context, self.state.sessions))
+            .err()?;
+        tracing::info!(tool = %tool.name, retry_after = ?refused.retry_after, "refused a call over its rate");
+        if let Some(metrics) = self.state.metrics.as_deref() {
+            metrics.call_ended(
+                &tool.name,
+                crate::metrics::Outcome::RateLimited,
+                std::time::Duration::ZERO,
+            );
+        }
+        Some(refused.to_string())
+    }
+
     /// The task store, for the `tasks/*` methods (rmcp answers them only when the
     /// extension is advertised, which needs one).
     fn tasks(&self) -> Result<&std::sync::Arc<crate::tasks::Tasks>, ErrorData> {
@@ -169,6 +242,10 @@ impl ServerHandler for Handler {
             .clone();
         granted(&tool, &caller(&context, self.state.sessions))?;
         let era = era(&context);
+        if let Some(refused) = self.over_rate(&tool, &context) {
+            let server_info = (era == Era::Modern).then_some(&snapshot.server_info);
+            return Ok(convert::call_result(ToolResult::error(refused), server_info).into());
+        }
         if let Some(tasks) = self.state.tasks.as_ref()
             && super::tasks::wanted(&tool, Some(tasks), &context)?
         {
@@ -176,34 +253,10 @@ impl ServerHandler for Handler {
             return super::tasks::start(self, tasks, tool, request, &context, era, caller).await;
         }
         let server_info = (era == Era::Modern).then_some(&snapshot.server_info);
-        // Waiting in the queue ends when the request is cancelled.
-        let waiting = std::time::Instant::now();
-        let acquired = tokio::select! {
-            acquired = self.state.calls.acquire() => acquired,
-            () = context.ct.cancelled() => {
-                return Err(ErrorData::internal_error("the request was cancelled", None));
-            }
-        };
-        if let Some(metrics) = self.state.metrics.as_deref() {
-            metrics.waited(waiting.elapsed());
-            if acquired.is_err() {
-                metrics.call_ended(&tool.name, crate::metrics::Outcome::Busy, waiting.elapsed());
-            }
-        }
-        let _permit = match acquired {
+        let _permit = match self.slot(&tool, &context).await? {
             Ok(permit) => permit,
             Err(busy) => {
-                tracing::warn!(tool = %tool.name, running = busy.running, "refusing a call: too many in flight");
-                let text = format!(
-                    "the server is busy: {} tool calls are already running{}; try again shortly",
-                    busy.running,
-                    if busy.queue > 0 {
-                        format!(" and {} are waiting", busy.queue)
-                    } else {
-                        String::new()
-                    }
-                );
-                return Ok(convert::call_result(ToolResult::error(text), server_info).into());
+                return Ok(convert::call_result(ToolResult::error(busy), server_info).into());
             }
         };
         let wanted = notify::Wanted {

@@ -71,7 +71,17 @@ pub async fn serve_listener(
         if let Err(error) = stream.set_nodelay(true) {
             tracing::debug!(%error, "could not set TCP_NODELAY");
         }
-        let service = TowerToHyperService::new(app.clone());
+        // The client's address, for per-caller rate limits when nothing else names the caller.
+        let app = tower::ServiceExt::map_request(
+            app.clone(),
+            move |mut request: hyper::Request<hyper::body::Incoming>| {
+                request
+                    .extensions_mut()
+                    .insert(crate::mcp::ClientAddress(peer));
+                request
+            },
+        );
+        let service = TowerToHyperService::new(app);
         let connection = builder.serve_connection(TokioIo::new(stream), service);
         let connection = graceful.watch(connection);
         tokio::spawn(async move {

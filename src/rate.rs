@@ -1,0 +1,146 @@
+//! Rate limits: `rate = "10/s"` and `burst = 20` on a tool (or as `[server]` defaults), kept
+//! per tool and per caller (the token's subject, else the legacy session, else the client's
+//! address, else the one stdio client), so reconnecting does not reset them. A call over
+//! its limit is refused before it runs, with the time to wait. Limits are per process: each
+//! replica counts on its own.
+
+use std::num::NonZeroU32;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
+
+use governor::clock::{Clock as _, DefaultClock};
+use governor::{DefaultKeyedRateLimiter, Quota};
+
+/// After this many checks, callers idle long enough to be back at full burst are forgotten,
+/// so the table holds recent callers only.
+const SWEEP_EVERY: u32 = 4096;
+
+/// A parsed `rate` and `burst`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rate {
+    pub calls: NonZeroU32,
+    pub per: Duration,
+    pub burst: NonZeroU32,
+}
+
+impl Rate {
+    /// `"10/s"`, `"100/m"`, `"1000/h"` (also `sec`, `min`, `hour`); `burst` defaults to the
+    /// count.
+    pub fn parse(text: &str, burst: Option<u32>) -> Result<Self, String> {
+        let (count, unit) = text
+            .split_once('/')
+            .ok_or_else(|| format!("`{text}` is not a rate such as \"10/s\""))?;
+        let calls: NonZeroU32 = count
+            .trim()
+            .parse()
+            .map_err(|_| format!("`{count}` is not a whole number of calls above 0"))?;
+        let per = match unit.trim() {
+            "s" | "sec" | "second" => Duration::from_secs(1),
+            "m" | "min" | "minute" => Duration::from_secs(60),
+            "h" | "hour" => Duration::from_secs(3600),
+            other => return Err(format!("`{other}` is not a unit: use s, m or h")),
+        };
+        let burst = match burst {
+            None => calls,
+            Some(burst) => NonZeroU32::new(burst).ok_or("`burst` is at least 1")?,
+        };
+        Ok(Self { calls, per, burst })
+    }
+
+    fn quota(self) -> Quota {
+        let interval = self.per / self.calls.get();
+        Quota::with_period(interval.max(Duration::from_nanos(1)))
+            .unwrap_or_else(|| Quota::per_second(self.calls))
+            .allow_burst(self.burst)
+    }
+}
+
+/// One tool's limiter, keyed by caller.
+#[derive(Debug)]
+pub struct Limiter {
+    rate: Rate,
+    callers: DefaultKeyedRateLimiter<String>,
+    checks: AtomicU32,
+}
+
+/// A refused call: when it may be tried again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Refused {
+    pub retry_after: Duration,
+    pub rate: Rate,
+}
+
+impl Limiter {
+    pub fn new(rate: Rate) -> Self {
+        Self {
+            rate,
+            callers: governor::RateLimiter::keyed(rate.quota()),
+            checks: AtomicU32::new(0),
+        }
+    }
+
+    /// Takes one call from `caller`'s allowance, or says how long to wait.
+    pub fn check(&self, caller: &str) -> Result<(), Refused> {
+        if self.checks.fetch_add(1, Ordering::Relaxed) % SWEEP_EVERY == SWEEP_EVERY - 1 {
+            self.callers.retain_recent();
+        }
+        self.callers
+            .check_key(&caller.to_owned())
+            .map_err(|not_until| Refused {
+                retry_after: not_until.wait_time_from(DefaultClock::default().now()),
+                rate: self.rate,
+            })
+    }
+}
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let unit = match self.rate.per.as_secs() {
+            1 => "second",
+            60 => "minute",
+            _ => "hour",
+        };
+        write!(
+            formatter,
+            "rate limit: at most {} calls a {unit} (bursts of {}); try again in {:.1}s",
+            self.rate.calls,
+            self.rate.burst,
+            self.retry_after.as_secs_f64().max(0.1)
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rates_parse_and_a_burst_is_refused_past_its_size_per_caller() {
+        assert!(Rate::parse("10/d", None).is_err());
+        assert!(Rate::parse("0/s", None).is_err());
+        assert!(Rate::parse("ten/s", None).is_err());
+        assert!(Rate::parse("5/s", Some(0)).is_err());
+        let rate = Rate::parse("2/m", Some(3)).expect("rate");
+        assert_eq!(
+            (rate.calls.get(), rate.per, rate.burst.get()),
+            (2, Duration::from_secs(60), 3)
+        );
+        let limiter = Limiter::new(rate);
+        for _ in 0..3 {
+            assert!(limiter.check("ada").is_ok());
+        }
+        let refused = limiter.check("ada").expect_err("over the burst");
+        assert!(
+            refused.retry_after > Duration::from_secs(20)
+                && refused.retry_after <= Duration::from_secs(30),
+            "{refused:?}"
+        );
+        assert!(
+            refused
+                .to_string()
+                .starts_with("rate limit: at most 2 calls a minute (bursts of 3); try again in")
+        );
+        // Another caller has its own allowance.
+        assert!(limiter.check("grace").is_ok());
+    }
+}

@@ -1,0 +1,123 @@
+//! Rate limits per tool and caller: a burst past its size is refused with the time to wait,
+//! then allowed once that time has passed; over HTTP the caller is the client's address, so
+//! a new connection does not reset the count and another address has its own.
+
+use std::net::IpAddr;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::harness::{Server, Workspace, text};
+use crate::http_harness::{HttpServer, message};
+
+const TOOLS: &str = r#"
+[server]
+rate = "100/s"
+
+[[tools]]
+name = "limited"
+rate = "2/s"
+burst = 3
+[tools.static]
+content = [{ type = "text", text = "ok" }]
+
+[[tools]]
+name = "default-rate"
+[tools.static]
+content = [{ type = "text", text = "ok" }]
+"#;
+
+/// The seconds a refusal says to wait.
+fn retry_after(message: &str) -> f64 {
+    message
+        .split("try again in ")
+        .nth(1)
+        .and_then(|rest| rest.trim_end_matches('s').parse().ok())
+        .unwrap_or_else(|| panic!("no wait in {message:?}"))
+}
+
+#[test]
+fn a_burst_past_its_size_is_refused_then_allowed_after_the_wait() {
+    let workspace = Workspace::new(TOOLS);
+    let mut server = Server::start(&workspace.manifest());
+    server.handshake("2025-11-25");
+    for _ in 0..3 {
+        let result = server.call("limited", json!({}));
+        assert_eq!(result["isError"], json!(false), "{result}");
+    }
+    let refused = server.call("limited", json!({}));
+    assert_eq!(refused["isError"], json!(true));
+    let message = text(&refused).to_owned();
+    assert!(
+        message.starts_with("rate limit: at most 2 calls a second (bursts of 3); try again in "),
+        "{message}"
+    );
+    let wait = retry_after(&message);
+    assert!(wait > 0.0 && wait <= 0.5, "{wait}");
+    // Another tool has its own limit (the server's default).
+    assert_eq!(
+        server.call("default-rate", json!({}))["isError"],
+        json!(false)
+    );
+    std::thread::sleep(Duration::from_secs_f64(wait + 0.05));
+    assert_eq!(server.call("limited", json!({}))["isError"], json!(false));
+    assert_eq!(
+        server.call("limited", json!({}))["isError"],
+        json!(true),
+        "one call came back, not a burst"
+    );
+}
+
+#[test]
+fn over_http_the_caller_is_its_address_and_reconnecting_does_not_reset_it() {
+    let workspace = Workspace::new(TOOLS);
+    let server = HttpServer::start(&workspace.manifest(), &[]);
+    // A new client (so a new connection) for every call, from 127.0.0.1 or 127.0.0.2.
+    let call = |from: &str, id: i64| {
+        let client = reqwest::blocking::Client::builder()
+            .local_address(from.parse::<IpAddr>().expect("ip"))
+            .timeout(Duration::from_secs(10))
+            .build()
+            .expect("client");
+        let response = client
+            .post(&server.url)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .header("MCP-Protocol-Version", "2025-11-25")
+            .body(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "limited", "arguments": {}}}).to_string())
+            .send()
+            .expect("POST");
+        message(response, id)["result"]["isError"] == json!(true)
+    };
+    let started = Instant::now();
+    let refused: Vec<bool> = (0..4).map(|id| call("127.0.0.1", id)).collect();
+    // Two calls a second: within a second at most two more come back.
+    if started.elapsed() < Duration::from_millis(400) {
+        assert_eq!(refused, [false, false, false, true]);
+    }
+    assert!(
+        !call("127.0.0.2", 10),
+        "another address has its own allowance"
+    );
+}
+
+#[test]
+fn a_rate_that_does_not_parse_is_a_load_error_pointing_at_it() {
+    let workspace = Workspace::new(
+        "[[tools]]\nname = \"t\"\nrate = \"10/day\"\n[tools.static]\ncontent = [{ type = \"text\", text = \"x\" }]\n\n[[tools]]\nname = \"u\"\nburst = 3\n[tools.static]\ncontent = [{ type = \"text\", text = \"x\" }]\n",
+    );
+    let (code, _, stderr) = crate::harness::run(
+        &[
+            "check",
+            "--config",
+            workspace.manifest().to_str().expect("utf-8"),
+        ],
+        std::path::Path::new("/"),
+    );
+    assert_ne!(code, 0);
+    assert!(
+        stderr.contains("invalid `rate`: `day` is not a unit: use s, m or h"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("`burst` needs a `rate`"), "{stderr}");
+}
