@@ -137,7 +137,7 @@ _mcp__serve() {
 
     case "${cmd}" in
         mcp__serve)
-            opts="-c -v -h -V --config --verbose --max-calls --queue --watch --state-key-file --heartbeat --task-store --data-dir --task-lease --http --path --sessions --max-sessions --session-idle --sse --allowed-host --allowed-origin --auth-token-env --auth-token-file --allow-unauthenticated --max-body --header-timeout --body-timeout --shutdown-grace --metrics --metrics-addr --help --version check list call test init install import tasks schema completions help"
+            opts="-c -v -h -V --config --verbose --max-calls --queue --watch --state-key-file --heartbeat --task-store --data-dir --task-lease --http --path --sessions --max-sessions --session-idle --sse --allowed-host --allowed-origin --auth-token-env --auth-token-file --allow-unauthenticated --max-body --header-timeout --body-timeout --shutdown-grace --metrics --metrics-addr --log-format --audit --audit-values --help --version check list call test init install import tasks schema completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -231,6 +231,10 @@ _mcp__serve() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -239,7 +243,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__call)
-            opts="-c -v -h --json --json-out --dry-run --yes --answer --task --out-dir --config --verbose --task-store --data-dir --task-lease --help"
+            opts="-c -v -h --json --json-out --dry-run --yes --answer --task --out-dir --config --verbose --task-store --data-dir --task-lease --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -277,6 +281,10 @@ _mcp__serve() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -285,7 +293,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__check)
-            opts="-c -v -h --target --format --config --verbose --task-store --data-dir --task-lease --help"
+            opts="-c -v -h --target --format --config --verbose --task-store --data-dir --task-lease --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -319,6 +327,10 @@ _mcp__serve() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -327,7 +339,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__completions)
-            opts="-c -v -h --config --verbose --task-store --data-dir --task-lease --help bash elvish fish powershell zsh"
+            opts="-c -v -h --config --verbose --task-store --data-dir --task-lease --log-format --help bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -351,6 +363,10 @@ _mcp__serve() {
                     ;;
                 --task-lease)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -585,7 +601,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__import)
-            opts="-c -v -h --config --verbose --task-store --data-dir --task-lease --help openapi help"
+            opts="-c -v -h --config --verbose --task-store --data-dir --task-lease --log-format --help openapi help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -609,6 +625,10 @@ _mcp__serve() {
                     ;;
                 --task-lease)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -661,7 +681,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__import__subcmd__openapi)
-            opts="-o -c -v -h --output --force --include --exclude --tag --method --path --base-url --env-prefix --name --no-output-schema --max-output-schema --config --verbose --task-store --data-dir --task-lease --help"
+            opts="-o -c -v -h --output --force --include --exclude --tag --method --path --base-url --env-prefix --name --no-output-schema --max-output-schema --config --verbose --task-store --data-dir --task-lease --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -731,6 +751,10 @@ _mcp__serve() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -739,7 +763,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__init)
-            opts="-c -v -h --command-tool --http-tool --force --config --verbose --task-store --data-dir --task-lease --help"
+            opts="-c -v -h --command-tool --http-tool --force --config --verbose --task-store --data-dir --task-lease --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -765,6 +789,10 @@ _mcp__serve() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -773,7 +801,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__install)
-            opts="-c -v -h --name --dry-run --config --verbose --task-store --data-dir --task-lease --help claude-desktop claude-code cursor vscode"
+            opts="-c -v -h --name --dry-run --config --verbose --task-store --data-dir --task-lease --log-format --help claude-desktop claude-code cursor vscode"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -803,6 +831,10 @@ _mcp__serve() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -811,7 +843,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__list)
-            opts="-c -v -h --json --protocol-version --config --verbose --task-store --data-dir --task-lease --help"
+            opts="-c -v -h --json --protocol-version --config --verbose --task-store --data-dir --task-lease --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -841,6 +873,10 @@ _mcp__serve() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -849,7 +885,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__schema)
-            opts="-c -v -h --config --verbose --task-store --data-dir --task-lease --help"
+            opts="-c -v -h --config --verbose --task-store --data-dir --task-lease --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -873,6 +909,10 @@ _mcp__serve() {
                     ;;
                 --task-lease)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -883,7 +923,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__tasks)
-            opts="-c -v -h --config --verbose --task-store --data-dir --task-lease --help list get cancel help"
+            opts="-c -v -h --config --verbose --task-store --data-dir --task-lease --log-format --help list get cancel help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -909,6 +949,10 @@ _mcp__serve() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -917,7 +961,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__tasks__subcmd__cancel)
-            opts="-c -v -h --config --verbose --task-store --data-dir --task-lease --help"
+            opts="-c -v -h --config --verbose --task-store --data-dir --task-lease --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -941,6 +985,10 @@ _mcp__serve() {
                     ;;
                 --task-lease)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -951,7 +999,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__tasks__subcmd__get)
-            opts="-c -v -h --config --verbose --task-store --data-dir --task-lease --help"
+            opts="-c -v -h --config --verbose --task-store --data-dir --task-lease --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -975,6 +1023,10 @@ _mcp__serve() {
                     ;;
                 --task-lease)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1055,7 +1107,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__tasks__subcmd__list)
-            opts="-c -v -h --format --config --verbose --task-store --data-dir --task-lease --help"
+            opts="-c -v -h --format --config --verbose --task-store --data-dir --task-lease --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1085,6 +1137,10 @@ _mcp__serve() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1093,7 +1149,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__test)
-            opts="-c -v -h --config --verbose --task-store --data-dir --task-lease --help"
+            opts="-c -v -h --config --verbose --task-store --data-dir --task-lease --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1117,6 +1173,10 @@ _mcp__serve() {
                     ;;
                 --task-lease)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 *)

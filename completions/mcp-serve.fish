@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_mcp_serve_global_optspecs
-    string join \n c/config= v/verbose max-calls= queue= watch state-key-file= heartbeat= task-store= data-dir= task-lease= http= path= sessions max-sessions= session-idle= sse allowed-host= allowed-origin= auth-token-env= auth-token-file= allow-unauthenticated max-body= header-timeout= body-timeout= shutdown-grace= metrics metrics-addr= h/help V/version
+    string join \n c/config= v/verbose max-calls= queue= watch state-key-file= heartbeat= task-store= data-dir= task-lease= http= path= sessions max-sessions= session-idle= sse allowed-host= allowed-origin= auth-token-env= auth-token-file= allow-unauthenticated max-body= header-timeout= body-timeout= shutdown-grace= metrics metrics-addr= log-format= audit audit-values h/help V/version
 end
 
 function __fish_mcp_serve_needs_command
@@ -45,12 +45,16 @@ complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l header-timeout -d '
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l body-timeout -d 'How long a client may take to send a request\'s body once its headers have arrived' -r
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l shutdown-grace -d 'On SIGTERM or SIGINT, how long in-flight calls get to finish before they are stopped' -r
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l metrics-addr -d 'Serve Prometheus metrics at `http://ADDR/metrics` on a listener of their own, with no authentication (keep it on a private network); works with stdio too' -r
+complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l log-format -d 'Log lines for people, or one JSON object per line for a collector' -r -f -a "text\t''
+json\t''"
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l watch -d 'Reload the manifest when it changes (a broken edit keeps the previous tools), and tell clients that the tool list changed'
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l sessions -d 'Give legacy (2025) clients sessions: a GET stream and resumable responses. The 2026 protocol is always stateless'
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l sse -d 'Answer every POST with an SSE stream; by default the answer is plain JSON unless a notification (progress, a log) comes before the result'
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l allow-unauthenticated -d 'Serve a non-loopback address without a token (when something in front authenticates)'
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l metrics -d 'Serve Prometheus metrics at `/metrics` on the HTTP listener, behind its authentication'
+complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l audit -d 'Log an audit record per tool call: caller, tool, outcome, duration, and the names and types of the arguments'
+complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l audit-values -d 'With --audit, record the argument values too (the manifest\'s secrets redacted)'
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -s V -l version -d 'Print version'
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -f -a "check" -d 'Validate the manifest and lint it for the hosts you target'
@@ -76,6 +80,8 @@ complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand check" -s c -l confi
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand check" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand check" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand check" -l task-lease -d 'A running task\'s lease: its server renews it; a task whose server died reads as failed once it runs out' -r
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand check" -l log-format -d 'Log lines for people, or one JSON object per line for a collector' -r -f -a "text\t''
+json\t''"
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand check" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand check" -s h -l help -d 'Print help'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand list" -l protocol-version -d 'With --json: the protocol version of that client' -r
@@ -83,6 +89,8 @@ complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand list" -s c -l config
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand list" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand list" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand list" -l task-lease -d 'A running task\'s lease: its server renews it; a task whose server died reads as failed once it runs out' -r
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand list" -l log-format -d 'Log lines for people, or one JSON object per line for a collector' -r -f -a "text\t''
+json\t''"
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand list" -l json -d 'Print the `tools/list` result a client gets, as JSON'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand list" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand list" -s h -l help -d 'Print help'
@@ -93,6 +101,8 @@ complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -s c -l config
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -l task-lease -d 'A running task\'s lease: its server renews it; a task whose server died reads as failed once it runs out' -r
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -l log-format -d 'Log lines for people, or one JSON object per line for a collector' -r -f -a "text\t''
+json\t''"
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -l json-out -d 'Print the structured result as JSON instead of the text blocks'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -l dry-run -d 'Print what would run (argv, environment, stdin, HTTP request), secrets redacted, and run nothing'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -l yes -d 'Answer yes to the tool\'s confirmation (`confirm`)'
@@ -103,12 +113,16 @@ complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand test" -s c -l config
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand test" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand test" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand test" -l task-lease -d 'A running task\'s lease: its server renews it; a task whose server died reads as failed once it runs out' -r
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand test" -l log-format -d 'Log lines for people, or one JSON object per line for a collector' -r -f -a "text\t''
+json\t''"
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand test" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand test" -s h -l help -d 'Print help'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand init" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand init" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand init" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand init" -l task-lease -d 'A running task\'s lease: its server renews it; a task whose server died reads as failed once it runs out' -r
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand init" -l log-format -d 'Log lines for people, or one JSON object per line for a collector' -r -f -a "text\t''
+json\t''"
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand init" -l command-tool -d 'Include a command tool (the default when no kind is chosen)'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand init" -l http-tool -d 'Include an HTTP tool'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand init" -l force -d 'Replace an existing file'
@@ -119,6 +133,8 @@ complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand install" -s c -l con
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand install" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand install" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand install" -l task-lease -d 'A running task\'s lease: its server renews it; a task whose server died reads as failed once it runs out' -r
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand install" -l log-format -d 'Log lines for people, or one JSON object per line for a collector' -r -f -a "text\t''
+json\t''"
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand install" -l dry-run -d 'Print the configuration snippet only'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand install" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand install" -s h -l help -d 'Print help'
@@ -126,6 +142,8 @@ complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand import; and not __fi
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand import; and not __fish_seen_subcommand_from openapi help" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand import; and not __fish_seen_subcommand_from openapi help" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand import; and not __fish_seen_subcommand_from openapi help" -l task-lease -d 'A running task\'s lease: its server renews it; a task whose server died reads as failed once it runs out' -r
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand import; and not __fish_seen_subcommand_from openapi help" -l log-format -d 'Log lines for people, or one JSON object per line for a collector' -r -f -a "text\t''
+json\t''"
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand import; and not __fish_seen_subcommand_from openapi help" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand import; and not __fish_seen_subcommand_from openapi help" -s h -l help -d 'Print help'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand import; and not __fish_seen_subcommand_from openapi help" -f -a "openapi" -d 'One HTTP tool per operation of an `OpenAPI` 3.0 or 3.1 description (JSON or YAML)'
@@ -144,6 +162,8 @@ complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand import; and __fish_s
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand import; and __fish_seen_subcommand_from openapi" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand import; and __fish_seen_subcommand_from openapi" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand import; and __fish_seen_subcommand_from openapi" -l task-lease -d 'A running task\'s lease: its server renews it; a task whose server died reads as failed once it runs out' -r
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand import; and __fish_seen_subcommand_from openapi" -l log-format -d 'Log lines for people, or one JSON object per line for a collector' -r -f -a "text\t''
+json\t''"
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand import; and __fish_seen_subcommand_from openapi" -l force -d 'Replace an existing --output file'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand import; and __fish_seen_subcommand_from openapi" -l no-output-schema -d 'Leave out output schemas (for an API whose responses stray from its description)'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand import; and __fish_seen_subcommand_from openapi" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
@@ -154,6 +174,8 @@ complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and not __fis
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and not __fish_seen_subcommand_from list get cancel help" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and not __fish_seen_subcommand_from list get cancel help" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and not __fish_seen_subcommand_from list get cancel help" -l task-lease -d 'A running task\'s lease: its server renews it; a task whose server died reads as failed once it runs out' -r
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and not __fish_seen_subcommand_from list get cancel help" -l log-format -d 'Log lines for people, or one JSON object per line for a collector' -r -f -a "text\t''
+json\t''"
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and not __fish_seen_subcommand_from list get cancel help" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and not __fish_seen_subcommand_from list get cancel help" -s h -l help -d 'Print help'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and not __fish_seen_subcommand_from list get cancel help" -f -a "list" -d 'Every task not yet forgotten, oldest first'
@@ -166,18 +188,24 @@ complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_se
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from list" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from list" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from list" -l task-lease -d 'A running task\'s lease: its server renews it; a task whose server died reads as failed once it runs out' -r
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from list" -l log-format -d 'Log lines for people, or one JSON object per line for a collector' -r -f -a "text\t''
+json\t''"
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from list" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from get" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from get" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from get" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from get" -l task-lease -d 'A running task\'s lease: its server renews it; a task whose server died reads as failed once it runs out' -r
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from get" -l log-format -d 'Log lines for people, or one JSON object per line for a collector' -r -f -a "text\t''
+json\t''"
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from get" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from get" -s h -l help -d 'Print help'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from cancel" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from cancel" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from cancel" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from cancel" -l task-lease -d 'A running task\'s lease: its server renews it; a task whose server died reads as failed once it runs out' -r
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from cancel" -l log-format -d 'Log lines for people, or one JSON object per line for a collector' -r -f -a "text\t''
+json\t''"
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from cancel" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from cancel" -s h -l help -d 'Print help'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from help" -f -a "list" -d 'Every task not yet forgotten, oldest first'
@@ -188,12 +216,16 @@ complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand schema" -s c -l conf
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand schema" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand schema" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand schema" -l task-lease -d 'A running task\'s lease: its server renews it; a task whose server died reads as failed once it runs out' -r
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand schema" -l log-format -d 'Log lines for people, or one JSON object per line for a collector' -r -f -a "text\t''
+json\t''"
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand schema" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand schema" -s h -l help -d 'Print help'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand completions" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand completions" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand completions" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand completions" -l task-lease -d 'A running task\'s lease: its server renews it; a task whose server died reads as failed once it runs out' -r
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand completions" -l log-format -d 'Log lines for people, or one JSON object per line for a collector' -r -f -a "text\t''
+json\t''"
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand completions" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call test init install import tasks schema completions help" -f -a "check" -d 'Validate the manifest and lint it for the hosts you target'

@@ -55,6 +55,14 @@ pub enum Backend {
 }
 
 impl Backend {
+    /// What hides the backend's secrets, for anything that shows its arguments.
+    pub fn redactor(&self) -> Option<&crate::secret::Redactor> {
+        match self {
+            Backend::Http(http) => Some(&http.redactor),
+            Backend::Command(_) | Backend::Static(_) => None,
+        }
+    }
+
     /// Runs the backend with validated arguments and maps its outcome to a result. Every
     /// failure is a tool error with a one-line reason; nothing here is a protocol error.
     pub async fn call(

@@ -84,6 +84,19 @@ pub struct ObserveArgs {
     /// authentication (keep it on a private network); works with stdio too
     #[arg(long, value_name = "ADDR")]
     pub metrics_addr: Option<SocketAddr>,
+
+    /// Log lines for people, or one JSON object per line for a collector
+    #[arg(long, value_enum, default_value = "text", global = true)]
+    pub log_format: crate::logging::LogFormat,
+
+    /// Log an audit record per tool call: caller, tool, outcome, duration, and the names and
+    /// types of the arguments
+    #[arg(long)]
+    pub audit: bool,
+
+    /// With --audit, record the argument values too (the manifest's secrets redacted)
+    #[arg(long, requires = "audit")]
+    pub audit_values: bool,
 }
 
 /// Where tasks are kept.

@@ -69,6 +69,9 @@
 //! - [`reload`] watches the manifest (`--watch`) and swaps the registry in whole.
 //! - [`commands`] are the commands for people (`check`, `list`, `call`, `test`, `init`,
 //!   `install`); [`cli`] parses the command line and [`run`] wires everything for `main`.
+//! - Operators: [`auth`] (the OAuth resource server and the caller's identity), [`rate`]
+//!   (limits per tool and caller), [`metrics`] (Prometheus), [`audit`] (a record per call)
+//!   and [`logging`] (text or JSON lines on stderr).
 //! - Small pieces: [`units`] (durations and sizes), [`suggest`] (did you mean).
 //!
 //! `build.rs` only asks the linker to pack relocations (a smaller binary that starts with
@@ -80,6 +83,7 @@
 //! benchmark, `benches/perf/`, which measures all of this beside the machine's floor).
 
 pub mod ask;
+pub mod audit;
 pub mod auth;
 pub mod backend;
 pub mod cli;
@@ -89,6 +93,7 @@ pub mod era;
 pub mod events;
 pub mod inputs;
 pub mod limit;
+pub mod logging;
 pub mod manifest;
 pub mod mcp;
 pub mod metrics;

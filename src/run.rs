@@ -9,7 +9,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context as _;
-use tracing_subscriber::EnvFilter;
 
 use crate::backend::processes::Processes;
 use crate::cli::{Cli, Command, HttpArgs};
@@ -27,7 +26,7 @@ struct UsageError(String);
 
 /// Runs the program and returns its exit code.
 pub fn run(cli: &Cli) -> ExitCode {
-    init_logging(cli.verbose, cli.command.is_none());
+    crate::logging::init(cli.verbose, cli.command.is_none(), cli.observe.log_format);
     if let Some(command) = &cli.command {
         return match command_run(command, cli) {
             Ok(code) => code,
@@ -113,6 +112,10 @@ fn serve(
         sealer: crate::mcp::state_codec(cli.state_key_file.as_deref())?,
         tasks: Some(Arc::clone(&tasks)),
         metrics: metrics.clone(),
+        audit: crate::audit::Audit {
+            enabled: cli.observe.audit,
+            values: cli.observe.audit_values,
+        },
     };
     let handler = Handler::new(Arc::new(registry), handler_options)
         .context("could not prepare the tool list")?;
@@ -434,23 +437,4 @@ fn manifest_path(config: Option<&Path>) -> Result<PathBuf, UsageError> {
                 .into(),
         ))
     }
-}
-
-fn init_logging(verbose: u8, serving: bool) {
-    let default = match verbose {
-        // Commands for people keep stderr for their own messages.
-        0 if !serving => "mcp_serve=warn,rmcp=error",
-        // rmcp logs every error response at `warn`; those are answers, not our failures.
-        0 => "mcp_serve=info,rmcp=error",
-        1 => "mcp_serve=debug,rmcp=warn",
-        _ => "mcp_serve=trace,rmcp=debug",
-    };
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
-    let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(color)
-        .with_target(false)
-        .init();
 }

@@ -10,6 +10,7 @@ mod schema_samples;
 mod upstream;
 
 mod ask;
+mod audit;
 mod cli;
 mod command_backend;
 mod conformance;

@@ -234,86 +234,38 @@ impl ServerHandler for Handler {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let snapshot = self.snapshot();
-        let tool = snapshot
-            .registry
-            .get(&request.name)
-            .map_err(|unknown| ErrorData::invalid_params(unknown.to_string(), None))?
-            .clone();
-        granted(&tool, &caller(&context, self.state.sessions))?;
-        let era = era(&context);
-        if let Some(refused) = self.over_rate(&tool, &context) {
-            let server_info = (era == Era::Modern).then_some(&snapshot.server_info);
-            return Ok(convert::call_result(ToolResult::error(refused), server_info).into());
+        if !self.state.audit.enabled {
+            return self.call(request, context).await;
         }
-        if let Some(tasks) = self.state.tasks.as_ref()
-            && super::tasks::wanted(&tool, Some(tasks), &context)?
-        {
-            let caller = caller(&context, self.state.sessions);
-            return super::tasks::start(self, tasks, tool, request, &context, era, caller).await;
-        }
-        let server_info = (era == Era::Modern).then_some(&snapshot.server_info);
-        let _permit = match self.slot(&tool, &context).await? {
-            Ok(permit) => permit,
-            Err(busy) => {
-                return Ok(convert::call_result(ToolResult::error(busy), server_info).into());
+        let started = std::time::Instant::now();
+        let (name, arguments) = (request.name.clone(), request.arguments.clone());
+        let key = rate_key(&context, self.state.sessions);
+        let answered = self.call(request, context).await;
+        let outcome = match &answered {
+            Ok(CallToolResponse::Complete(result)) if result.is_error == Some(true) => {
+                crate::audit::Outcome::Error
             }
+            Ok(CallToolResponse::InputRequired(_)) => crate::audit::Outcome::Pending,
+            Ok(CallToolResponse::Task(_)) => crate::audit::Outcome::Task,
+            Ok(_) => crate::audit::Outcome::Ok,
+            Err(_) => crate::audit::Outcome::Refused,
         };
-        let wanted = notify::Wanted {
-            progress: context.meta.get_progress_token(),
-            log_threshold: if era == Era::Modern {
-                context.meta.log_level().map(notify::from_rmcp)
-            } else {
-                self.state.log_level.read().ok().map(|level| *level)
+        let registry = self.registry();
+        let redactor = registry
+            .get(&name)
+            .ok()
+            .and_then(|tool| tool.backend.redactor());
+        self.state.audit.record(
+            &crate::audit::Record {
+                tool: &name,
+                caller: &key,
+                outcome,
+                took: started.elapsed(),
+                arguments: arguments.as_ref(),
             },
-            heartbeat: self.state.heartbeat,
-        };
-        let (events, forwarder) = if wanted.progress.is_some() || wanted.log_threshold.is_some() {
-            let (sender, receiver) = tokio::sync::mpsc::channel(256);
-            let task = tokio::spawn(notify::forward(
-                receiver,
-                context.peer.clone(),
-                wanted,
-                tool.name.clone(),
-            ));
-            (Some(sender), Some(task))
-        } else {
-            (None, None)
-        };
-        let call_context = CallContext {
-            store: snapshot.registry.store(),
-            caller: caller(&context, self.state.sessions),
-            events,
-            withheld_env: &snapshot.withheld_env,
-            processes: &self.state.processes,
-            clients: &self.state.clients,
-            metrics: self.state.metrics.as_deref(),
-        };
-        // Dropping the call future kills the backend's process group.
-        let codec = &self.state.sealer;
-        let run = elicit::call(&tool, request, &context, era, &call_context, codec);
-        let called = tokio::select! {
-            called = run => called,
-            () = context.ct.cancelled() => {
-                if let Some(forwarder) = forwarder {
-                    forwarder.abort();
-                }
-                tracing::info!(tool = %tool.name, "call cancelled; backend stopped");
-                return Err(ErrorData::internal_error("the request was cancelled", None));
-            }
-        };
-        // Every event goes out before the result, never after it.
-        drop(call_context);
-        if let Some(forwarder) = forwarder {
-            let _ = tokio::time::timeout(Duration::from_secs(1), forwarder).await;
-        }
-        match called? {
-            elicit::Called::Done(result) => {
-                let result = result.for_era(era, tool.legacy_wrapped());
-                Ok(convert::call_result(result, server_info).into())
-            }
-            elicit::Called::Pending(pending) => Ok(pending.into()),
-        }
+            redactor,
+        );
+        answered
     }
 
     async fn get_task(
@@ -517,5 +469,95 @@ impl ServerHandler for Handler {
             .tools()
             .position(|tool| tool.name == name)?;
         snapshot.listings[Era::Modern.index()].get(index).cloned()
+    }
+}
+
+impl Handler {
+    /// `tools/call`: the checks before a call, then the call (or its task).
+    async fn call(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let snapshot = self.snapshot();
+        let tool = snapshot
+            .registry
+            .get(&request.name)
+            .map_err(|unknown| ErrorData::invalid_params(unknown.to_string(), None))?
+            .clone();
+        granted(&tool, &caller(&context, self.state.sessions))?;
+        let era = era(&context);
+        if let Some(refused) = self.over_rate(&tool, &context) {
+            let server_info = (era == Era::Modern).then_some(&snapshot.server_info);
+            return Ok(convert::call_result(ToolResult::error(refused), server_info).into());
+        }
+        if let Some(tasks) = self.state.tasks.as_ref()
+            && super::tasks::wanted(&tool, Some(tasks), &context)?
+        {
+            let caller = caller(&context, self.state.sessions);
+            return super::tasks::start(self, tasks, tool, request, &context, era, caller).await;
+        }
+        let server_info = (era == Era::Modern).then_some(&snapshot.server_info);
+        let _permit = match self.slot(&tool, &context).await? {
+            Ok(permit) => permit,
+            Err(busy) => {
+                return Ok(convert::call_result(ToolResult::error(busy), server_info).into());
+            }
+        };
+        let wanted = notify::Wanted {
+            progress: context.meta.get_progress_token(),
+            log_threshold: if era == Era::Modern {
+                context.meta.log_level().map(notify::from_rmcp)
+            } else {
+                self.state.log_level.read().ok().map(|level| *level)
+            },
+            heartbeat: self.state.heartbeat,
+        };
+        let (events, forwarder) = if wanted.progress.is_some() || wanted.log_threshold.is_some() {
+            let (sender, receiver) = tokio::sync::mpsc::channel(256);
+            let task = tokio::spawn(notify::forward(
+                receiver,
+                context.peer.clone(),
+                wanted,
+                tool.name.clone(),
+            ));
+            (Some(sender), Some(task))
+        } else {
+            (None, None)
+        };
+        let call_context = CallContext {
+            store: snapshot.registry.store(),
+            caller: caller(&context, self.state.sessions),
+            events,
+            withheld_env: &snapshot.withheld_env,
+            processes: &self.state.processes,
+            clients: &self.state.clients,
+            metrics: self.state.metrics.as_deref(),
+        };
+        // Dropping the call future kills the backend's process group.
+        let codec = &self.state.sealer;
+        let run = elicit::call(&tool, request, &context, era, &call_context, codec);
+        let called = tokio::select! {
+            called = run => called,
+            () = context.ct.cancelled() => {
+                if let Some(forwarder) = forwarder {
+                    forwarder.abort();
+                }
+                tracing::info!(tool = %tool.name, "call cancelled; backend stopped");
+                return Err(ErrorData::internal_error("the request was cancelled", None));
+            }
+        };
+        // Every event goes out before the result, never after it.
+        drop(call_context);
+        if let Some(forwarder) = forwarder {
+            let _ = tokio::time::timeout(Duration::from_secs(1), forwarder).await;
+        }
+        match called? {
+            elicit::Called::Done(result) => {
+                let result = result.for_era(era, tool.legacy_wrapped());
+                Ok(convert::call_result(result, server_info).into())
+            }
+            elicit::Called::Pending(pending) => Ok(pending.into()),
+        }
     }
 }

@@ -54,12 +54,15 @@ pub struct HandlerOptions {
     pub tasks: Option<Arc<crate::tasks::Tasks>>,
     /// Where calls are counted (`--metrics`, `--metrics-addr`).
     pub metrics: Option<Arc<crate::metrics::Metrics>>,
+    /// What is recorded per call (`--audit`).
+    pub audit: crate::audit::Audit,
 }
 
 #[derive(Debug)]
 pub(super) struct State {
     current: RwLock<Arc<Snapshot>>,
     pub(super) metrics: Option<Arc<crate::metrics::Metrics>>,
+    pub(super) audit: crate::audit::Audit,
     pub(super) calls: Limiter,
     /// The level `logging/setLevel` asked for, shared by every per-request handler (over
     /// stateless HTTP each request has its own).
@@ -205,6 +208,7 @@ impl Handler {
                 sealer: options.sealer,
                 tasks: options.tasks,
                 metrics: options.metrics,
+                audit: options.audit,
                 clients: HttpClients::default(),
                 peers: Mutex::new(Vec::new()),
                 sinks: Mutex::new(Vec::new()),

@@ -336,6 +336,7 @@ mod tests {
                 tasks: None,
                 sealer: crate::mcp::state_codec(None).expect("key"),
                 metrics: None,
+                audit: crate::audit::Audit::default(),
             },
         )
         .expect("handler")

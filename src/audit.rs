@@ -1,0 +1,120 @@
+//! `--audit`: one record per tool call, on the log (`target` `mcp_serve::audit`, a JSON object
+//! with `--log-format json`): when, who (the token's subject, the session or the client's
+//! address), which tool, the outcome, how long it took, and the *shape* of the arguments
+//! (each name and its JSON type). Values only with `--audit-values`; the manifest's secrets
+//! never appear in either, and the caller's token is never an argument.
+
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+/// What the server records, from the command line.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Audit {
+    pub enabled: bool,
+    pub values: bool,
+}
+
+/// How a call ended, for the record.
+#[derive(Debug, Clone, Copy)]
+pub enum Outcome {
+    Ok,
+    Error,
+    /// It asked the client for input and will go on in a later request (2026 eras).
+    Pending,
+    Cancelled,
+    /// Refused by the protocol (an unknown tool, a missing scope) or cancelled.
+    Refused,
+    /// Started as a task; its result comes later.
+    Task,
+}
+
+impl Outcome {
+    fn label(self) -> &'static str {
+        match self {
+            Outcome::Ok => "ok",
+            Outcome::Error => "error",
+            Outcome::Pending => "input_required",
+            Outcome::Cancelled => "cancelled",
+            Outcome::Refused => "refused",
+            Outcome::Task => "task",
+        }
+    }
+}
+
+/// One call's record.
+#[derive(Debug)]
+pub struct Record<'a> {
+    pub tool: &'a str,
+    pub caller: &'a str,
+    pub outcome: Outcome,
+    pub took: Duration,
+    pub arguments: Option<&'a Map<String, Value>>,
+}
+
+impl Audit {
+    pub fn record(&self, record: &Record<'_>, redactor: Option<&crate::secret::Redactor>) {
+        if !self.enabled {
+            return;
+        }
+        let shape = record.arguments.map(shape).unwrap_or_default();
+        let values = if self.values {
+            let text = record
+                .arguments
+                .map(|arguments| Value::Object(arguments.clone()).to_string())
+                .unwrap_or_default();
+            redactor.map_or(text.clone(), |redactor| redactor.redact(&text))
+        } else {
+            String::new()
+        };
+        tracing::info!(
+            target: "mcp_serve::audit",
+            tool = record.tool,
+            caller = record.caller,
+            outcome = record.outcome.label(),
+            duration_ms = u64::try_from(record.took.as_millis()).unwrap_or(u64::MAX),
+            arguments = %shape,
+            values = %values,
+            "audit"
+        );
+    }
+}
+
+/// `{"name":"string","limit":"integer"}`: the names and JSON types, never the values.
+pub fn shape(arguments: &Map<String, Value>) -> String {
+    let shape: Map<String, Value> = arguments
+        .iter()
+        .filter(|(name, _)| !name.starts_with(crate::auth::PLACEHOLDER_PREFIX))
+        .map(|(name, value)| {
+            let kind = match value {
+                Value::Null => "null",
+                Value::Bool(_) => "boolean",
+                Value::Number(number) if number.is_f64() => "number",
+                Value::Number(_) => "integer",
+                Value::String(_) => "string",
+                Value::Array(_) => "array",
+                Value::Object(_) => "object",
+            };
+            (name.clone(), Value::String(kind.to_owned()))
+        })
+        .collect();
+    Value::Object(shape).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::shape;
+
+    #[test]
+    fn the_shape_names_types_never_values() {
+        let arguments =
+            json!({"q": "secret text", "limit": 5, "ratio": 0.5, "tags": ["a"], "auth.sub": "ada"});
+        let text = shape(arguments.as_object().expect("object"));
+        assert_eq!(
+            text,
+            r#"{"q":"string","limit":"integer","ratio":"number","tags":"array"}"#
+        );
+    }
+}
