@@ -214,6 +214,7 @@ fn the_import_reference_names_every_option() {
                     | "--task-store"
                     | "--data-dir"
                     | "--task-lease"
+                    | "--log-format"
             )
         })
         .collect();
