@@ -4,10 +4,12 @@
 //! `{auth.claims.NAME}` placeholders. The static `--auth-token-*` mode stays in
 //! `mcp::http::auth`; stdio has no principal (its one client is the user who started it).
 //!
-//! `oauth` holds the settings and verifies a token; `keys` fetches and caches the issuer's
+//! `oauth` holds the settings and verifies a token; `introspection` asks the issuer about
+//! an opaque one (RFC 7662); `keys` fetches and caches the issuer's
 //! JWKS (discovered from its metadata), refetching for an unknown key id at most every few
 //! seconds.
 
+pub mod introspection;
 pub mod keys;
 pub mod oauth;
 

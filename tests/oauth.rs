@@ -80,6 +80,7 @@ fn now() -> u64 {
 /// The issuer: metadata and a JWKS it can change, counting key fetches.
 struct Issuer {
     upstream: Upstream,
+    introspections: Arc<AtomicUsize>,
     fetches: Arc<AtomicUsize>,
 }
 
@@ -87,7 +88,9 @@ impl Issuer {
     fn start(keys: Vec<Jwk>) -> Self {
         let keys = Arc::new(Mutex::new(keys));
         let fetches = Arc::new(AtomicUsize::new(0));
-        let (served, counted) = (keys.clone(), fetches.clone());
+        let introspections = Arc::new(AtomicUsize::new(0));
+        let (served, counted, introspected) =
+            (keys.clone(), fetches.clone(), introspections.clone());
         let upstream = Upstream::start(move |request, port| {
             let issuer = format!("http://127.0.0.1:{port}");
             match request.path() {
@@ -96,6 +99,27 @@ impl Issuer {
                     "application/json",
                     json!({"issuer": issuer, "jwks_uri": format!("{issuer}/jwks"), "response_types_supported": ["code"]}).to_string(),
                 ),
+                "/introspect" => {
+                    introspected.fetch_add(1, Ordering::SeqCst);
+                    // Basic mcp:s3cret-client (RFC 7662 callers authenticate).
+                    if request.header("authorization") != Some("Basic bWNwOnMzY3JldC1jbGllbnQ=") {
+                        return Reply::new(401, "application/json", "{}");
+                    }
+                    let body = String::from_utf8_lossy(&request.body).into_owned();
+                    let token = body.split('&').find_map(|pair| pair.strip_prefix("token=")).unwrap_or_default().to_owned();
+                    let (active, exp, aud) = match token.as_str() {
+                        "opaque-good" => (true, now() + 600, AUDIENCE),
+                        "opaque-expired" => (true, now() - 60, AUDIENCE),
+                        "opaque-elsewhere" => (true, now() + 600, "https://other.example.com/mcp"),
+                        _ => (false, 0, ""),
+                    };
+                    let answer = if active {
+                        json!({"active": true, "sub": "opaque-user", "scope": "tickets:read", "aud": aud, "exp": exp, "iss": issuer})
+                    } else {
+                        json!({"active": false})
+                    };
+                    Reply::new(200, "application/json", answer.to_string())
+                }
                 "/jwks" => {
                     counted.fetch_add(1, Ordering::SeqCst);
                     let set = JwkSet { keys: served.lock().expect("keys").clone() };
@@ -104,7 +128,11 @@ impl Issuer {
                 _ => Reply::new(404, "text/plain", "not here"),
             }
         });
-        Self { upstream, fetches }
+        Self {
+            upstream,
+            introspections,
+            fetches,
+        }
     }
 
     fn url(&self) -> String {
@@ -505,4 +533,68 @@ fn base64url(bytes: &[u8]) -> String {
         }
     }
     out
+}
+
+#[test]
+fn opaque_tokens_are_checked_at_the_issuer_and_its_answer_is_cached() {
+    let issuer = Issuer::start(Vec::new());
+    let text = manifest(&issuer.url()).replacen(
+        &format!("audience = \"{AUDIENCE}\"\n"),
+        &format!("audience = \"{AUDIENCE}\"\nintrospection-url = \"{}/introspect\"\nclient-id = \"mcp\"\nclient-secret = \"${{env:INTROSPECT_SECRET}}\"\n", issuer.url()),
+        1,
+    );
+    let workspace = Workspace::new(&text);
+    let server = HttpServer::start_with_env(
+        &workspace.manifest(),
+        &[],
+        &[("INTROSPECT_SECRET", "s3cret-client")],
+    );
+    for _ in 0..3 {
+        let response = call(
+            &server,
+            Some("opaque-good"),
+            "tools/call",
+            json!({"name": "whoami", "arguments": {}}),
+        );
+        assert_eq!(response.status(), 200);
+        let text = crate::http_harness::message(response, 1)["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        assert!(text.starts_with("opaque-user "), "{text}");
+    }
+    assert_eq!(
+        issuer.introspections.load(Ordering::SeqCst),
+        1,
+        "one question for three calls"
+    );
+    // The scope came from the issuer's answer.
+    let response = call(
+        &server,
+        Some("opaque-good"),
+        "tools/call",
+        json!({"name": "read-tickets", "arguments": {}}),
+    );
+    assert_eq!(response.status(), 200);
+    for (token, description) in [
+        ("opaque-expired", "the token has expired"),
+        ("opaque-elsewhere", "the token is for another resource"),
+        ("opaque-unknown", "the token is not active"),
+    ] {
+        let response = call(&server, Some(token), "tools/list", json!({}));
+        assert_eq!(response.status(), 401, "{token}");
+        assert!(
+            challenge(&response).contains(&format!("error_description=\"{description}\"")),
+            "{token}: {}",
+            challenge(&response)
+        );
+    }
+    // A refusal is remembered too: asking again does not reach the issuer.
+    let before = issuer.introspections.load(Ordering::SeqCst);
+    assert_eq!(
+        call(&server, Some("opaque-unknown"), "tools/list", json!({})).status(),
+        401
+    );
+    assert_eq!(issuer.introspections.load(Ordering::SeqCst), before);
+    assert!(!server.log().contains("s3cret-client"));
 }

@@ -36,6 +36,8 @@ pub struct Settings {
     pub required_scopes: Vec<String>,
     /// `scopes_supported` in the metadata: the required scopes and every tool's.
     pub scopes_supported: Vec<String>,
+    /// Opaque tokens are checked by asking the issuer (RFC 7662), when given.
+    pub introspection: Option<super::introspection::Endpoint>,
 }
 
 impl std::fmt::Debug for Settings {
@@ -106,6 +108,7 @@ impl Rejection {
                 "the token's signature does not verify" => "signature",
                 "the token names a key the issuer does not publish" => "unknown_key",
                 "the token is not a JWT" => "malformed",
+                "the token is not active" => "inactive",
                 other if other.contains("algorithm") || other.starts_with("HMAC") => "algorithm",
                 _ => "invalid",
             },
@@ -118,12 +121,21 @@ impl Rejection {
 pub struct Verifier {
     settings: Settings,
     keys: Keys,
+    introspection: Option<super::introspection::Introspection>,
 }
 
 impl Verifier {
     pub fn new(settings: Settings) -> Self {
         let keys = Keys::new(&settings.issuer, settings.jwks_url.as_deref());
-        Self { settings, keys }
+        let introspection = settings
+            .introspection
+            .clone()
+            .map(super::introspection::Introspection::new);
+        Self {
+            settings,
+            keys,
+            introspection,
+        }
     }
 
     pub fn settings(&self) -> &Settings {
@@ -132,8 +144,17 @@ impl Verifier {
 
     /// The caller a token names, or why it is refused.
     pub async fn verify(&self, token: &str) -> Result<Principal, Rejection> {
-        let header =
-            decode_header(token).map_err(|_| Rejection::Invalid("the token is not a JWT"))?;
+        let Ok(header) = decode_header(token) else {
+            // Not a JWT: an opaque token, which only the issuer can judge.
+            return match &self.introspection {
+                Some(introspection) => {
+                    introspection
+                        .check(token, &self.settings.issuer, &self.settings.audience)
+                        .await
+                }
+                None => Err(Rejection::Invalid("the token is not a JWT")),
+            };
+        };
         let hmac = matches!(
             header.alg,
             Algorithm::HS256 | Algorithm::HS384 | Algorithm::HS512
@@ -208,7 +229,7 @@ fn describe(kind: &jsonwebtoken::errors::ErrorKind) -> &'static str {
 
 /// The principal of verified claims: `sub`, and the scopes from `scope` (space-separated)
 /// or `scp` (a list or a string).
-fn principal(claims: Map<String, Value>) -> Result<Principal, Rejection> {
+pub(super) fn principal(claims: Map<String, Value>) -> Result<Principal, Rejection> {
     let subject = claims
         .get("sub")
         .and_then(Value::as_str)
@@ -249,6 +270,7 @@ mod tests {
             leeway: Duration::from_secs(30),
             required_scopes: Vec::new(),
             scopes_supported: vec!["tickets:read".to_owned()],
+            introspection: None,
         };
         assert_eq!(
             settings.metadata_location(),

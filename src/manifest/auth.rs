@@ -7,6 +7,7 @@ use toml::Spanned;
 
 use super::Checker;
 use super::wire::{AuthWire, ToolWire};
+use crate::auth::introspection::Endpoint;
 use crate::auth::oauth::{DEFAULT_ALGORITHMS, Settings};
 use crate::units::parse_duration;
 
@@ -97,6 +98,7 @@ pub(super) fn settings(
             }
         }
     });
+    let introspection = introspection(wire, checker);
     let required_scopes = wire.scopes.clone().unwrap_or_default();
     let mut scopes_supported = required_scopes.clone();
     for tool in tools {
@@ -115,7 +117,57 @@ pub(super) fn settings(
         leeway,
         required_scopes,
         scopes_supported,
+        introspection,
     })
+}
+
+/// `introspection-url` with `client-id` and `client-secret`, all three or none.
+fn introspection(wire: &AuthWire, checker: &mut Checker) -> Option<Endpoint> {
+    let (url, id, secret) = match (
+        &wire.introspection_url,
+        &wire.client_id,
+        &wire.client_secret,
+    ) {
+        (None, None, None) => return None,
+        (Some(url), Some(id), Some(secret)) => (url, id, secret),
+        (Some(url), _, _) => {
+            checker
+                .error(
+                    "`introspection-url` needs `client-id` and `client-secret`",
+                    url.span(),
+                )
+                .hint("the issuer answers introspection requests from a client it knows");
+            return None;
+        }
+        (None, Some(part), _) | (None, None, Some(part)) => {
+            checker.error(
+                "`client-id` and `client-secret` are for `introspection-url`",
+                part.span(),
+            );
+            return None;
+        }
+    };
+    if !(url.get_ref().starts_with("https://") || url.get_ref().starts_with("http://")) {
+        checker.error(
+            format!("`{}` is not an http(s) URL", url.get_ref()),
+            url.span(),
+        );
+        return None;
+    }
+    match crate::secret::resolve(secret.get_ref(), &checker.base_dir) {
+        Ok((value, used)) => {
+            checker.withheld_env.extend(used.variables);
+            Some(Endpoint {
+                url: url.get_ref().clone(),
+                client_id: id.get_ref().clone(),
+                client_secret: value,
+            })
+        }
+        Err(error) => {
+            checker.error(error.to_string(), secret.span());
+            None
+        }
+    }
 }
 
 /// A tool's `scopes`: each an RFC 6749 scope token (printable ASCII, no space, `"` or `\`).

@@ -66,6 +66,15 @@ pub(super) struct AuthWire {
     pub(super) leeway: Option<Spanned<toml::Value>>,
     /// Scopes every request needs.
     pub(super) scopes: Option<Vec<String>>,
+    /// Check opaque (non-JWT) tokens at the issuer's RFC 7662 introspection endpoint.
+    #[schemars(with = "Option<String>")]
+    pub(super) introspection_url: Option<Spanned<String>>,
+    /// This server's client id at the issuer, for introspection.
+    #[schemars(with = "Option<String>")]
+    pub(super) client_id: Option<Spanned<String>>,
+    /// Its client secret (`${env:…}` or `${file:…}`).
+    #[schemars(with = "Option<String>")]
+    pub(super) client_secret: Option<Spanned<String>>,
 }
 
 /// Whether a tool's calls may run as tasks.
