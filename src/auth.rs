@@ -12,6 +12,7 @@
 pub mod introspection;
 pub mod keys;
 pub mod oauth;
+pub mod verified;
 
 use std::borrow::Cow;
 

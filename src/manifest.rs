@@ -90,6 +90,8 @@ pub fn parse(source: &str, shown_path: &str, base_dir: &Path) -> Result<Registry
         constraints: HashMap::new(),
         withheld_env: Vec::new(),
         kernel: None,
+        oauth: false,
+        identity_used: false,
     };
     let registry = document::load(source, &mut checker);
     match registry {
@@ -129,6 +131,10 @@ struct Checker {
     withheld_env: Vec<String>,
     /// What this kernel can confine, probed when the first sandbox is checked.
     kernel: Option<crate::sandbox::Support>,
+    /// `[server.auth]` is set: tokens name callers, so `scopes` and `{auth.…}` mean something.
+    oauth: bool,
+    /// A template of the tool being checked used `{auth.…}`.
+    identity_used: bool,
 }
 
 impl Checker {

@@ -14,6 +14,8 @@ use governor::{DefaultKeyedRateLimiter, Quota};
 /// After this many checks, callers idle long enough to be back at full burst are forgotten,
 /// so the table holds recent callers only.
 const SWEEP_EVERY: u32 = 4096;
+/// Beyond this many callers, every check sweeps: many addresses cost time, not memory.
+const MAX_CALLERS: usize = 100_000;
 
 /// A parsed `rate` and `burst`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,7 +83,8 @@ impl Limiter {
 
     /// Takes one call from `caller`'s allowance, or says how long to wait.
     pub fn check(&self, caller: &str) -> Result<(), Refused> {
-        if self.checks.fetch_add(1, Ordering::Relaxed) % SWEEP_EVERY == SWEEP_EVERY - 1 {
+        let sweep = self.checks.fetch_add(1, Ordering::Relaxed) % SWEEP_EVERY == SWEEP_EVERY - 1;
+        if sweep || self.callers.len() > MAX_CALLERS {
             self.callers.retain_recent();
         }
         self.callers

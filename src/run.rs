@@ -147,6 +147,9 @@ fn serve(
                 .await
                 .with_context(|| format!("could not listen on {address} for metrics"))?;
             let bound = listener.local_addr()?;
+            if !bound.ip().is_loopback() {
+                tracing::warn!(%bound, "metrics are served without authentication on a non-loopback address: whoever reaches it sees every tool's name and figures");
+            }
             eprintln!("mcp-serve: metrics on http://{bound}/metrics");
             tokio::spawn(http::serve_metrics(listener, Arc::clone(metrics)));
         }

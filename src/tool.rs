@@ -37,6 +37,8 @@ pub struct Tool {
     pub scopes: Vec<String>,
     /// Calls per caller (`rate`, `burst`, or the server's).
     pub rate: Option<std::sync::Arc<crate::rate::Limiter>>,
+    /// Its templates use `{auth.…}`: it runs only for a caller a token names.
+    pub uses_identity: bool,
 }
 
 /// A declared call and what it must return.
@@ -112,6 +114,14 @@ impl Tool {
         arguments: &Map<String, Value>,
         context: &CallContext<'_>,
     ) -> ToolResult {
+        if self.uses_identity && context.caller.principal().is_none() {
+            // Without a token the identity would be missing, and a missing `{auth.sub}`
+            // leaves out what it fills: never run such a call for nobody.
+            return ToolResult::error(format!(
+                "`{}` acts for the caller an OAuth access token names, and this request carries none",
+                self.name
+            ));
+        }
         let started = std::time::Instant::now();
         let _running = context.metrics.map(crate::metrics::Metrics::call_started);
         let _permit = match &self.limit {

@@ -407,6 +407,11 @@ fn the_issuer_being_down_is_a_503_not_a_verdict_on_the_token() {
             .and_then(|v| v.to_str().ok()),
         Some("5")
     );
+    // Again at once (no new fetch for 5 s): still 503, not a verdict on the token.
+    assert_eq!(
+        call(&server, Some(&token), "tools/list", json!({})).status(),
+        503
+    );
 }
 
 #[test]
@@ -494,11 +499,14 @@ fn wrong_tokens(issuer: &Issuer, rsa: &Key, stranger: Key, dir: &Path) -> Vec<(S
         )
         .expect("sign"),
     ));
-    let unknown = Key {
-        kid: "nobody".into(),
-        ..make_key(dir, "nobody", Algorithm::RS256)
-    };
-    cases.push(("unknown kid".into(), sign(&unknown, base.clone())));
+    // Three made-up key ids: together they may refetch the issuer's keys once.
+    for kid in ["nobody", "nobody-2", "nobody-3"] {
+        let unknown = Key {
+            kid: kid.into(),
+            ..make_key(dir, kid, Algorithm::RS256)
+        };
+        cases.push((format!("unknown kid {kid}"), sign(&unknown, base.clone())));
+    }
     // Signed by another key under a kid the issuer does publish.
     let forged = Key {
         kid: "rsa-1".into(),
@@ -597,4 +605,82 @@ fn opaque_tokens_are_checked_at_the_issuer_and_its_answer_is_cached() {
     );
     assert_eq!(issuer.introspections.load(Ordering::SeqCst), before);
     assert!(!server.log().contains("s3cret-client"));
+}
+
+#[test]
+fn scopes_and_the_callers_identity_need_the_resource_server() {
+    let text = "[[tools]]\nname = \"mine\"\nscopes = [\"files:read\"]\n[tools.command]\nargv = [\"ls\"]\n\n[[tools]]\nname = \"theirs\"\n[tools.command]\nargv = [\"ls\", \"--owner={auth.sub}\"]\n";
+    let workspace = Workspace::new(text);
+    let (code, _, stderr) = crate::harness::run(
+        &[
+            "check",
+            "--config",
+            workspace.manifest().to_str().expect("utf-8"),
+        ],
+        Path::new("/"),
+    );
+    assert_ne!(code, 0);
+    assert!(stderr.contains("`scopes` need `[server.auth]`"), "{stderr}");
+    assert!(
+        stderr.contains("`{auth.sub}` needs `[server.auth]`"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_client_cannot_name_itself_and_a_stateless_caller_is_never_asked_a_question() {
+    let dir = tempfile::tempdir().expect("dir");
+    let key = make_key(dir.path(), "k1", Algorithm::ES256);
+    let issuer = Issuer::start(vec![key.jwk.clone()]);
+    let text = format!(
+        r#"[server.auth]
+issuer = "{}"
+audience = "{AUDIENCE}"
+
+[[tools]]
+name = "who"
+input-schema = '{{"type": "object"}}'
+[tools.command]
+argv = ["sh", "-c", "echo \"[$WHO]\"", "sh"]
+env = {{ WHO = "{{auth.sub}}" }}
+
+[[tools]]
+name = "careful"
+confirm = "Really?"
+[tools.static]
+content = [{{ type = "text", text = "done" }}]
+"#,
+        issuer.url()
+    );
+    let workspace = Workspace::new(&text);
+    let server = HttpServer::start(&workspace.manifest(), &[]);
+    let token = sign(&key, issuer.claims("ada", ""));
+    // The schema allows any argument, so a client can send `auth.sub`: it is dropped.
+    let response = call(
+        &server,
+        Some(&token),
+        "tools/call",
+        json!({"name": "who", "arguments": {"auth.sub": "root"}}),
+    );
+    let text = crate::http_harness::message(response, 1)["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert_eq!(text.trim(), "[ada]");
+    // A stateless request has no connection to ask on, token or not: a clear refusal, at once.
+    let response = call(
+        &server,
+        Some(&token),
+        "tools/call",
+        json!({"name": "careful", "arguments": {}}),
+    );
+    let result = crate::http_harness::message(response, 1)["result"].clone();
+    assert_eq!(result["isError"], json!(true), "{result}");
+    assert!(
+        result["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .ends_with("so it did not run"),
+        "{result}"
+    );
 }

@@ -19,8 +19,11 @@ use super::oauth::Rejection;
 const KEEP_ACTIVE: Duration = Duration::from_secs(300);
 /// How long a refusal is kept: a bad token retried in a loop does not reach the issuer.
 const KEEP_REFUSED: Duration = Duration::from_secs(30);
-/// Cached answers at most; beyond, expired ones are dropped, then all.
+/// Cached answers at most; beyond, expired ones are dropped, then refusals, then all.
 const MAX_CACHED: usize = 10_000;
+/// The issuer is asked at most this often: a stream of made-up tokens cannot become a
+/// stream of requests that gets this server's client throttled. Beyond, `503`.
+const MAX_QUESTIONS_PER_SECOND: u32 = 20;
 
 /// Where and as whom to ask.
 #[derive(Clone)]
@@ -48,10 +51,12 @@ pub struct Introspection {
     endpoint: Endpoint,
     client: reqwest::Client,
     cache: Mutex<HashMap<[u8; 32], (Answer, Instant)>>,
+    questions: governor::DefaultDirectRateLimiter,
+    leeway: Duration,
 }
 
 impl Introspection {
-    pub fn new(endpoint: Endpoint) -> Self {
+    pub fn new(endpoint: Endpoint, leeway: Duration) -> Self {
         let _ = rustls::crypto::ring::default_provider().install_default();
         let client = reqwest::Client::builder()
             .timeout(Duration::from_secs(10))
@@ -59,10 +64,14 @@ impl Introspection {
             .no_proxy()
             .build()
             .unwrap_or_default();
+        let per_second = std::num::NonZeroU32::new(MAX_QUESTIONS_PER_SECOND)
+            .unwrap_or(std::num::NonZeroU32::MIN);
         Self {
             endpoint,
             client,
             cache: Mutex::new(HashMap::new()),
+            questions: governor::RateLimiter::direct(governor::Quota::per_second(per_second)),
+            leeway,
         }
     }
 
@@ -73,8 +82,13 @@ impl Introspection {
         {
             return answer.clone();
         }
+        if self.questions.check().is_err() {
+            return Err(Rejection::Unavailable(Unavailable(
+                "too many unknown tokens: the issuer is asked at most 20 times a second".to_owned(),
+            )));
+        }
         let answer = match self.ask(token).await {
-            Ok(claims) => judge(claims, issuer, audience),
+            Ok(claims) => judge(claims, issuer, audience, self.leeway.as_secs()),
             Err(unavailable) => return Err(Rejection::Unavailable(unavailable)),
         };
         let keep = match &answer {
@@ -92,6 +106,9 @@ impl Introspection {
             let moment = Instant::now();
             cache.retain(|_, (_, until)| *until > moment);
             if cache.len() >= MAX_CACHED {
+                cache.retain(|_, (answer, _)| answer.is_ok());
+            }
+            if cache.len() >= MAX_CACHED {
                 cache.clear();
             }
         }
@@ -108,7 +125,11 @@ impl Introspection {
         let response = self
             .client
             .post(url)
-            .basic_auth(&self.endpoint.client_id, Some(&self.endpoint.client_secret))
+            // RFC 6749 section 2.3.1: each part form-encoded before Basic encoding.
+            .basic_auth(
+                form_encoded(&self.endpoint.client_id),
+                Some(form_encoded(&self.endpoint.client_secret)),
+            )
             .header("accept", "application/json")
             .header("content-type", "application/x-www-form-urlencoded")
             .body(form)
@@ -127,41 +148,51 @@ impl Introspection {
     }
 }
 
+fn form_encoded(text: &str) -> String {
+    form_urlencoded::byte_serialize(text.as_bytes()).collect()
+}
+
 fn now() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |since| since.as_secs())
 }
 
-/// The issuer's answer, judged as a JWT's claims would be.
-fn judge(claims: Map<String, Value>, issuer: &str, audience: &str) -> Answer {
+/// The issuer's answer, judged as a JWT's claims would be: active, an access token, for
+/// this resource (`aud` is required: a token for another API on the same issuer is not
+/// ours), from this issuer, within `exp` and `nbf` give or take `leeway` seconds.
+fn judge(claims: Map<String, Value>, issuer: &str, audience: &str, leeway: u64) -> Answer {
     if claims.get("active") != Some(&Value::Bool(true)) {
         return Err(Rejection::Invalid("the token is not active"));
+    }
+    if let Some(kind) = claims.get("token_type").and_then(Value::as_str)
+        && !(kind.eq_ignore_ascii_case("access_token") || kind.eq_ignore_ascii_case("bearer"))
+    {
+        return Err(Rejection::Invalid("the token is not an access token"));
     }
     if claims
         .get("exp")
         .and_then(Value::as_u64)
-        .is_some_and(|exp| exp <= now())
+        .is_some_and(|exp| exp + leeway <= now())
     {
         return Err(Rejection::Invalid("the token has expired"));
     }
     if claims
         .get("nbf")
         .and_then(Value::as_u64)
-        .is_some_and(|nbf| nbf > now() + 30)
+        .is_some_and(|nbf| nbf > now() + leeway)
     {
         return Err(Rejection::Invalid("the token is not valid yet"));
     }
     if let Some(iss) = claims.get("iss").and_then(Value::as_str)
-        && iss.trim_end_matches('/') != issuer
+        && iss != issuer
     {
         return Err(Rejection::Invalid("the token is from another issuer"));
     }
     let for_us = match claims.get("aud") {
-        None => true,
         Some(Value::String(aud)) => aud == audience,
         Some(Value::Array(auds)) => auds.iter().any(|aud| aud.as_str() == Some(audience)),
-        Some(_) => false,
+        _ => false,
     };
     if !for_us {
         return Err(Rejection::Invalid("the token is for another resource"));

@@ -29,13 +29,22 @@ pub struct Keys {
     client: reqwest::Client,
     issuer: String,
     jwks_url: Option<String>,
+    /// The set and when it was fetched: read by every verification, never held across I/O.
+    current: std::sync::RwLock<Current>,
+    /// Held while fetching, so one fetch runs at a time.
     state: Mutex<State>,
+}
+
+#[derive(Debug, Default, Clone)]
+struct Current {
+    set: Option<Arc<JwkSet>>,
+    fetched: Option<Instant>,
+    /// Why the last fetch failed, while no set is at hand.
+    failure: Option<String>,
 }
 
 #[derive(Debug, Default)]
 struct State {
-    set: Option<Arc<JwkSet>>,
-    fetched: Option<Instant>,
     /// The JWKS URL once discovered.
     url: Option<String>,
 }
@@ -54,41 +63,58 @@ impl Keys {
             client,
             issuer: issuer.trim_end_matches('/').to_owned(),
             jwks_url: jwks_url.map(ToOwned::to_owned),
+            current: std::sync::RwLock::new(Current::default()),
             state: Mutex::new(State::default()),
         }
     }
 
-    /// The key a token names (`kid`; with no `kid`, the set's only key), or `None` when the
-    /// set, fetched again if it may have changed, has no such key.
-    pub async fn find(&self, kid: Option<&str>) -> Result<Option<Jwk>, Unavailable> {
-        let mut state = self.state.lock().await;
-        let expired = state.fetched.is_none_or(|at| at.elapsed() > MAX_AGE);
-        if expired {
-            self.refetch(&mut state).await?;
-        }
-        if let Some(key) = pick(state.set.as_deref(), kid) {
-            return Ok(Some(key));
-        }
-        let may_refetch = state.fetched.is_none_or(|at| at.elapsed() >= MIN_REFETCH);
-        if !expired && may_refetch {
-            self.refetch(&mut state).await?;
-            return Ok(pick(state.set.as_deref(), kid));
-        }
-        Ok(None)
+    fn current(&self) -> Current {
+        self.current.read().map_or_else(
+            |poisoned| poisoned.into_inner().clone(),
+            |current| current.clone(),
+        )
     }
 
-    async fn refetch(&self, state: &mut State) -> Result<(), Unavailable> {
+    /// The key a token names (`kid`; with no `kid`, the set's only key), or `None` when the
+    /// set, fetched again if it may have changed, has no such key. `Unavailable` when no set
+    /// could be fetched: nobody can be judged then.
+    pub async fn find(&self, kid: Option<&str>) -> Result<Option<Jwk>, Unavailable> {
+        let current = self.current();
+        let expired = current.fetched.is_none_or(|at| at.elapsed() > MAX_AGE);
+        if !expired && let Some(key) = pick(current.set.as_deref(), kid) {
+            return Ok(Some(key));
+        }
+        let may_refetch = current.fetched.is_none_or(|at| at.elapsed() >= MIN_REFETCH);
+        if expired || may_refetch {
+            let mut state = self.state.lock().await;
+            // Another request may have fetched while this one waited.
+            let again = self.current();
+            if again.fetched == current.fetched {
+                self.refetch(&mut state).await;
+            }
+        }
+        let current = self.current();
+        match (&current.set, &current.failure) {
+            (None, Some(failure)) => Err(Unavailable(failure.clone())),
+            (None, None) => Err(Unavailable("no key set yet".to_owned())),
+            (Some(set), _) => Ok(pick(Some(set), kid)),
+        }
+    }
+
+    async fn refetch(&self, state: &mut State) {
         let result = self.fetch(state).await;
+        let Ok(mut current) = self.current.write() else {
+            return;
+        };
         // A failed fetch counts too: an issuer that is down is not asked again at once.
-        state.fetched = Some(Instant::now());
+        current.fetched = Some(Instant::now());
         match result {
             Ok(set) => {
-                state.set = Some(Arc::new(set));
-                Ok(())
+                current.set = Some(Arc::new(set));
+                current.failure = None;
             }
             // An old set keeps working while the issuer is unreachable.
-            Err(_) if state.set.is_some() => Ok(()),
-            Err(error) => Err(error),
+            Err(error) => current.failure = Some(error.0),
         }
     }
 

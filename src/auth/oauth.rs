@@ -101,6 +101,7 @@ impl Rejection {
         match self {
             Rejection::Unavailable(_) => "keys_unavailable",
             Rejection::Invalid(description) => match *description {
+                "the token is not an access token" => "not_access_token",
                 "the token has expired" => "expired",
                 "the token is not valid yet" => "not_yet_valid",
                 "the token is for another resource" => "audience",
@@ -122,6 +123,9 @@ pub struct Verifier {
     settings: Settings,
     keys: Keys,
     introspection: Option<super::introspection::Introspection>,
+    /// Tokens already verified, by a SHA-256 of the token, until they expire: a signature
+    /// check costs tens of microseconds, a hit a hash and a lookup.
+    verified: super::verified::Verified,
 }
 
 impl Verifier {
@@ -130,11 +134,12 @@ impl Verifier {
         let introspection = settings
             .introspection
             .clone()
-            .map(super::introspection::Introspection::new);
+            .map(|endpoint| super::introspection::Introspection::new(endpoint, settings.leeway));
         Self {
             settings,
             keys,
             introspection,
+            verified: super::verified::Verified::default(),
         }
     }
 
@@ -143,7 +148,18 @@ impl Verifier {
     }
 
     /// The caller a token names, or why it is refused.
-    pub async fn verify(&self, token: &str) -> Result<Principal, Rejection> {
+    pub async fn verify(&self, token: &str) -> Result<std::sync::Arc<Principal>, Rejection> {
+        let key = super::verified::Verified::key(token);
+        if let Some(principal) = self.verified.get(&key) {
+            return Ok(principal);
+        }
+        let principal = std::sync::Arc::new(self.check(token).await?);
+        let exp = principal.claims.get("exp").and_then(Value::as_u64);
+        self.verified.insert(key, principal.clone(), exp);
+        Ok(principal)
+    }
+
+    async fn check(&self, token: &str) -> Result<Principal, Rejection> {
         let Ok(header) = decode_header(token) else {
             // Not a JWT: an opaque token, which only the issuer can judge.
             return match &self.introspection {

@@ -32,6 +32,7 @@ pub(super) fn settings(
     checker: &mut Checker,
 ) -> Option<Settings> {
     let errors_before = checker.diagnostics.len();
+    let wire_span = wire.span();
     let wire = wire.get_ref();
     for url in [&wire.issuer, &wire.audience]
         .into_iter()
@@ -100,6 +101,13 @@ pub(super) fn settings(
     });
     let introspection = introspection(wire, checker);
     let required_scopes = wire.scopes.clone().unwrap_or_default();
+    for scope in &required_scopes {
+        if !is_scope(scope) {
+            checker
+                .error(format!("`{scope}` is not a scope"), wire_span.clone())
+                .hint("a scope is printable ASCII without spaces, `\"` or `\\`, e.g. `mcp:tools`");
+        }
+    }
     let mut scopes_supported = required_scopes.clone();
     for tool in tools {
         for scope in tool.scopes.iter().flat_map(Spanned::get_ref) {
@@ -109,7 +117,8 @@ pub(super) fn settings(
         }
     }
     (checker.diagnostics.len() == errors_before).then(|| Settings {
-        issuer: wire.issuer.get_ref().trim_end_matches('/').to_owned(),
+        // Exactly as written: `iss` is compared as a string (Auth0's ends with `/`).
+        issuer: wire.issuer.get_ref().clone(),
         audience: wire.audience.get_ref().clone(),
         jwks_url: wire.jwks_url.as_ref().map(|url| url.get_ref().clone()),
         algorithms,
@@ -178,12 +187,13 @@ pub(super) fn tool_scopes(
     let Some(wire) = wire else {
         return Vec::new();
     };
+    if !checker.oauth && !wire.get_ref().is_empty() {
+        checker
+            .error("`scopes` need `[server.auth]`", wire.span())
+            .hint("scopes come from OAuth access tokens; without `[server.auth]` nobody has any, and the tool would not be protected");
+    }
     for scope in wire.get_ref() {
-        if scope.is_empty()
-            || !scope
-                .chars()
-                .all(|c| c.is_ascii_graphic() && c != '"' && c != '\\')
-        {
+        if !is_scope(scope) {
             checker
                 .error(format!("`{scope}` is not a scope"), wire.span())
                 .hint(
@@ -192,4 +202,12 @@ pub(super) fn tool_scopes(
         }
     }
     wire.get_ref().clone()
+}
+
+/// An RFC 6749 scope token: printable ASCII, no space, `"` or `\`.
+fn is_scope(scope: &str) -> bool {
+    !scope.is_empty()
+        && scope
+            .chars()
+            .all(|c| c.is_ascii_graphic() && c != '"' && c != '\\')
 }

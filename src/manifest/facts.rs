@@ -93,7 +93,17 @@ pub(super) fn template_at(
     for name in template.placeholders() {
         // The caller's identity (`{auth.sub}`, `{auth.claims.NAME}`) is there when a token
         // named someone, and absent otherwise, like an optional argument.
-        if !facts.names.iter().any(|known| known == name) && !crate::auth::is_placeholder(name) {
+        if crate::auth::is_placeholder(name) && !facts.names.iter().any(|known| known == name) {
+            if !checker.oauth {
+                ok = false;
+                checker
+                    .error(format!("`{{{name}}}` needs `[server.auth]`"), span.clone())
+                    .hint("the caller's identity comes from an OAuth access token; without one the value would be missing");
+            }
+            checker.identity_used = true;
+            continue;
+        }
+        if !facts.names.iter().any(|known| known == name) {
             ok = false;
             let diagnostic = checker.error(
                 format!("template refers to undeclared argument `{name}`"),

@@ -36,6 +36,7 @@ pub(super) fn build_tools(
         .as_ref()
         .and_then(|wire| build_sandbox(wire, None, checker));
     let (default_task, task_settings) = super::task::server_settings(&server, checker);
+    checker.oauth = server.auth.is_some();
     let auth = server
         .auth
         .as_ref()
@@ -85,6 +86,7 @@ fn build_tool(
     checker: &mut Checker,
 ) -> Option<Tool> {
     let errors_before = checker.diagnostics.len();
+    checker.identity_used = false;
     let name = wire.name.get_ref().clone();
     check_tool_name(&wire.name, checker);
 
@@ -181,6 +183,7 @@ fn build_tool(
         ask_in_task,
         scopes,
         rate,
+        uses_identity: checker.identity_used,
     })
 }
 

@@ -18,7 +18,6 @@ use serde_json::{Map, Value};
 use super::mrtr;
 use crate::era::Era;
 use crate::inputs::{Capability, Inputs, Request, Step, Stop};
-use crate::results::store::Caller;
 
 /// What a request brings for gathering: its MRTR fields (2026) and what it is.
 #[derive(Debug)]
@@ -48,7 +47,7 @@ pub(super) async fn gather(
     arguments: Map<String, Value>,
     context: &RequestContext<RoleServer>,
     era: Era,
-    caller: &Caller,
+    reachable: bool,
     codec: &rmcp::model::RequestStateCodec,
 ) -> Result<Gathered, ErrorData> {
     if asking.inputs.is_empty() {
@@ -65,7 +64,7 @@ pub(super) async fn gather(
         match asking.inputs.step(&arguments, &answers, can) {
             Ok(Step::Ready(arguments)) => return Ok(Gathered::Ready(arguments)),
             Ok(Step::Ask(round)) => {
-                if *caller == Caller::Anonymous {
+                if !reachable {
                     return Ok(Gathered::Refused(format!(
                         "`{}` asks the client first, which needs a connection the server can send a request on (stdio, or HTTP with --sessions), so it did not run",
                         asking.name
@@ -218,6 +217,7 @@ pub(super) async fn call(
     era: Era,
     call_context: &crate::backend::CallContext<'_>,
     codec: &rmcp::model::RequestStateCodec,
+    reachable: bool,
 ) -> Result<Called, ErrorData> {
     use crate::results::ToolResult;
     if tool.inputs.is_empty() {
@@ -237,7 +237,7 @@ pub(super) async fn call(
         state: request.request_state,
     };
     Ok(
-        match gather(asking, arguments, context, era, &call_context.caller, codec).await? {
+        match gather(asking, arguments, context, era, reachable, codec).await? {
             Gathered::Ready(arguments) => {
                 Called::Done(tool.call_prepared(&arguments, call_context).await)
             }

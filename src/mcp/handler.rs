@@ -56,14 +56,23 @@ fn caller(context: &RequestContext<RoleServer>, sessions: bool) -> Caller {
         })
 }
 
-/// Who a rate limit counts: the token's subject, else the legacy session, else the client's
-/// address; the one stdio client is one caller.
+/// Whether the server can send the client a request and hear its answer on this
+/// connection: stdio, or a legacy session rmcp keeps (`--sessions`); never a stateless
+/// request, whoever its token names.
+pub(super) fn back_channel(context: &RequestContext<RoleServer>, sessions: bool) -> bool {
+    let Some(parts) = context.extensions.get::<axum::http::request::Parts>() else {
+        return true;
+    };
+    sessions && era(context) != Era::Modern && parts.headers.contains_key("mcp-session-id")
+}
+
+/// Who a rate limit counts: the token's subject, else the client's address (not a legacy
+/// session, which a client can replace at will); the one stdio client is one caller.
 fn rate_key(context: &RequestContext<RoleServer>, sessions: bool) -> String {
     match caller(context, sessions) {
         Caller::Subject(subject) => format!("sub:{}", subject.0.subject),
-        Caller::Session(session) => format!("session:{session}"),
         Caller::Only => "stdio".to_owned(),
-        Caller::Anonymous => context
+        Caller::Session(_) | Caller::Anonymous => context
             .extensions
             .get::<axum::http::request::Parts>()
             .and_then(|parts| parts.extensions.get::<super::ClientAddress>())
@@ -314,11 +323,10 @@ impl ServerHandler for Handler {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        let caller = caller(&context, self.state.sessions);
         let asked = prompts::Asked {
             context: &context,
             era: era(&context),
-            caller: &caller,
+            reachable: back_channel(&context, self.state.sessions),
             codec: &self.state.sealer,
         };
         prompts::get(&self.registry(), request, asked).await
@@ -394,6 +402,12 @@ impl ServerHandler for Handler {
         if !self.state.watching {
             return Err(ErrorData::invalid_request(
                 "this server does not watch its files (start it with --watch to subscribe)",
+                None,
+            ));
+        }
+        if !back_channel(&context, self.state.sessions) {
+            return Err(ErrorData::invalid_request(
+                "a subscription needs a connection to notify: stdio, or HTTP with --sessions",
                 None,
             ));
         }
@@ -487,7 +501,13 @@ impl Handler {
             .clone();
         granted(&tool, &caller(&context, self.state.sessions))?;
         let era = era(&context);
-        if let Some(refused) = self.over_rate(&tool, &context) {
+        // A call is counted once: the rounds that answer its questions (2026's `requestState`)
+        // are the same call.
+        let first_round = request.input_responses.is_none() && request.request_state.is_none();
+        if let Some(refused) = first_round
+            .then(|| self.over_rate(&tool, &context))
+            .flatten()
+        {
             let server_info = (era == Era::Modern).then_some(&snapshot.server_info);
             return Ok(convert::call_result(ToolResult::error(refused), server_info).into());
         }
@@ -536,7 +556,16 @@ impl Handler {
         };
         // Dropping the call future kills the backend's process group.
         let codec = &self.state.sealer;
-        let run = elicit::call(&tool, request, &context, era, &call_context, codec);
+        let reachable = back_channel(&context, self.state.sessions);
+        let run = elicit::call(
+            &tool,
+            request,
+            &context,
+            era,
+            &call_context,
+            codec,
+            reachable,
+        );
         let called = tokio::select! {
             called = run => called,
             () = context.ct.cancelled() => {

@@ -15,7 +15,6 @@ use super::elicit::{self, Asking, Gathered};
 use crate::era::Era;
 use crate::prompt;
 use crate::registry::Registry;
-use crate::results::store::Caller;
 
 /// A manifest without prompts serves no prompt methods.
 fn served(registry: &Registry, method: &str) -> Result<(), ErrorData> {
@@ -50,7 +49,8 @@ pub(super) fn list(registry: &Registry) -> Result<ListPromptsResult, ErrorData> 
 pub(super) struct Asked<'a> {
     pub(super) context: &'a RequestContext<RoleServer>,
     pub(super) era: Era,
-    pub(super) caller: &'a Caller,
+    /// Whether the server can send this caller a request (a question) and hear the answer.
+    pub(super) reachable: bool,
     pub(super) codec: &'a RequestStateCodec,
 }
 
@@ -89,7 +89,7 @@ pub(super) async fn get(
         arguments,
         asked.context,
         asked.era,
-        asked.caller,
+        asked.reachable,
         asked.codec,
     )
     .await?

@@ -97,7 +97,7 @@ pub(super) async fn start(
             arguments,
             context,
             era,
-            &caller,
+            super::handler::back_channel(context, handler.state.sessions),
             &handler.state.sealer,
         )
         .await?

@@ -119,9 +119,7 @@ pub(super) async fn authenticate(
         return insufficient(&resource, &principal, &settings.required_scopes);
     }
     request.headers_mut().remove(header::AUTHORIZATION);
-    request
-        .extensions_mut()
-        .insert(Subject(Arc::new(principal)));
+    request.extensions_mut().insert(Subject(principal));
     next.run(request).await
 }
 
