@@ -9,13 +9,14 @@
 #
 # The shipped catalog.tsv is never modified: each server process works on its own copy in
 # examples/state/ (the one folder the example's sandbox lets these tools write), named after
-# the mcp-serve process that runs this script ($PPID), so `clear` lasts until the server
-# restarts. Arguments arrive as separate argv elements and are only ever
+# the mcp-serve process that runs this script ($MCP_SERVE_INSTANCE: its id and a random part,
+# so a later server that reuses the id never finds this copy), so `clear` lasts until the
+# server restarts. Arguments arrive as separate argv elements and are only ever
 # compared with, never evaluated.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
-state="$here/state/catalog-$PPID.tsv"
+state="$here/state/catalog-${MCP_SERVE_INSTANCE:-$PPID}.tsv"
 [ -f "$state" ] || cp "$here/catalog.tsv" "$state"
 
 command=${1:-}

@@ -182,9 +182,15 @@ fn clear_catalog_asks_first_then_empties_this_servers_copy_and_keeps_the_shipped
     let result = clear(&mut server, "accept");
     assert_eq!(text(&result), "Cleared 3 products from the catalog.");
     assert_eq!(text(&server.call("search", json!({"query": "mug"}))), "");
-    let state = repo_root().join(format!("examples/state/catalog-{}.tsv", server.pid()));
+    // This server's copy is named after it (`MCP_SERVE_INSTANCE`: its id and a random part).
+    let prefix = format!("catalog-{}-", server.pid());
     drop(server);
-    let _ = std::fs::remove_file(state);
+    let state = repo_root().join("examples/state");
+    for entry in std::fs::read_dir(&state).expect("state").flatten() {
+        if entry.file_name().to_string_lossy().starts_with(&prefix) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
     assert_eq!(
         std::fs::read_to_string(repo_root().join("examples/catalog.tsv")).expect("catalog"),
         shipped

@@ -18,7 +18,12 @@ use crate::stats::Latency;
 pub(crate) enum Target {
     /// A JSON-RPC `tools/call` sent with `POST` to an MCP endpoint; the answer must be a result
     /// that is not an error.
-    Mcp { url: Uri, body: Bytes },
+    Mcp {
+        url: Uri,
+        body: Bytes,
+        /// `Authorization: Bearer …`, for a server that requires a token.
+        authorization: Option<String>,
+    },
     /// A plain GET that must answer 200 (the floor).
     Get { url: Uri },
 }
@@ -100,14 +105,26 @@ async fn drive(target: &Target, deadline: Instant, outcome: &mut Outcome) -> any
     tokio::spawn(connection);
     while Instant::now() < deadline {
         let request = match target {
-            Target::Mcp { url, body } => Request::builder()
-                .method(Method::POST)
-                .uri(url.path())
-                .header("host", authority.as_str())
-                .header("content-type", "application/json")
-                .header("accept", "application/json, text/event-stream")
-                .header("mcp-protocol-version", crate::stdio::VERSION)
-                .body(Full::new(body.clone()))?,
+            Target::Mcp {
+                url,
+                body,
+                authorization,
+            } => {
+                let builder = match authorization {
+                    Some(value) => {
+                        Request::builder().header("authorization", format!("Bearer {value}"))
+                    }
+                    None => Request::builder(),
+                };
+                builder
+                    .method(Method::POST)
+                    .uri(url.path())
+                    .header("host", authority.as_str())
+                    .header("content-type", "application/json")
+                    .header("accept", "application/json, text/event-stream")
+                    .header("mcp-protocol-version", crate::stdio::VERSION)
+                    .body(Full::new(body.clone()))?
+            }
             Target::Get { url } => Request::builder()
                 .uri(url.path())
                 .header("host", authority.as_str())

@@ -19,6 +19,7 @@
 
 mod floor;
 mod http;
+mod issuer;
 mod manifest;
 mod measure;
 mod report;
@@ -121,8 +122,9 @@ fn options() -> anyhow::Result<Options> {
 
 fn main() -> anyhow::Result<()> {
     let options = options()?;
-    let upstream = upstream::start()?;
     let dir = tempfile::tempdir()?;
+    let issuer = issuer::Issuer::new(dir.path())?;
+    let upstream = upstream::start(issuer.jwks.clone())?;
     let manifests = Manifests {
         tools: manifest::write(dir.path(), "tools.toml", &manifest::tools(&upstream))?,
         big: [1_000, 10_000]
@@ -135,6 +137,12 @@ fn main() -> anyhow::Result<()> {
                 ))
             })
             .collect::<anyhow::Result<_>>()?,
+        token: issuer.token(&upstream)?,
+        tools_with_auth: manifest::write(
+            dir.path(),
+            "tools-auth.toml",
+            &manifest::tools_with_auth(&upstream),
+        )?,
         upstream,
     };
     let mut runs = Vec::new();

@@ -42,6 +42,18 @@ content = [{{ type = "text", text = "ok" }}]
     )
 }
 
+/// The same tools behind an OAuth resource server whose issuer is the local upstream.
+pub(crate) fn tools_with_auth(upstream: &str) -> String {
+    tools(upstream).replacen(
+        "version = \"1.0.0\"\n",
+        &format!(
+            "version = \"1.0.0\"\n\n[server.auth]\nissuer = \"{upstream}\"\naudience = \"{}\"\n",
+            crate::issuer::AUDIENCE
+        ),
+        1,
+    )
+}
+
 /// The `echo` tool confined the way the example's tools are: no files but the system's, no
 /// network, bounded memory and CPU time (the sandbox's cost is this beside `echo`).
 pub(crate) fn sandboxed_echo() -> String {

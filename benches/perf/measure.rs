@@ -24,6 +24,9 @@ pub(crate) struct Manifests {
     /// `(tool count, path)`, smallest first.
     pub(crate) big: Vec<(usize, PathBuf)>,
     pub(crate) upstream: String,
+    /// The tools behind `[server.auth]`, and a token the upstream's key signed.
+    pub(crate) tools_with_auth: PathBuf,
+    pub(crate) token: String,
 }
 
 fn latency(figures: &mut Figures, name: &str, latency: &Latency) {
@@ -86,6 +89,7 @@ pub(crate) fn binary(
     cold_start(options, binary, &manifests.tools, &mut figures)?;
     stdio_calls(options, binary, &manifests.tools, &mut figures)?;
     http_load(options, binary, &manifests.tools, &mut figures)?;
+    auth_load(options, binary, manifests, &mut figures)?;
     for (count, path) in &manifests.big {
         big_list(options, binary, *count, path, &mut figures)?;
     }
@@ -214,6 +218,7 @@ fn http_load(
                    "params": {"name": tool, "arguments": arguments}})
             .to_string(),
         ),
+        authorization: None,
     };
     let cases = [
         ("http.static_c1", call("noop", json!({})), 1),
@@ -228,6 +233,38 @@ fn http_load(
         "rss.http_c16_peak_mib".into(),
         kib_to_mib(server.peak_rss_kib()?),
     );
+    Ok(())
+}
+
+/// The cost of the operator's features: `noop` with 16 clients behind OAuth (a JWT on every
+/// request) with metrics on, beside `http.static_c16` of the same run.
+fn auth_load(
+    options: &Options,
+    binary: &Path,
+    manifests: &Manifests,
+    figures: &mut Figures,
+) -> anyhow::Result<()> {
+    // A binary from before `[server.auth]` (a `--compare` baseline) cannot serve it.
+    let server = match HttpServer::start_with(binary, &manifests.tools_with_auth, &["--metrics"]) {
+        Ok(server) => server,
+        Err(error) => {
+            eprintln!(
+                "  http.static_c16_auth_metrics: skipped, the binary cannot serve it ({error})"
+            );
+            return Ok(());
+        }
+    };
+    let target = Target::Mcp {
+        url: server.url.parse()?,
+        body: Bytes::from(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                   "params": {"name": "noop", "arguments": {}}})
+            .to_string(),
+        ),
+        authorization: Some(manifests.token.clone()),
+    };
+    let result = http::run(&target, 16, options.duration)?;
+    load(figures, "http.static_c16_auth_metrics", &result);
     Ok(())
 }
 

@@ -3,6 +3,7 @@
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
+use std::sync::Arc;
 
 use anyhow::Context as _;
 use bytes::Bytes;
@@ -10,8 +11,9 @@ use http_body_util::Full;
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 
-/// Starts the upstream and returns its base URL. It runs until the process exits.
-pub(crate) fn start() -> anyhow::Result<String> {
+/// Starts the upstream and returns its base URL. It runs until the process exits. It is
+/// also the auth rows' issuer: its metadata names `/jwks`, which serves `jwks`.
+pub(crate) fn start(jwks: String) -> anyhow::Result<String> {
     let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
     listener.set_nonblocking(true)?;
     let address: SocketAddr = listener.local_addr()?;
@@ -22,7 +24,9 @@ pub(crate) fn start() -> anyhow::Result<String> {
                 .enable_all()
                 .build()
             {
-                Ok(runtime) => runtime.block_on(serve(listener)),
+                Ok(runtime) => {
+                    runtime.block_on(serve(listener, Arc::new(Issued { jwks, address })));
+                }
                 Err(error) => eprintln!("the upstream could not start: {error}"),
             }
         })
@@ -30,7 +34,13 @@ pub(crate) fn start() -> anyhow::Result<String> {
     Ok(format!("http://{address}"))
 }
 
-async fn serve(listener: std::net::TcpListener) {
+/// What the issuer publishes.
+struct Issued {
+    jwks: String,
+    address: SocketAddr,
+}
+
+async fn serve(listener: std::net::TcpListener, issued: Arc<Issued>) {
     let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
         return;
     };
@@ -39,8 +49,11 @@ async fn serve(listener: std::net::TcpListener) {
             continue;
         };
         let _ = stream.set_nodelay(true);
+        let issued = issued.clone();
         tokio::spawn(async move {
-            let service = hyper::service::service_fn(answer);
+            let service = hyper::service::service_fn(move |request| {
+                std::future::ready(answer(&request, &issued))
+            });
             let _ = hyper::server::conn::http1::Builder::new()
                 .serve_connection(TokioIo::new(stream), service)
                 .await;
@@ -48,10 +61,25 @@ async fn serve(listener: std::net::TcpListener) {
     }
 }
 
-/// `GET /items/{id}` answers the item; anything else is 404.
-async fn answer(
-    request: Request<hyper::body::Incoming>,
+/// `GET /items/{id}` answers the item; the issuer's metadata and keys; anything else is 404.
+fn answer(
+    request: &Request<hyper::body::Incoming>,
+    issued: &Issued,
 ) -> Result<Response<Full<Bytes>>, Infallible> {
+    let json = |body: String| {
+        Ok(Response::builder()
+            .header("content-type", "application/json")
+            .body(Full::new(Bytes::from(body)))
+            .unwrap_or_default())
+    };
+    match request.uri().path() {
+        "/.well-known/oauth-authorization-server" => {
+            let base = format!("http://{}", issued.address);
+            return json(format!(r#"{{"issuer":"{base}","jwks_uri":"{base}/jwks"}}"#));
+        }
+        "/jwks" => return json(issued.jwks.clone()),
+        _ => {}
+    }
     let id = request
         .uri()
         .path()

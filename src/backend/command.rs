@@ -18,7 +18,7 @@ use super::capture::{Capture, CaptureOptions, tail_text};
 use super::events_pipe::{self, EVENTS_VARIABLE, EventSender};
 use super::files::collect_files;
 use super::process_group::GroupGuard;
-use super::processes::{CALL_VARIABLE, Processes};
+use super::processes::{CALL_VARIABLE, INSTANCE_VARIABLE, Processes};
 use super::supervise::{Finished, Forwarding, STDERR_TAIL_BYTES, Supervision, supervise};
 use crate::events::LogLevel;
 use crate::results::{Captured, OutputFile};
@@ -203,6 +203,7 @@ impl CommandBackend {
         let (mut command, program) = self.command(arguments, context.withheld_env)?;
         let call_id = context.processes.call_id();
         command.env(CALL_VARIABLE, &call_id);
+        command.env(INSTANCE_VARIABLE, context.processes.instance());
         let events = events.filter(|_| self.events || self.stderr_log.is_some());
         let directory = self.prepare(
             &mut command,

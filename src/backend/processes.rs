@@ -21,6 +21,10 @@ use nix::unistd::Pid;
 /// The variable that tags a command (and everything it starts) with its call.
 pub const CALL_VARIABLE: &str = "MCP_SERVE_CALL";
 
+/// The variable that names this server process, unique even when its process id is reused,
+/// for a command that keeps state per server (`examples/catalog.sh` does).
+pub const INSTANCE_VARIABLE: &str = "MCP_SERVE_INSTANCE";
+
 /// How long a process group gets between SIGTERM and SIGKILL.
 pub const TERMINATE_GRACE: Duration = Duration::from_secs(2);
 
@@ -38,6 +42,7 @@ pub struct Processes {
     /// Held for a whole sweep.
     sweeping: Mutex<()>,
     next_call: AtomicU64,
+    instance: std::sync::OnceLock<String>,
     /// Orphans are re-parented to us, so sweeps can find them.
     subreaper: bool,
 }
@@ -77,6 +82,15 @@ impl Processes {
     }
 
     /// A fresh id for one call's processes.
+    /// This server process: its id and 64 random bits drawn when it started.
+    pub fn instance(&self) -> &str {
+        self.instance.get_or_init(|| {
+            let mut bytes = [0_u8; 8];
+            let _ = getrandom::fill(&mut bytes);
+            format!("{}-{:016x}", std::process::id(), u64::from_be_bytes(bytes))
+        })
+    }
+
     pub fn call_id(&self) -> String {
         let call = self.next_call.fetch_add(1, Ordering::Relaxed);
         format!("{}-{call}", std::process::id())
