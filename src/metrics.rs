@@ -18,6 +18,7 @@ use prometheus_client::registry::{Registry, Unit};
 
 /// How a call ended.
 #[derive(Debug, Clone, Copy)]
+#[repr(usize)]
 pub enum Outcome {
     Ok,
     /// The tool answered with `isError`.
@@ -37,6 +38,13 @@ impl Outcome {
             Outcome::RateLimited => "rate_limited",
         }
     }
+}
+
+/// One tool's series: a counter per outcome (in `Outcome` order) and its durations.
+#[derive(Debug)]
+struct ToolSeries {
+    calls: [Counter; 4],
+    duration: Histogram,
 }
 
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -74,6 +82,7 @@ pub struct Metrics {
     cpu: prometheus_client::metrics::gauge::Gauge<f64, std::sync::atomic::AtomicU64>,
     open_fds: Gauge,
     threads: Gauge,
+    tools: std::sync::RwLock<std::collections::HashMap<String, std::sync::Arc<ToolSeries>>>,
 }
 
 fn latency_histogram() -> Histogram {
@@ -174,6 +183,7 @@ impl Metrics {
             cpu,
             open_fds,
             threads,
+            tools: std::sync::RwLock::default(),
         }
     }
 
@@ -184,19 +194,46 @@ impl Metrics {
     }
 
     pub fn call_ended(&self, tool: &str, outcome: Outcome, elapsed: Duration) {
-        self.calls
-            .get_or_create(&CallLabels {
-                tool: tool.to_owned(),
-                outcome: outcome.label(),
-            })
-            .inc();
+        let series = self.series(tool);
+        series.calls[outcome as usize].inc();
         if matches!(outcome, Outcome::Ok | Outcome::Error) {
-            self.durations
+            series.duration.observe(elapsed.as_secs_f64());
+        }
+    }
+
+    /// A tool's series, made on its first call and then found without allocating.
+    fn series(&self, tool: &str) -> std::sync::Arc<ToolSeries> {
+        if let Ok(known) = self.tools.read()
+            && let Some(series) = known.get(tool)
+        {
+            return series.clone();
+        }
+        let made = std::sync::Arc::new(ToolSeries {
+            calls: [
+                Outcome::Ok,
+                Outcome::Error,
+                Outcome::Busy,
+                Outcome::RateLimited,
+            ]
+            .map(|outcome| {
+                self.calls
+                    .get_or_create(&CallLabels {
+                        tool: tool.to_owned(),
+                        outcome: outcome.label(),
+                    })
+                    .clone()
+            }),
+            duration: self
+                .durations
                 .get_or_create(&ToolLabel {
                     tool: tool.to_owned(),
                 })
-                .observe(elapsed.as_secs_f64());
+                .clone(),
+        });
+        if let Ok(mut known) = self.tools.write() {
+            known.insert(tool.to_owned(), made.clone());
         }
+        made
     }
 
     pub fn waited(&self, elapsed: Duration) {

@@ -97,6 +97,8 @@ pub(super) struct Snapshot {
     pub(super) server_info: Value,
     /// The server's withheld variables and the manifest's.
     pub(super) withheld_env: Vec<String>,
+    /// Some tool names `scopes`: only then does a call's body need a look before rmcp.
+    pub(super) scoped: bool,
 }
 
 /// The manifest produced a definition rmcp cannot represent (a bug on our side).
@@ -177,7 +179,9 @@ impl Snapshot {
         let server_info = Value::Object(registry.server.implementation.clone());
         let mut withheld = withheld_env.to_vec();
         withheld.extend(registry.withheld_env().iter().cloned());
+        let scoped = registry.tools().any(|tool| !tool.scopes.is_empty());
         Ok(Self {
+            scoped,
             registry,
             listings,
             info,
@@ -226,10 +230,18 @@ impl Handler {
         )
     }
 
+    /// Whether any tool names `scopes`.
+    pub(crate) fn any_scoped_tool(&self) -> bool {
+        self.snapshot().scoped
+    }
+
     /// The scopes a tool needs, when it names any (`None` for an unknown tool: the call
     /// then fails as unknown, not as forbidden).
     pub(crate) fn tool_scopes(&self, name: &str) -> Option<Vec<String>> {
         let snapshot = self.snapshot();
+        if !snapshot.scoped {
+            return None;
+        }
         let tool = snapshot.registry.get(name).ok()?;
         (!tool.scopes.is_empty()).then(|| tool.scopes.clone())
     }

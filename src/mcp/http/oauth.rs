@@ -130,6 +130,10 @@ pub(super) async fn require_tool_scopes(
     request: Request,
     next: Next,
 ) -> Response {
+    // Without scoped tools there is nothing to look for, and the body is not parsed here.
+    if !resource.handler.any_scoped_tool() {
+        return next.run(request).await;
+    }
     let needed = request
         .extensions()
         .get::<Peek>()
