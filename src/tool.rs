@@ -150,7 +150,13 @@ impl Tool {
             None => None,
         };
         let schema = self.output.as_ref().map(|output| &output.compiled);
-        let arguments = crate::auth::attach(arguments, context.caller.principal());
+        // Only a tool that names the caller gets the identity (a copy of the arguments);
+        // others only lose a client's own `auth.…` keys, which costs nothing when absent.
+        let principal = self
+            .uses_identity
+            .then(|| context.caller.principal())
+            .flatten();
+        let arguments = crate::auth::attach(arguments, principal);
         let result = self
             .backend
             .call(&arguments, &self.output_spec, schema, context)
