@@ -156,11 +156,15 @@ stdin = "json"
     let mut variables: Vec<&str> = text(&result).lines().collect();
     variables.sort_unstable();
     // Besides what it inherits and declares, a command sees only its call's tag, by which
-    // the server finds what it leaves behind.
-    assert_eq!(variables.len(), 3, "{variables:?}");
+    // the server finds what it leaves behind, and the server's instance name.
+    assert_eq!(variables.len(), 4, "{variables:?}");
     assert!(variables[0].starts_with("MCP_SERVE_CALL="), "{variables:?}");
-    assert!(variables[1].starts_with("PATH="), "{variables:?}");
-    assert_eq!(variables[2], "QUERY=q=$HOME; `id`");
+    assert!(
+        variables[1].starts_with("MCP_SERVE_INSTANCE="),
+        "{variables:?}"
+    );
+    assert!(variables[2].starts_with("PATH="), "{variables:?}");
+    assert_eq!(variables[3], "QUERY=q=$HOME; `id`");
     let result = server.call("stdin", json!({"query": "x\"y"}));
     assert_eq!(dump(&result), json!({"limit": 10, "query": "x\"y"}));
 }
