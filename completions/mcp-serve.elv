@@ -41,6 +41,7 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
             cand --shutdown-grace 'On SIGTERM or SIGINT, how long in-flight calls get to finish before they are stopped'
             cand --metrics-addr 'Serve Prometheus metrics at `http://ADDR/metrics` on a listener of their own, with no authentication (keep it on a private network); works with stdio too'
             cand --log-format 'Log lines for people, or one JSON object per line for a collector'
+            cand --otlp-endpoint 'Export traces (a span per request and per backend run) over OTLP/HTTP to this collector, e.g. `http://127.0.0.1:4318`; the standard `OTEL_EXPORTER_OTLP_*` variables work too'
             cand -v 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
             cand --verbose 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
             cand --watch 'Reload the manifest when it changes (a broken edit keeps the previous tools), and tell clients that the tool list changed'

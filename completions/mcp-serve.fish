@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_mcp_serve_global_optspecs
-    string join \n c/config= v/verbose max-calls= queue= watch state-key-file= heartbeat= task-store= data-dir= task-lease= http= path= sessions max-sessions= session-idle= sse allowed-host= allowed-origin= auth-token-env= auth-token-file= allow-unauthenticated max-body= header-timeout= body-timeout= shutdown-grace= metrics metrics-addr= log-format= audit audit-values h/help V/version
+    string join \n c/config= v/verbose max-calls= queue= watch state-key-file= heartbeat= task-store= data-dir= task-lease= http= path= sessions max-sessions= session-idle= sse allowed-host= allowed-origin= auth-token-env= auth-token-file= allow-unauthenticated max-body= header-timeout= body-timeout= shutdown-grace= metrics metrics-addr= log-format= audit audit-values otlp-endpoint= h/help V/version
 end
 
 function __fish_mcp_serve_needs_command
@@ -47,6 +47,7 @@ complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l shutdown-grace -d '
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l metrics-addr -d 'Serve Prometheus metrics at `http://ADDR/metrics` on a listener of their own, with no authentication (keep it on a private network); works with stdio too' -r
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l log-format -d 'Log lines for people, or one JSON object per line for a collector' -r -f -a "text\t''
 json\t''"
+complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l otlp-endpoint -d 'Export traces (a span per request and per backend run) over OTLP/HTTP to this collector, e.g. `http://127.0.0.1:4318`; the standard `OTEL_EXPORTER_OTLP_*` variables work too' -r
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l watch -d 'Reload the manifest when it changes (a broken edit keeps the previous tools), and tell clients that the tool list changed'
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l sessions -d 'Give legacy (2025) clients sessions: a GET stream and resumable responses. The 2026 protocol is always stateless'

@@ -97,6 +97,12 @@ pub struct ObserveArgs {
     /// With --audit, record the argument values too (the manifest's secrets redacted)
     #[arg(long, requires = "audit")]
     pub audit_values: bool,
+
+    /// Export traces (a span per request and per backend run) over OTLP/HTTP to this
+    /// collector, e.g. `http://127.0.0.1:4318`; the standard `OTEL_EXPORTER_OTLP_*` variables
+    /// work too
+    #[arg(long, value_name = "URL")]
+    pub otlp_endpoint: Option<String>,
 }
 
 /// Where tasks are kept.

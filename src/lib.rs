@@ -70,8 +70,10 @@
 //! - [`commands`] are the commands for people (`check`, `list`, `call`, `test`, `init`,
 //!   `install`); [`cli`] parses the command line and [`run`] wires everything for `main`.
 //! - Operators: [`auth`] (the OAuth resource server and the caller's identity), [`rate`]
-//!   (limits per tool and caller), [`metrics`] (Prometheus), [`audit`] (a record per call)
-//!   and [`logging`] (text or JSON lines on stderr).
+//!   (limits per tool and caller), [`metrics`] (Prometheus), [`traces`] (OpenTelemetry
+//!   spans over OTLP/HTTP: `mcp::traced` puts each request in its span, the backends hand
+//!   the trace context on to commands and HTTP APIs), [`audit`] (a record per call) and
+//!   [`logging`] (text or JSON lines on stderr).
 //! - Small pieces: [`units`] (durations and sizes), [`suggest`] (did you mean).
 //!
 //! `build.rs` only asks the linker to pack relocations (a smaller binary that starts with
@@ -112,4 +114,5 @@ pub mod suggest;
 pub mod tasks;
 pub mod template;
 pub mod tool;
+pub mod traces;
 pub mod units;

@@ -20,7 +20,7 @@ pub fn init(verbose: u8, serving: bool, format: LogFormat) {
         // Commands for people keep stderr for their own messages.
         0 if !serving => "mcp_serve=warn,rmcp=error",
         // rmcp logs every error response at `warn`; those are answers, not our failures.
-        0 => "mcp_serve=info,rmcp=error",
+        0 => "mcp_serve=info,rmcp=error,opentelemetry=warn",
         1 => "mcp_serve=debug,rmcp=warn",
         _ => "mcp_serve=trace,rmcp=debug",
     };

@@ -20,6 +20,7 @@ mod state;
 mod stdio;
 mod subscriptions;
 mod tasks;
+mod traced;
 
 pub use mrtr::{StateKeyError, state_codec};
 pub use state::{DefinitionError, Handler, HandlerOptions};

@@ -85,6 +85,9 @@ fn serve(
     let (processes, hardening) = Processes::supervising();
     tracing::debug!(?hardening, "protected the server process");
     let processes = Arc::new(processes);
+    // Before the runtime: the exporter's thread and client are its own. Dropped after it,
+    // which sends the last spans.
+    let _traces = start_traces(cli, &registry, &processes)?;
     let has_tasks = registry
         .tools()
         .any(|tool| tool.task != crate::tasks::Policy::Never);
@@ -184,6 +187,26 @@ fn serve(
     runtime.shutdown_timeout(Duration::from_secs(1));
     processes.stop_remaining();
     outcome
+}
+
+/// Traces, when `--otlp-endpoint` or the `OTEL_EXPORTER_OTLP_*` variables ask for them; the
+/// service is named after the manifest's server unless `OTEL_SERVICE_NAME` says otherwise.
+fn start_traces(
+    cli: &Cli,
+    registry: &Registry,
+    processes: &Processes,
+) -> anyhow::Result<Option<crate::traces::Traces>> {
+    let service = registry
+        .server
+        .implementation
+        .get("name")
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or("mcp-serve");
+    Ok(crate::traces::init(
+        cli.observe.otlp_endpoint.as_deref(),
+        service,
+        processes.instance(),
+    )?)
 }
 
 async fn serve_http(

@@ -41,3 +41,4 @@ mod sandbox;
 mod scale_out;
 mod tasks;
 mod tools;
+mod traces;

@@ -14,6 +14,8 @@ use nix::sys::signal::Signal;
 use serde_json::{Map, Value};
 use tokio::process::Command;
 
+mod trace;
+
 use super::capture::{Capture, CaptureOptions, tail_text};
 use super::events_pipe::{self, EVENTS_VARIABLE, EventSender};
 use super::files::collect_files;
@@ -204,6 +206,7 @@ impl CommandBackend {
         let call_id = context.processes.call_id();
         command.env(CALL_VARIABLE, &call_id);
         command.env(INSTANCE_VARIABLE, context.processes.instance());
+        let run = trace::start(&mut command, &program);
         let events = events.filter(|_| self.events || self.stderr_log.is_some());
         let directory = self.prepare(
             &mut command,
@@ -222,15 +225,19 @@ impl CommandBackend {
             events: events.cloned(),
             stderr_log: self.stderr_log,
         };
-        let child =
-            context
-                .processes
-                .spawn(&mut command)
-                .map_err(|source| CommandError::Spawn {
+        let child = match context.processes.spawn(&mut command) {
+            Ok(child) => child,
+            Err(source) => {
+                let failed = Err(CommandError::Spawn {
                     program: program.clone(),
                     source,
-                })?;
-        tracing::debug!(tool_program = %program, pid = ?child.id(), "started command");
+                });
+                trace::end::<CommandOutput>(run.as_ref(), None, &failed);
+                return failed;
+            }
+        };
+        let pid = child.id();
+        tracing::debug!(tool_program = %program, ?pid, "started command");
         let group = child
             .id()
             .map(|pid| GroupGuard::new(pid, Arc::clone(context.processes)));
@@ -261,13 +268,16 @@ impl CommandBackend {
             program: program.clone(),
             source: std::io::Error::other(error),
         })?;
-        let stdout = self.outcome(finished, program.clone())?;
-        let files = match &outputs {
-            Some(directory) => collect_files(directory, self.max_output)
-                .map_err(|problem| CommandError::Files { program, problem })?,
-            None => Vec::new(),
-        };
-        Ok(CommandOutput { stdout, files })
+        let ran = self.outcome(finished, program.clone()).and_then(|stdout| {
+            let files = match &outputs {
+                Some(directory) => collect_files(directory, self.max_output)
+                    .map_err(|problem| CommandError::Files { program, problem })?,
+                None => Vec::new(),
+            };
+            Ok(CommandOutput { stdout, files })
+        });
+        trace::end(run.as_ref(), pid, &ran);
+        ran
     }
 
     /// The captured stdout of a command that finished as the tool expects; otherwise why not.

@@ -5,6 +5,7 @@
 
 mod client;
 mod request;
+mod trace;
 
 use std::time::Duration;
 
@@ -127,7 +128,7 @@ impl HttpBackend {
         }
     }
 
-    /// Sends the request and reads the response within the size limit.
+    /// Builds the request, sends it and reads the response, inside the call's trace.
     async fn exchange(
         &self,
         arguments: &Map<String, Value>,
@@ -135,6 +136,19 @@ impl HttpBackend {
     ) -> Result<(Option<String>, Vec<u8>), HttpError> {
         let mut request = self.build(arguments).map_err(HttpError::Request)?;
         clients.reroute(&mut request).map_err(HttpError::Request)?;
+        let run = trace::start(&mut request);
+        let exchanged = self.send(request, clients, run.as_ref()).await;
+        trace::end(run.as_ref(), &exchanged);
+        exchanged
+    }
+
+    /// Sends the request and reads the response within the size limit.
+    async fn send(
+        &self,
+        request: reqwest::Request,
+        clients: &HttpClients,
+        run: Option<&crate::traces::Run>,
+    ) -> Result<(Option<String>, Vec<u8>), HttpError> {
         let url = request.url().to_string();
         let method = request.method().to_string();
         // A stand-in (`mcp-serve test`) has its own client; the cached one is the server's.
@@ -153,6 +167,7 @@ impl HttpBackend {
             .await
             .map_err(|error| classify(&error, &url, self.timeout))?;
         let status = response.status();
+        trace::responded(run, status);
         let content_type = response
             .headers()
             .get(reqwest::header::CONTENT_TYPE)

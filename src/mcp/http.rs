@@ -114,7 +114,7 @@ pub(crate) fn router(handler: Handler, options: &HttpOptions, lifecycle: &Lifecy
         config.with_allowed_origins(options.allowed_origins.clone())
     };
     let scopes_handler = handler.clone();
-    let factory = move || Ok(handler.clone());
+    let factory = move || Ok(super::traced::Traced(handler.clone()));
     // Exactly one path: `route_service`, not `nest_service`, which would also take every
     // path below it and rewrite each request's URI.
     let path = options.path.as_str();

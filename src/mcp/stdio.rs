@@ -33,7 +33,8 @@ pub struct StdioError(String);
 /// Serves `handler` on this process's stdin and stdout until stdin closes.
 pub async fn serve_stdio(handler: Handler) -> Result<(), StdioError> {
     let (reader, writer) = stdio_pipes();
-    serve(handler, reader, writer).await
+    // The session's state is large; it lives on the heap, once per process.
+    Box::pin(serve(handler, reader, writer)).await
 }
 
 /// Serves on any reader and writer (tests use in-memory pipes).
@@ -44,7 +45,7 @@ where
 {
     let transport = LineTransport::new(reader, writer);
     let end_of_input = transport.end_of_input.clone();
-    match rmcp::serve_server(handler, transport).await {
+    match rmcp::serve_server(super::traced::Traced(handler), transport).await {
         Ok(running) => {
             let waiting = running.waiting();
             tokio::pin!(waiting);

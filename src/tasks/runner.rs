@@ -201,11 +201,16 @@ impl Tasks {
         }
         let tasks = Arc::clone(self);
         let first = record.clone();
+        // The task's backend run joins the trace of the call that started it.
+        let trace = opentelemetry::Context::current();
         self.maybe_purge(&store, now);
         tokio::spawn(async move {
             let id = first.id.clone();
-            let outcome =
-                tokio::spawn(Arc::clone(&tasks).run(store.clone(), first, job, local)).await;
+            let outcome = tokio::spawn(opentelemetry::context::FutureExt::with_context(
+                Arc::clone(&tasks).run(store.clone(), first, job, local),
+                trace,
+            ))
+            .await;
             if outcome.is_err() {
                 // The work panicked: the task fails rather than run forever.
                 if let Ok(Some(mut record)) = store.get(&id).await {

@@ -32,18 +32,18 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use serde_json::{Value, json};
 
 use super::body::Peek;
-use crate::mcp::Handler;
+use crate::mcp::traced::Traced;
 
 /// The MCP endpoint: one rmcp service shared by every request.
 pub(super) struct Endpoint<M> {
-    service: Arc<StreamableHttpService<Handler, M>>,
+    service: Arc<StreamableHttpService<Traced, M>>,
     /// The legacy sessions, to cancel a call whose client hung up.
     sessions: Option<Arc<LocalSessionManager>>,
 }
 
 impl<M> Endpoint<M> {
     pub(super) fn new(
-        service: StreamableHttpService<Handler, M>,
+        service: StreamableHttpService<Traced, M>,
         sessions: Option<Arc<LocalSessionManager>>,
     ) -> Self {
         Self {
