@@ -39,6 +39,8 @@ Register-ArgumentCompleter -Native -CommandName 'mcp-serve' -ScriptBlock {
             [CompletionResult]::new('--auth-token-env', '--auth-token-env', [CompletionResultType]::ParameterName, 'Require `Authorization: Bearer <token>`, the token read from this environment variable')
             [CompletionResult]::new('--auth-token-file', '--auth-token-file', [CompletionResultType]::ParameterName, 'Require `Authorization: Bearer <token>`, the token read from this file')
             [CompletionResult]::new('--max-body', '--max-body', [CompletionResultType]::ParameterName, 'The largest request body accepted')
+            [CompletionResult]::new('--request-rate', '--request-rate', [CompletionResultType]::ParameterName, 'Every caller''s allowance of requests, whatever they ask, e.g. `100/s`, `6000/m`: the token''s subject, else the client''s address; over it, 429 with Retry-After')
+            [CompletionResult]::new('--request-burst', '--request-burst', [CompletionResultType]::ParameterName, 'With --request-rate: how many requests may come at once [default: the rate''s count]')
             [CompletionResult]::new('--header-timeout', '--header-timeout', [CompletionResultType]::ParameterName, 'How long a client may take to send request headers, and how long an idle connection stays open')
             [CompletionResult]::new('--body-timeout', '--body-timeout', [CompletionResultType]::ParameterName, 'How long a client may take to send a request''s body once its headers have arrived')
             [CompletionResult]::new('--shutdown-grace', '--shutdown-grace', [CompletionResultType]::ParameterName, 'On SIGTERM or SIGINT, how long in-flight calls get to finish before they are stopped')

@@ -36,6 +36,8 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
             cand --auth-token-env 'Require `Authorization: Bearer <token>`, the token read from this environment variable'
             cand --auth-token-file 'Require `Authorization: Bearer <token>`, the token read from this file'
             cand --max-body 'The largest request body accepted'
+            cand --request-rate 'Every caller''s allowance of requests, whatever they ask, e.g. `100/s`, `6000/m`: the token''s subject, else the client''s address; over it, 429 with Retry-After'
+            cand --request-burst 'With --request-rate: how many requests may come at once [default: the rate''s count]'
             cand --header-timeout 'How long a client may take to send request headers, and how long an idle connection stays open'
             cand --body-timeout 'How long a client may take to send a request''s body once its headers have arrived'
             cand --shutdown-grace 'On SIGTERM or SIGINT, how long in-flight calls get to finish before they are stopped'

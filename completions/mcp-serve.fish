@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_mcp_serve_global_optspecs
-    string join \n c/config= v/verbose max-calls= queue= watch state-key-file= heartbeat= task-store= data-dir= task-lease= http= path= sessions max-sessions= session-idle= sse allowed-host= allowed-origin= auth-token-env= auth-token-file= allow-unauthenticated max-body= header-timeout= body-timeout= shutdown-grace= metrics metrics-addr= log-format= audit audit-values otlp-endpoint= h/help V/version
+    string join \n c/config= v/verbose max-calls= queue= watch state-key-file= heartbeat= task-store= data-dir= task-lease= http= path= sessions max-sessions= session-idle= sse allowed-host= allowed-origin= auth-token-env= auth-token-file= allow-unauthenticated max-body= request-rate= request-burst= header-timeout= body-timeout= shutdown-grace= metrics metrics-addr= log-format= audit audit-values otlp-endpoint= h/help V/version
 end
 
 function __fish_mcp_serve_needs_command
@@ -41,6 +41,8 @@ complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l allowed-origin -d '
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l auth-token-env -d 'Require `Authorization: Bearer <token>`, the token read from this environment variable' -r
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l auth-token-file -d 'Require `Authorization: Bearer <token>`, the token read from this file' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l max-body -d 'The largest request body accepted' -r
+complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l request-rate -d 'Every caller\'s allowance of requests, whatever they ask, e.g. `100/s`, `6000/m`: the token\'s subject, else the client\'s address; over it, 429 with Retry-After' -r
+complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l request-burst -d 'With --request-rate: how many requests may come at once [default: the rate\'s count]' -r
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l header-timeout -d 'How long a client may take to send request headers, and how long an idle connection stays open' -r
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l body-timeout -d 'How long a client may take to send a request\'s body once its headers have arrived' -r
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l shutdown-grace -d 'On SIGTERM or SIGINT, how long in-flight calls get to finish before they are stopped' -r

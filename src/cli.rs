@@ -125,6 +125,10 @@ pub struct TaskArgs {
     pub task_lease: Duration,
 }
 
+fn parse_rate_text(text: &str) -> Result<crate::rate::Rate, String> {
+    crate::rate::Rate::parse(text, None)
+}
+
 fn parse_lease(text: &str) -> Result<Duration, String> {
     let lease = parse_duration_text(text)?;
     if lease < Duration::from_millis(300) {
@@ -404,6 +408,15 @@ pub struct HttpArgs {
     /// The largest request body accepted
     #[arg(long, value_name = "SIZE", default_value = "4MiB", value_parser = parse_size_text, requires = "http")]
     pub max_body: usize,
+
+    /// Every caller's allowance of requests, whatever they ask, e.g. `100/s`, `6000/m`: the
+    /// token's subject, else the client's address; over it, 429 with Retry-After
+    #[arg(long, value_name = "RATE", value_parser = parse_rate_text, requires = "http")]
+    pub request_rate: Option<crate::rate::Rate>,
+
+    /// With --request-rate: how many requests may come at once [default: the rate's count]
+    #[arg(long, value_name = "N", requires = "request_rate", value_parser = clap::value_parser!(u32).range(1..))]
+    pub request_burst: Option<u32>,
 
     /// How long a client may take to send request headers, and how long an idle connection stays open
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration_text, requires = "http")]

@@ -317,6 +317,12 @@ fn http_options(
         header_read_timeout: args.header_timeout,
         body_read_timeout: args.body_timeout,
         shutdown_grace: args.shutdown_grace,
+        request_rate: args.request_rate.map(|rate| {
+            match args.request_burst.and_then(std::num::NonZeroU32::new) {
+                Some(burst) => crate::rate::Rate { burst, ..rate },
+                None => rate,
+            }
+        }),
     })
 }
 

@@ -126,3 +126,56 @@ fn a_rate_that_does_not_parse_is_a_load_error_pointing_at_it() {
     );
     assert!(stderr.contains("`burst` needs a `rate`"), "{stderr}");
 }
+
+#[test]
+fn over_the_request_rate_any_request_gets_429_with_retry_after_until_the_window_passes() {
+    let workspace = Workspace::new(TOOLS);
+    let server = HttpServer::start(
+        &workspace.manifest(),
+        &["--request-rate", "1/s", "--request-burst", "3"],
+    );
+    let post = |from: &str, id: i64, method: &str| {
+        reqwest::blocking::Client::builder()
+            .local_address(from.parse::<IpAddr>().expect("ip"))
+            .timeout(Duration::from_secs(10))
+            .build()
+            .expect("client")
+            .post(&server.url)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .header("MCP-Protocol-Version", "2025-11-25")
+            .body(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": {}}).to_string())
+            .send()
+            .expect("POST")
+    };
+    // Whatever the requests ask for, they count: three at once, then the fourth is refused.
+    let statuses: Vec<u16> = ["tools/list", "prompts/list", "ping", "tools/list"]
+        .iter()
+        .zip(1..)
+        .map(|(method, id)| post("127.0.0.1", id, method).status().as_u16())
+        .collect();
+    assert_eq!(statuses, [200, 200, 200, 429]);
+    let refused = post("127.0.0.1", 5, "tools/list");
+    assert_eq!(refused.status(), 429);
+    let wait: u64 = refused
+        .headers()
+        .get("retry-after")
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse().ok())
+        .expect("a Retry-After in whole seconds");
+    assert!((1..=2).contains(&wait), "Retry-After: {wait}");
+    let body: serde_json::Value =
+        serde_json::from_str(&refused.text().expect("a body")).expect("a JSON-RPC error");
+    let message = body["error"]["message"].as_str().expect("a message");
+    assert!(
+        message.starts_with("rate limit: at most 1 requests a second (bursts of 3)"),
+        "{message}"
+    );
+    // The health checks are never limited; another address has its own allowance.
+    let health = reqwest::blocking::get(format!("{}/healthz", server.base)).expect("GET");
+    assert_eq!(health.status(), 200);
+    assert_eq!(post("127.0.0.2", 6, "tools/list").status(), 200);
+    // Once the wait has passed, one more request gets in.
+    std::thread::sleep(Duration::from_secs(wait));
+    assert_eq!(post("127.0.0.1", 7, "tools/list").status(), 200);
+}

@@ -90,6 +90,7 @@ pub(crate) fn binary(
     stdio_calls(options, binary, &manifests.tools, &mut figures)?;
     http_load(options, binary, &manifests.tools, &mut figures)?;
     auth_load(options, binary, manifests, &mut figures)?;
+    traced_load(options, binary, manifests, &mut figures)?;
     for (count, path) in &manifests.big {
         big_list(options, binary, *count, path, &mut figures)?;
     }
@@ -265,6 +266,45 @@ fn auth_load(
     };
     let result = http::run(&target, 16, options.duration)?;
     load(figures, "http.static_c16_auth_metrics", &result);
+    Ok(())
+}
+
+/// The cost of traces: `noop` and `fetch_json` with 16 clients, every request in a span
+/// (and `fetch_json`'s request in a client span, with `traceparent`), exported over OTLP/HTTP
+/// to the local upstream; beside `http.static_c16` and `http.http_c16` of the same run.
+fn traced_load(
+    options: &Options,
+    binary: &Path,
+    manifests: &Manifests,
+    figures: &mut Figures,
+) -> anyhow::Result<()> {
+    let endpoint = manifests.upstream.clone();
+    // A binary from before traces (a `--compare` baseline) cannot serve it.
+    let server =
+        match HttpServer::start_with(binary, &manifests.tools, &["--otlp-endpoint", &endpoint]) {
+            Ok(server) => server,
+            Err(error) => {
+                eprintln!("  http.*_c16_traced: skipped, the binary cannot serve it ({error})");
+                return Ok(());
+            }
+        };
+    let url: hyper::Uri = server.url.parse()?;
+    for (name, tool, arguments) in [
+        ("http.static_c16_traced", "noop", json!({})),
+        ("http.http_c16_traced", "fetch_json", json!({"id": 7})),
+    ] {
+        let target = Target::Mcp {
+            url: url.clone(),
+            body: Bytes::from(
+                json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                       "params": {"name": tool, "arguments": arguments}})
+                .to_string(),
+            ),
+            authorization: None,
+        };
+        let result = http::run(&target, 16, options.duration)?;
+        load(figures, name, &result);
+    }
     Ok(())
 }
 

@@ -11,6 +11,7 @@ mod endpoint;
 mod listener;
 mod oauth;
 mod sessions;
+mod throttle;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -61,6 +62,8 @@ pub struct HttpOptions {
     pub body_read_timeout: Duration,
     /// How long in-flight calls get to finish after SIGTERM before their processes are killed.
     pub shutdown_grace: Duration,
+    /// Every request's allowance, per caller (`--request-rate`).
+    pub request_rate: Option<crate::rate::Rate>,
 }
 
 /// Bounds on legacy sessions.
@@ -100,8 +103,8 @@ pub fn loopback_origins() -> Vec<String> {
         .collect()
 }
 
-/// The whole application: health endpoints and the MCP endpoint behind its layers.
-pub(crate) fn router(handler: Handler, options: &HttpOptions, lifecycle: &Lifecycle) -> Router {
+/// The MCP endpoint alone: rmcp's service, stateless or with legacy sessions (and their cap).
+fn endpoint(handler: Handler, options: &HttpOptions, lifecycle: &Lifecycle) -> Router {
     let mut config = StreamableHttpServerConfig::default()
         .with_legacy_session_mode(options.sessions.is_some())
         .with_json_response(options.json_response)
@@ -113,12 +116,11 @@ pub(crate) fn router(handler: Handler, options: &HttpOptions, lifecycle: &Lifecy
     } else {
         config.with_allowed_origins(options.allowed_origins.clone())
     };
-    let scopes_handler = handler.clone();
     let factory = move || Ok(super::traced::Traced(handler.clone()));
     // Exactly one path: `route_service`, not `nest_service`, which would also take every
     // path below it and rewrite each request's URI.
     let path = options.path.as_str();
-    let mcp = match options.sessions {
+    match options.sessions {
         None => Router::new().route_service(
             path,
             Endpoint::new(
@@ -151,7 +153,13 @@ pub(crate) fn router(handler: Handler, options: &HttpOptions, lifecycle: &Lifecy
                     sessions::enforce_cap,
                 ))
         }
-    };
+    }
+}
+
+/// The whole application: health endpoints and the MCP endpoint behind its layers.
+pub(crate) fn router(handler: Handler, options: &HttpOptions, lifecycle: &Lifecycle) -> Router {
+    let scopes_handler = handler.clone();
+    let mcp = endpoint(handler, options, lifecycle);
     let resource = options.oauth.as_ref().map(|verifier| oauth::Resource {
         verifier: verifier.clone(),
         metadata_url: verifier.settings().metadata_location().0.into(),
@@ -174,6 +182,15 @@ pub(crate) fn router(handler: Handler, options: &HttpOptions, lifecycle: &Lifecy
         },
         body::read_body,
     ));
+    // Inside authentication, which names the caller, and before the body is read; not on
+    // `/metrics` (merged next).
+    let mcp = match options.request_rate {
+        Some(rate) => mcp.route_layer(axum::middleware::from_fn_with_state(
+            Arc::new(crate::rate::Limiter::new(rate)),
+            throttle::limit_requests,
+        )),
+        None => mcp,
+    };
     let mcp = match (&options.metrics, options.metrics_route) {
         (Some(metrics), true) => mcp.merge(metrics_routes(Arc::clone(metrics))),
         _ => mcp,
