@@ -27,6 +27,8 @@ pub enum Outcome {
     Busy,
     /// Refused before running: the caller was over its rate.
     RateLimited,
+    /// Refused before running: the arguments did not fit the tool's schema.
+    InvalidArguments,
 }
 
 impl Outcome {
@@ -36,6 +38,7 @@ impl Outcome {
             Outcome::Error => "error",
             Outcome::Busy => "busy",
             Outcome::RateLimited => "rate_limited",
+            Outcome::InvalidArguments => "invalid_arguments",
         }
     }
 }
@@ -43,7 +46,7 @@ impl Outcome {
 /// One tool's series: a counter per outcome (in `Outcome` order) and its durations.
 #[derive(Debug)]
 struct ToolSeries {
-    calls: [Counter; 4],
+    calls: [Counter; 5],
     duration: Histogram,
 }
 
@@ -79,9 +82,12 @@ pub struct Metrics {
     http_responses: Family<StatusLabel, Counter>,
     auth_failures: Family<ReasonLabel, Counter>,
     resident: Gauge,
-    cpu: prometheus_client::metrics::gauge::Gauge<f64, std::sync::atomic::AtomicU64>,
+    /// CPU time, a counter that follows `/proc`'s total at each scrape.
+    cpu: Counter<f64, std::sync::atomic::AtomicU64>,
     open_fds: Gauge,
     threads: Gauge,
+    /// One scrape reads `/proc` at a time, so the CPU counter moves once per tick.
+    reading: std::sync::Mutex<()>,
     tools: std::sync::RwLock<std::collections::HashMap<String, std::sync::Arc<ToolSeries>>>,
 }
 
@@ -146,9 +152,7 @@ impl Metrics {
             Unit::Bytes,
             resident.clone(),
         );
-        let cpu =
-            prometheus_client::metrics::gauge::Gauge::<f64, std::sync::atomic::AtomicU64>::default(
-            );
+        let cpu = Counter::<f64, std::sync::atomic::AtomicU64>::default();
         process.register_with_unit(
             "cpu",
             "User and system CPU time used",
@@ -183,6 +187,7 @@ impl Metrics {
             cpu,
             open_fds,
             threads,
+            reading: std::sync::Mutex::default(),
             tools: std::sync::RwLock::default(),
         }
     }
@@ -214,6 +219,7 @@ impl Metrics {
                 Outcome::Error,
                 Outcome::Busy,
                 Outcome::RateLimited,
+                Outcome::InvalidArguments,
             ]
             .map(|outcome| {
                 self.calls
@@ -262,6 +268,7 @@ impl Metrics {
     }
 
     fn read_process(&self) {
+        let _reading = self.reading.lock();
         if let Ok(stat) = std::fs::read_to_string("/proc/self/stat")
             && let Some(after) = stat.rfind(')').map(|end| &stat[end + 2..])
         {
@@ -275,7 +282,11 @@ impl Metrics {
             // `/proc` counts CPU time in USER_HZ ticks, which Linux fixes at 100 a second.
             if let (Some(user), Some(system)) = (field(14), field(15)) {
                 #[allow(clippy::cast_precision_loss)]
-                self.cpu.set((user + system) as f64 / 100.0);
+                let total = (user + system) as f64 / 100.0;
+                let counted = self.cpu.get();
+                if total > counted {
+                    self.cpu.inc_by(total - counted);
+                }
             }
             if let Some(threads) = field(20) {
                 self.threads.set(threads);

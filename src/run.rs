@@ -106,8 +106,7 @@ fn serve(
         queue: cli.queue,
         heartbeat: (!cli.heartbeat.is_zero()).then_some(cli.heartbeat),
         watching: cli.watch,
-        // The token's variable stays in our environment; keep it out of every command's.
-        withheld_env: cli.http.auth_token_env.iter().cloned().collect(),
+        withheld_env: withheld_env(cli),
         processes: Arc::clone(&processes),
         sessions: options
             .as_ref()
@@ -189,6 +188,17 @@ fn serve(
     outcome
 }
 
+/// Variables that stay in our environment but out of every command's: the token's, and
+/// those that may hold the trace collector's credentials.
+fn withheld_env(cli: &Cli) -> Vec<String> {
+    cli.http
+        .auth_token_env
+        .iter()
+        .cloned()
+        .chain(crate::traces::CREDENTIAL_VARIABLES.map(str::to_owned))
+        .collect()
+}
+
 /// Traces, when `--otlp-endpoint` or the `OTEL_EXPORTER_OTLP_*` variables ask for them; the
 /// service is named after the manifest's server unless `OTEL_SERVICE_NAME` says otherwise.
 fn start_traces(
@@ -202,11 +212,16 @@ fn start_traces(
         .get("name")
         .and_then(serde_json::Value::as_str)
         .unwrap_or("mcp-serve");
-    Ok(crate::traces::init(
-        cli.observe.otlp_endpoint.as_deref(),
-        service,
-        processes.instance(),
-    )?)
+    let flag = cli.observe.otlp_endpoint.as_deref();
+    match crate::traces::init(flag, service, processes.instance()) {
+        Ok(traces) => Ok(traces),
+        Err(error) if flag.is_some() => Err(error.into()),
+        // Variables set for other programs (a platform injects them) never stop the server.
+        Err(error) => {
+            tracing::warn!(%error, "serving without traces");
+            Ok(None)
+        }
+    }
 }
 
 async fn serve_http(

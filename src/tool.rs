@@ -103,7 +103,7 @@ impl Tool {
     ) -> ToolResult {
         match self.prepare(arguments) {
             Ok(arguments) => self.call_prepared(&arguments, context).await,
-            Err(message) => ToolResult::error(message),
+            Err(message) => self.refuse_arguments(message, context.metrics),
         }
     }
 
@@ -170,6 +170,22 @@ impl Tool {
             metrics.call_ended(&self.name, outcome, started.elapsed());
         }
         result
+    }
+
+    /// The tool error for arguments [`Tool::prepare`] refused, counted.
+    pub fn refuse_arguments(
+        &self,
+        message: String,
+        metrics: Option<&crate::metrics::Metrics>,
+    ) -> ToolResult {
+        if let Some(metrics) = metrics {
+            metrics.call_ended(
+                &self.name,
+                crate::metrics::Outcome::InvalidArguments,
+                std::time::Duration::ZERO,
+            );
+        }
+        ToolResult::error(message)
     }
 
     /// Fills defaults and validates: the arguments the backend would get, or the message a

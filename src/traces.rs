@@ -129,9 +129,28 @@ pub fn init(
     if TRACER.set(tracer).is_err() {
         tracing::warn!("traces were already set up; keeping the first exporter");
     }
+    let endpoint = without_credentials(&endpoint);
     tracing::info!(%endpoint, "exporting traces over OTLP/HTTP");
     Ok(Some(Traces { provider, endpoint }))
 }
+
+/// The endpoint as logs may show it: any `user:password@` removed.
+fn without_credentials(endpoint: &str) -> String {
+    match reqwest::Url::parse(endpoint) {
+        Ok(mut url) if !url.username().is_empty() || url.password().is_some() => {
+            let _ = url.set_username("");
+            let _ = url.set_password(None);
+            url.to_string()
+        }
+        _ => endpoint.to_owned(),
+    }
+}
+
+/// Variables that may hold the collector's credentials, withheld from commands.
+pub const CREDENTIAL_VARIABLES: [&str; 2] = [
+    "OTEL_EXPORTER_OTLP_HEADERS",
+    "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
+];
 
 impl Drop for Traces {
     /// Sends the spans still buffered, waiting at most a few seconds for the receiver.
@@ -165,6 +184,18 @@ mod tests {
                 .expect("valid")
                 .as_deref(),
             Some("https://otel.example/v1/traces")
+        );
+    }
+
+    #[test]
+    fn credentials_in_an_endpoint_are_not_shown() {
+        assert_eq!(
+            without_credentials("https://user:k3y@otel.example/v1/traces"),
+            "https://otel.example/v1/traces"
+        );
+        assert_eq!(
+            without_credentials("http://127.0.0.1:4318/v1/traces"),
+            "http://127.0.0.1:4318/v1/traces"
         );
     }
 

@@ -360,6 +360,20 @@ pub(crate) fn keep_tasks_here(command: &mut Command) {
         let data = DATA.get_or_init(|| tempfile::tempdir().expect("a data directory for tasks"));
         command.env("MCP_SERVE_DATA_DIR", data.path());
     }
+    // Traces are on only where a test turns them on: not for a developer's or CI's own
+    // collector, and no server inherits the runner's trace context.
+    let chosen: Vec<std::ffi::OsString> = command
+        .get_envs()
+        .map(|(name, _)| name.to_owned())
+        .collect();
+    for (name, _) in std::env::vars_os() {
+        let ambient = name.to_str().is_some_and(|name| {
+            name.starts_with("OTEL_") || name == "TRACEPARENT" || name == "TRACESTATE"
+        });
+        if ambient && !chosen.contains(&name) {
+            command.env_remove(name);
+        }
+    }
 }
 
 /// Runs `mcp-serve` with `args` to completion, returning (exit code, stdout, stderr).

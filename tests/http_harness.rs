@@ -33,12 +33,22 @@ impl HttpServer {
     }
 
     pub(crate) fn start_with_env(manifest: &Path, extra: &[&str], env: &[(&str, &str)]) -> Self {
+        Self::start_at("127.0.0.1:0", manifest, extra, env)
+    }
+
+    /// Starts on `address` (a port the test chose, when the manifest must name it).
+    pub(crate) fn start_at(
+        address: &str,
+        manifest: &Path,
+        extra: &[&str],
+        env: &[(&str, &str)],
+    ) -> Self {
         let mut command = Command::new(BINARY);
         crate::harness::keep_tasks_here(&mut command);
         let mut child = command
             .arg("--config")
             .arg(manifest)
-            .args(["--http", "127.0.0.1:0"])
+            .args(["--http", address])
             .args(extra)
             .envs(env.iter().copied())
             .env("NO_COLOR", "1")

@@ -30,6 +30,7 @@ mod manifest_errors;
 mod metrics;
 mod modern_era;
 mod oauth;
+mod oauth_client;
 mod prompts;
 mod properties;
 mod rate_limits;

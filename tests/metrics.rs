@@ -19,6 +19,13 @@ name = "fine"
 content = [{ type = "text", text = "ok" }]
 
 [[tools]]
+name = "typed"
+[tools.arguments.n]
+type = "integer"
+[tools.static]
+content = [{ type = "text", text = "ok" }]
+
+[[tools]]
 name = "broken"
 [tools.command]
 argv = ["sh", "-c", "echo no >&2; exit 3"]
@@ -70,6 +77,33 @@ fn sample(samples: &HashMap<String, serde_json::Value>, key: &str) -> u64 {
         .unwrap_or_else(|| panic!("no whole-number sample {key}: {:?}", samples.get(key)))
 }
 
+/// Arguments that did not fit are counted apart; CPU time is a counter (`_total`), as
+/// Prometheus' `rate()` expects.
+fn assert_invalid_arguments_and_cpu(samples: &HashMap<String, serde_json::Value>) {
+    assert_eq!(
+        sample(
+            samples,
+            r#"mcp_serve_tool_calls_total{outcome="invalid_arguments",tool="typed"}"#
+        ),
+        1
+    );
+    assert_eq!(
+        sample(
+            samples,
+            r#"mcp_serve_tool_calls_total{outcome="ok",tool="typed"}"#
+        ),
+        0
+    );
+    assert!(
+        samples.contains_key("mcp_serve_process_cpu_seconds_total{}"),
+        "{:?}",
+        samples
+            .keys()
+            .filter(|key| key.contains("cpu"))
+            .collect::<Vec<_>>()
+    );
+}
+
 #[test]
 fn metrics_behind_the_token_count_calls_responses_and_refusals() {
     let workspace = Workspace::new(TOOLS);
@@ -91,6 +125,9 @@ fn metrics_behind_the_token_count_calls_responses_and_refusals() {
         assert_eq!(call(id, "fine")["result"]["isError"], json!(false));
     }
     assert_eq!(call(4, "broken")["result"]["isError"], json!(true));
+    // Arguments that do not fit: refused before the backend, counted as such.
+    let invalid = server.post(&json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "typed", "arguments": {"n": "x"}}}), &auth);
+    assert_eq!(message(invalid, 7)["result"]["isError"], json!(true));
     // An unknown tool is a protocol error and no series: a client cannot add labels.
     assert!(call(5, "no-such-tool").get("error").is_some());
     let refused = server.post(
@@ -142,6 +179,7 @@ fn metrics_behind_the_token_count_calls_responses_and_refusals() {
         ),
         3
     );
+    assert_invalid_arguments_and_cpu(&samples);
     assert!(!samples.keys().any(|key| key.contains("no-such-tool")));
     assert_eq!(sample(&samples, "mcp_serve_calls_in_flight{}"), 0);
     assert!(sample(&samples, "mcp_serve_queue_wait_seconds_count{}") >= 4);

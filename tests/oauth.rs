@@ -18,18 +18,18 @@ use crate::harness::Workspace;
 use crate::http_harness::HttpServer;
 use crate::upstream::{Reply, Upstream};
 
-const AUDIENCE: &str = "https://mcp.example.com/mcp";
+pub(crate) const AUDIENCE: &str = "https://mcp.example.com/mcp";
 const METADATA: &str = "https://mcp.example.com/.well-known/oauth-protected-resource/mcp";
 
 /// A signing key made by openssl, and its public JWK.
-struct Key {
+pub(crate) struct Key {
     kid: String,
     alg: Algorithm,
     encoding: EncodingKey,
-    jwk: Jwk,
+    pub(crate) jwk: Jwk,
 }
 
-fn make_key(dir: &Path, kid: &str, alg: Algorithm) -> Key {
+pub(crate) fn make_key(dir: &Path, kid: &str, alg: Algorithm) -> Key {
     let path = dir.join(format!("{kid}.pem"));
     let args: &[&str] = match alg {
         Algorithm::RS256 | Algorithm::PS256 => {
@@ -64,13 +64,13 @@ fn make_key(dir: &Path, kid: &str, alg: Algorithm) -> Key {
     }
 }
 
-fn sign(key: &Key, claims: Value) -> String {
+pub(crate) fn sign(key: &Key, claims: Value) -> String {
     let mut header = Header::new(key.alg);
     header.kid = Some(key.kid.clone());
     encode(&header, &claims, &key.encoding).expect("sign")
 }
 
-fn now() -> u64 {
+pub(crate) fn now() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .expect("time")
@@ -144,7 +144,7 @@ impl Issuer {
     }
 }
 
-fn manifest(issuer: &str) -> String {
+pub(crate) fn manifest(issuer: &str) -> String {
     format!(
         r#"[server.auth]
 issuer = "{issuer}"
@@ -379,6 +379,8 @@ fn scopes_decide_what_a_caller_lists_and_calls_and_a_missing_one_can_be_stepped_
     assert_eq!(response.status(), 200);
     let result = crate::http_harness::message(response, 1)["result"].clone();
     assert_eq!(result["cacheScope"], "private", "{result}");
+    // And not kept: after a step-up the same caller sees more.
+    assert_eq!(result["ttlMs"], 0, "{result}");
 }
 
 #[test]

@@ -18,6 +18,8 @@ use crate::upstream::{Recorded, Reply, Upstream};
 /// The client's trace and its span, as a W3C `traceparent` names them.
 const TRACE: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
 const CLIENT_SPAN: &str = "00f067aa0ba902b7";
+const STATE_TRACE: &str = "11111111111111111111111111111111";
+const TASK_TRACE: &str = "22222222222222222222222222222222";
 const OTHER_TRACE: &str = "0af7651916cd43dd8448eb211c80319c";
 const HEADER_SPAN: &str = "b7ad6b7169203331";
 
@@ -252,6 +254,13 @@ url = "{api}/weather/{{city}}"
 query = {{ key = "${{env:TRACES_TEST_KEY}}" }}
 
 [[tools]]
+name = "context-task"
+description = "The same, as a task."
+task = "required"
+[tools.command]
+argv = ["sh", "-c", "printf '%s' \"${{{{TRACEPARENT:-none}}}}\""]
+
+[[tools]]
 name = "fails"
 [tools.command]
 argv = ["sh", "-c", "echo broken >&2; exit 3"]
@@ -282,7 +291,8 @@ fn over_stdio_spans_join_the_clients_trace_and_the_backends_see_their_run() {
         &workspace.manifest(),
         &["--otlp-endpoint", &endpoint],
         &[
-            ("OTEL_BSP_SCHEDULE_DELAY", "100"),
+            // Nothing leaves before the end: the spans arrive because closing stdin flushes them.
+            ("OTEL_BSP_SCHEDULE_DELAY", "600000"),
             ("TRACES_TEST_KEY", SECRET),
             // The server's own context never reaches a command.
             ("TRACEPARENT", &traceparent(OTHER_TRACE, HEADER_SPAN)),
@@ -309,6 +319,17 @@ fn over_stdio_spans_join_the_clients_trace_and_the_backends_see_their_run() {
         &json!({"traceparent": "00-zzzz-\n-01", "tracestate": "x".repeat(100_000)}),
     ));
     let unparented = text(&call_with_meta(&mut server, "context", &json!({})));
+    // A valid traceparent with a tracestate no header could carry: the state is dropped.
+    let unstated = text(&call_with_meta(
+        &mut server,
+        "context",
+        &json!({"traceparent": traceparent(STATE_TRACE, CLIENT_SPAN), "tracestate": "k=v\u{0}\nX: 1"}),
+    ));
+    assert!(unstated.ends_with("|none"), "{unstated}");
+    assert!(unstated.contains(STATE_TRACE), "{unstated}");
+    // A protocol error: the span says which, and names no made-up tool.
+    let unknown = call_with_meta(&mut server, "no-such-tool", &json!({"traceparent": parent}));
+    assert_eq!(unknown["error"]["code"], json!(-32602), "{unknown}");
     let log = server.stderr();
     let (status, _) = server.close();
     assert!(status.success(), "{log}");
@@ -366,10 +387,7 @@ fn over_stdio_spans_join_the_clients_trace_and_the_backends_see_their_run() {
     assert_eq!(run.status, STATUS_ERROR);
 
     assert_own_traces(&spans, &[&hostile, &unparented]);
-    assert!(
-        spans.iter().any(|span| span.name == "initialize"),
-        "every request has a span"
-    );
+    assert_protocol_error_span(&spans);
 }
 
 /// The HTTP API got the request's span, a client span under the call's, and no export holds
@@ -400,6 +418,28 @@ fn assert_http_run(spans: &[Span], upstream: &Upstream) {
     }
 }
 
+/// A protocol error's span says which, names no made-up tool; requests have spans,
+/// notifications do not.
+fn assert_protocol_error_span(spans: &[Span]) {
+    let refused = only(spans, TRACE, "tools/call");
+    assert_eq!(refused.status, STATUS_ERROR);
+    assert_eq!(refused.attribute("error.type"), "-32602");
+    assert_eq!(refused.attribute("rpc.response.status_code"), "-32602");
+    assert!(!refused.attributes.contains_key("gen_ai.tool.name"));
+    assert!(
+        spans.iter().all(|span| !span.name.contains("no-such-tool")),
+        "a made-up name is never a span name"
+    );
+    for method in ["initialize", "notifications/initialized"] {
+        let expected = method == "initialize";
+        assert_eq!(
+            spans.iter().any(|span| span.name == method),
+            expected,
+            "requests have spans, notifications do not: {method}"
+        );
+    }
+}
+
 /// Without a valid context, each call is a trace of its own, and the command sees it, never
 /// the server's own `TRACEPARENT`.
 fn assert_own_traces(spans: &[Span], seen: &[&String]) {
@@ -417,6 +457,39 @@ fn assert_own_traces(spans: &[Span], seen: &[&String]) {
     }
 }
 
+/// Runs `context-task` as a task (a 2026 client with the tasks extension) in `TASK_TRACE`;
+/// the `TRACEPARENT` its command saw.
+fn task_context(server: &HttpServer) -> String {
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {
+            "extensions": {"io.modelcontextprotocol/tasks": {}}
+        },
+        "io.modelcontextprotocol/clientInfo": {"name": "mcp-serve-tests", "version": "1.0.0"},
+        "traceparent": traceparent(TASK_TRACE, CLIENT_SPAN),
+    });
+    let headers = [
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", "context-task"),
+    ];
+    let response = server.post(
+        &json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+            "params": {"name": "context-task", "arguments": {}, "_meta": meta}}),
+        &headers,
+    );
+    let started = message(response, 3);
+    let id = started["result"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a task: {started}"))
+        .to_owned();
+    let done = crate::tasks::wait_for(server, &id, &["completed"], Duration::from_secs(10));
+    done["result"]["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a result: {done}"))
+        .to_owned()
+}
+
 #[test]
 fn over_http_the_header_or_meta_context_is_continued_and_exported_as_json() {
     let upstream = receiver();
@@ -429,7 +502,8 @@ fn over_http_the_header_or_meta_context_is_continued_and_exported_as_json() {
             ("OTEL_EXPORTER_OTLP_PROTOCOL", "http/json"),
             ("OTEL_SERVICE_NAME", "traces-over-http"),
             ("TRACES_TEST_KEY", SECRET),
-            ("OTEL_BSP_SCHEDULE_DELAY", "100"),
+            // Spans arrive because SIGTERM flushes them.
+            ("OTEL_BSP_SCHEDULE_DELAY", "600000"),
         ],
     );
     let call = |id: i64, meta: Value, headers: &[(&str, &str)]| {
@@ -448,8 +522,15 @@ fn over_http_the_header_or_meta_context_is_continued_and_exported_as_json() {
     let meta = traceparent(TRACE, CLIENT_SPAN);
     // `_meta` is the request's own: it wins over the HTTP request's header.
     let from_meta = call(2, json!({"traceparent": meta}), &[("traceparent", &header)]);
+    let from_task = task_context(&server);
     server.terminate();
 
+    // A task's run, on the runner's own task, stays in the trace of the call that started it.
+    let spans = wait_for(&upstream, TASK_TRACE, "run sh");
+    let call = only(&spans, TASK_TRACE, "tools/call context-task");
+    let run = only(&spans, TASK_TRACE, "run sh");
+    assert_eq!(run.parent, call.id);
+    assert_eq!(from_task, traceparent(TASK_TRACE, &run.id));
     let spans = wait_for(&upstream, OTHER_TRACE, "run sh");
     let spans = if spans
         .iter()
@@ -522,7 +603,7 @@ fn with_traces_off_a_clients_context_still_reaches_the_backends_unchanged() {
 }
 
 #[test]
-fn a_bad_endpoint_or_grpc_is_refused_at_start() {
+fn a_bad_endpoint_flag_stops_the_start_and_a_bad_environment_only_turns_traces_off() {
     let workspace = Workspace::new(
         &manifest("http://127.0.0.1:9").replace("${env:TRACES_TEST_KEY}", "not-a-secret"),
     );
@@ -539,18 +620,24 @@ fn a_bad_endpoint_or_grpc_is_refused_at_start() {
         stderr.contains("--otlp-endpoint `collector:4318`"),
         "{stderr}"
     );
-    let output = std::process::Command::new(crate::harness::BINARY)
-        .args(["--config"])
-        .arg(workspace.manifest())
-        .env("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4317")
-        .env("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
-        .stdin(std::process::Stdio::null())
-        .output()
-        .expect("runs");
-    assert!(!output.status.success());
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    // Variables set for other programs never stop the server: it serves without traces.
+    let mut server = Server::start_with(
+        &workspace.manifest(),
+        &[],
+        &[
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4317"),
+            ("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc"),
+        ],
+    );
+    server.handshake("2025-11-25");
+    assert_eq!(
+        text(&server.request("tools/call", json!({"name": "context", "arguments": {}}))),
+        "none|none"
+    );
+    let log = server.stderr();
     assert!(
-        stderr.contains("OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported"),
-        "{stderr}"
+        log.contains("serving without traces")
+            && log.contains("OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported"),
+        "{log}"
     );
 }

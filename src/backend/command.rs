@@ -207,76 +207,79 @@ impl CommandBackend {
         command.env(CALL_VARIABLE, &call_id);
         command.env(INSTANCE_VARIABLE, context.processes.instance());
         let run = trace::start(&mut command, &program);
-        let events = events.filter(|_| self.events || self.stderr_log.is_some());
-        let directory = self.prepare(
-            &mut command,
-            output_dir,
-            self.events && events.is_some(),
-            &program,
-        )?;
-        let CallDirectory {
-            guard: _directory,
-            outputs,
-            pipe,
-            ..
-        } = directory;
-        let forwarding = Forwarding {
-            pipe,
-            events: events.cloned(),
-            stderr_log: self.stderr_log,
-        };
-        let child = match context.processes.spawn(&mut command) {
-            Ok(child) => child,
-            Err(source) => {
-                let failed = Err(CommandError::Spawn {
-                    program: program.clone(),
-                    source,
-                });
-                trace::end::<CommandOutput>(run.as_ref(), None, &failed);
-                return failed;
-            }
-        };
-        let pid = child.id();
-        tracing::debug!(tool_program = %program, ?pid, "started command");
-        let group = child
-            .id()
-            .map(|pid| GroupGuard::new(pid, Arc::clone(context.processes)));
-        let stdin_document = matches!(self.stdin, StdinMode::Json).then(|| {
-            Value::Object(crate::auth::without_identity(arguments).into_owned()).to_string()
-        });
-        // The process is supervised on its own task, so that when this call is dropped
-        // (cancelled) the command still gets SIGTERM and a grace period with its pipes open.
-        let cancel = CancellationToken::new();
-        let supervision = tokio::spawn(supervise(
-            child,
-            group,
-            Supervision {
-                stdin_document,
-                capture,
-                forwarding,
-                program: program.clone(),
-                timeout: self.timeout,
-                cancel: cancel.clone(),
-                processes: Arc::clone(context.processes),
-                call_id,
-            },
-        ));
-        let stop_on_drop = cancel.drop_guard();
-        let finished = supervision.await;
-        stop_on_drop.disarm();
-        let finished = finished.map_err(|error| CommandError::Io {
-            program: program.clone(),
-            source: std::io::Error::other(error),
-        })?;
-        let ran = self.outcome(finished, program.clone()).and_then(|stdout| {
-            let files = match &outputs {
-                Some(directory) => collect_files(directory, self.max_output)
-                    .map_err(|problem| CommandError::Files { program, problem })?,
-                None => Vec::new(),
+        // Every way out of the run goes through here, so its span says how it ended.
+        let ran = async {
+            let events = events.filter(|_| self.events || self.stderr_log.is_some());
+            let directory = self.prepare(
+                &mut command,
+                output_dir,
+                self.events && events.is_some(),
+                &program,
+            )?;
+            let CallDirectory {
+                guard: _directory,
+                outputs,
+                pipe,
+                ..
+            } = directory;
+            let forwarding = Forwarding {
+                pipe,
+                events: events.cloned(),
+                stderr_log: self.stderr_log,
             };
-            Ok(CommandOutput { stdout, files })
-        });
-        trace::end(run.as_ref(), pid, &ran);
+            let child = match context.processes.spawn(&mut command) {
+                Ok(child) => child,
+                Err(source) => {
+                    return Err(CommandError::Spawn {
+                        program: program.clone(),
+                        source,
+                    });
+                }
+            };
+            tracing::debug!(tool_program = %program, pid = ?child.id(), "started command");
+            trace::started(run.as_ref(), child.id());
+            let group = child
+                .id()
+                .map(|pid| GroupGuard::new(pid, Arc::clone(context.processes)));
+            let stdin_document = matches!(self.stdin, StdinMode::Json).then(|| {
+                Value::Object(crate::auth::without_identity(arguments).into_owned()).to_string()
+            });
+            // The process is supervised on its own task, so that when this call is dropped
+            // (cancelled) the command still gets SIGTERM and a grace period with its pipes open.
+            let cancel = CancellationToken::new();
+            let supervision = tokio::spawn(supervise(
+                child,
+                group,
+                Supervision {
+                    stdin_document,
+                    capture,
+                    forwarding,
+                    program: program.clone(),
+                    timeout: self.timeout,
+                    cancel: cancel.clone(),
+                    processes: Arc::clone(context.processes),
+                    call_id,
+                },
+            ));
+            let stop_on_drop = cancel.drop_guard();
+            let finished = supervision.await;
+            stop_on_drop.disarm();
+            let finished = finished.map_err(|error| CommandError::Io {
+                program: program.clone(),
+                source: std::io::Error::other(error),
+            })?;
+            trace::finished(run.as_ref(), &finished);
+            self.outcome(finished, program.clone()).and_then(|stdout| {
+                let files = match &outputs {
+                    Some(directory) => collect_files(directory, self.max_output)
+                        .map_err(|problem| CommandError::Files { program, problem })?,
+                    None => Vec::new(),
+                };
+                Ok(CommandOutput { stdout, files })
+            })
+        }
+        .await;
+        trace::end(run.as_ref(), &ran);
         ran
     }
 

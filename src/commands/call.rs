@@ -327,7 +327,18 @@ pub fn command(registry: &Registry, args: &CallArgs) -> Result<ExitCode, String>
             metrics: None,
         };
         let answers = super::answer::Answers::from_flags(args.yes, args.answers.clone());
-        let result = call(tool, arguments, &context, &answers).await;
+        // Run inside a traced script (`otel-cli exec -- mcp-serve call …`), the command joins
+        // the script's trace.
+        let result = match crate::traces::context::from_environment() {
+            Some(trace) => {
+                opentelemetry::context::FutureExt::with_context(
+                    call(tool, arguments, &context, &answers),
+                    trace,
+                )
+                .await
+            }
+            None => call(tool, arguments, &context, &answers).await,
+        };
         drop(context);
         let _ = printer.await;
         finish_progress();

@@ -227,7 +227,11 @@ pub(super) async fn call(
     }
     let arguments = match tool.prepare(request.arguments) {
         Ok(arguments) => arguments,
-        Err(message) => return Ok(Called::Done(ToolResult::error(message))),
+        Err(message) => {
+            return Ok(Called::Done(
+                tool.refuse_arguments(message, call_context.metrics),
+            ));
+        }
     };
     let asking = Asking {
         inputs: &tool.inputs,

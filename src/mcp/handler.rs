@@ -230,8 +230,15 @@ impl ServerHandler for Handler {
             ),
         };
         if era == Era::Modern {
-            // A watched manifest can change at any time: then the list is not cacheable.
-            let ttl = if self.state.watching { 0 } else { LIST_TTL_MS };
+            // A watched manifest can change at any time: then the list is not cacheable. Nor
+            // is a list cut to the caller's scopes: after a step-up the same caller may call
+            // more, and a client that kept the list would not see it (the official
+            // TypeScript client keeps it for the TTL, whatever its token).
+            let ttl = if self.state.watching || principal.is_some() {
+                0
+            } else {
+                LIST_TTL_MS
+            };
             result = result.with_ttl_ms(ttl).with_cache_scope(scope);
             result.meta = Some(convert::server_info_meta(&snapshot.server_info));
         }

@@ -75,9 +75,8 @@ pub(super) async fn start(
     let arguments = match tool.prepare(request.arguments) {
         Ok(arguments) => arguments,
         Err(message) => {
-            return Ok(
-                convert::call_result(ToolResult::error(message), server_info.as_ref()).into(),
-            );
+            let refused = tool.refuse_arguments(message, handler.metrics().map(|m| &**m));
+            return Ok(convert::call_result(refused, server_info.as_ref()).into());
         }
     };
     // Questions are asked before the task exists (as in a plain call), unless the tool asks

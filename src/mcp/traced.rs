@@ -3,7 +3,9 @@
 //! A request continues the W3C trace context in its `_meta` (2026-07-28 reserves
 //! `traceparent` and `tracestate`), else in its HTTP request's headers. With traces on it
 //! gets a server span named and described as OpenTelemetry's MCP conventions say
-//! (`tools/call weather`, `mcp.method.name`, `gen_ai.tool.name`, `jsonrpc.request.id`, …);
+//! (`tools/call weather`, `mcp.method.name`, `gen_ai.tool.name`, `jsonrpc.request.id`, …),
+//! naming only what the manifest declares: no resource URI (a kept output's link is its
+//! read capability), no session id, no message that could quote a client's value;
 //! with traces off the client's context is only made current, so backends still get it.
 //!
 //! rmcp dispatches each request to one `ServerHandler` method and offers no hook around
@@ -47,7 +49,6 @@ enum Target {
     None,
     Tool(String),
     Prompt(String),
-    Resource(String),
 }
 
 /// One request's place in its trace: its span (traces on), or only the client's context.
@@ -104,7 +105,8 @@ impl RequestTrace {
                         KeyValue::new("error.type", code.clone()),
                         KeyValue::new("rpc.response.status_code", code),
                     ]);
-                    span.set_status(Status::error(error.message.to_string()));
+                    // The code only: messages can quote what the client sent.
+                    span.set_status(Status::error(format!("JSON-RPC error {}", error.code.0)));
                 }
                 Ok(answer) if tool_error(answer) => {
                     span.set_attribute(KeyValue::new("error.type", "tool_error"));
@@ -201,7 +203,12 @@ impl ServerHandler for Traced {
         context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<CallToolResponse, ErrorData>> + Send + '_ {
         RequestTrace::start("tools/call", &context, || {
-            Target::Tool(request.name.to_string())
+            // A name the client made up is not a span name (any length, any number of them).
+            if self.0.registry().get(&request.name).is_ok() {
+                Target::Tool(request.name.to_string())
+            } else {
+                Target::None
+            }
         })
         .around(self.0.call_tool(request, context), is_tool_error)
     }
@@ -222,10 +229,9 @@ impl ServerHandler for Traced {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<ReadResourceResponse, ErrorData>> + Send + '_ {
-        RequestTrace::start("resources/read", &context, || {
-            Target::Resource(request.uri.clone())
-        })
-        .around(self.0.read_resource(request, context), answered)
+        // No URI: a kept output's link is the capability to read it.
+        RequestTrace::start("resources/read", &context, || Target::None)
+            .around(self.0.read_resource(request, context), answered)
     }
 
     fn negotiate_initialize(
@@ -321,13 +327,6 @@ fn describe(
         Some(parts) => {
             attributes.push(KeyValue::new("network.transport", "tcp"));
             attributes.push(KeyValue::new("network.protocol.name", "http"));
-            if let Some(session) = parts
-                .headers
-                .get("mcp-session-id")
-                .and_then(|value| value.to_str().ok())
-            {
-                attributes.push(KeyValue::new("mcp.session.id", session.to_owned()));
-            }
             if let Some(address) = parts.extensions.get::<super::ClientAddress>() {
                 attributes.push(KeyValue::new("client.address", address.0.ip().to_string()));
                 attributes.push(KeyValue::new("client.port", i64::from(address.0.port())));
@@ -344,11 +343,6 @@ fn describe(
         Target::Prompt(prompt) => {
             attributes.push(KeyValue::new("gen_ai.prompt.name", prompt.clone()));
             Cow::Owned(format!("{method} {prompt}"))
-        }
-        // A URI is not a low-cardinality name: it is an attribute only.
-        Target::Resource(uri) => {
-            attributes.push(KeyValue::new("mcp.resource.uri", uri.clone()));
-            Cow::Borrowed(method)
         }
     };
     (name, attributes)

@@ -19,11 +19,20 @@ pub struct Carried<'a> {
     pub tracestate: Option<&'a str>,
 }
 
+/// The longest `tracestate` passed on (W3C: 32 members of at most 256 characters; in
+/// practice a few hundred bytes).
+const MAX_TRACESTATE: usize = 512;
+
 impl Extractor for Carried<'_> {
     fn get(&self, key: &str) -> Option<&str> {
         match key {
             TRACEPARENT => self.traceparent,
-            TRACESTATE => self.tracestate,
+            // The propagator checks only its commas and equals signs; anything that could
+            // not be a header value (a NUL, a newline) would reach a command's environment.
+            TRACESTATE => self.tracestate.filter(|state| {
+                state.len() <= MAX_TRACESTATE
+                    && state.bytes().all(|byte| (0x20..0x7f).contains(&byte))
+            }),
             _ => None,
         }
     }
@@ -43,6 +52,17 @@ pub fn incoming(carriers: &[Carried<'_>]) -> Option<Context> {
         .filter(|carried| carried.traceparent.is_some())
         .map(|carried| propagator.extract(carried))
         .find(|context| context.span().span_context().is_valid())
+}
+
+/// The context this process was started in (`TRACEPARENT`, `TRACESTATE`), for commands for
+/// people run inside a traced script.
+pub fn from_environment() -> Option<Context> {
+    let traceparent = std::env::var("TRACEPARENT").ok()?;
+    let tracestate = std::env::var("TRACESTATE").ok();
+    incoming(&[Carried {
+        traceparent: Some(&traceparent),
+        tracestate: tracestate.as_deref(),
+    }])
 }
 
 /// What to hand on from `context`: its `traceparent`, and its `tracestate` when not empty;
@@ -126,6 +146,21 @@ mod tests {
             );
         }
         assert!(incoming(&[]).is_none());
+        for hostile in [
+            "k=v\u{0}",
+            "k=a\nX-Injected: 1",
+            "k=\u{7f}",
+            &"k=v,".repeat(200),
+        ] {
+            let context = incoming(&[Carried {
+                traceparent: Some(PARENT),
+                tracestate: Some(hostile),
+            }])
+            .expect("the traceparent is fine");
+            let out = outgoing(&context).expect("valid");
+            assert_eq!(out.traceparent, PARENT);
+            assert_eq!(out.tracestate, None, "{hostile:?} was passed on");
+        }
         assert!(outgoing(&Context::new()).is_none());
     }
 }
