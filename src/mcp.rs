@@ -7,6 +7,7 @@
 //! stdio transport (`stdio`), which works around rmcp's silence on invalid JSON, and the
 //! Streamable HTTP transport (`http`) with its security layers.
 
+mod access;
 mod convert;
 pub use convert::task_result;
 mod elicit;

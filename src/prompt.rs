@@ -21,6 +21,8 @@ pub struct Prompt {
     pub messages: Vec<PromptMessage>,
     /// What the user is asked before the messages are made (`[prompts.ask]`).
     pub inputs: crate::inputs::Inputs,
+    /// The OAuth scopes a caller needs to see and get it.
+    pub scopes: Vec<String>,
 }
 
 /// One argument of a prompt. Prompt arguments are strings.
@@ -223,6 +225,7 @@ mod tests {
 
     fn prompt() -> Prompt {
         Prompt {
+            scopes: Vec::new(),
             name: "review".into(),
             inputs: crate::inputs::Inputs::default(),
             definition: Map::new(),

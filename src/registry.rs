@@ -102,6 +102,56 @@ impl Registry {
         self
     }
 
+    /// Adds the scopes prompts, resources and templates name to those the OAuth metadata
+    /// says this server supports (the tools' are there already).
+    #[must_use]
+    pub fn with_all_scopes_supported(mut self) -> Self {
+        let named: Vec<String> = self
+            .prompts
+            .values()
+            .flat_map(|prompt| &prompt.scopes)
+            .chain(
+                self.resources
+                    .values()
+                    .flat_map(|resource| &resource.scopes),
+            )
+            .chain(self.templates.iter().flat_map(|template| &template.scopes))
+            .cloned()
+            .collect();
+        if let Some(auth) = self.auth.as_mut() {
+            let settings = Arc::make_mut(auth);
+            for scope in named {
+                if !settings.scopes_supported.contains(&scope) {
+                    settings.scopes_supported.push(scope);
+                }
+            }
+        }
+        self
+    }
+
+    /// The scopes reading `uri` needs: its declared resource's, else the first matching
+    /// template's; none for a kept output (its link and its caller guard it).
+    pub fn resource_scopes(&self, uri: &str) -> &[String] {
+        if let Some(resource) = self.resource(uri) {
+            return &resource.scopes;
+        }
+        self.templates
+            .iter()
+            .find(|template| template.matches(uri).is_some())
+            .map_or(&[], |template| &template.scopes)
+    }
+
+    /// Whether a tool, prompt, resource or template names scopes.
+    pub fn scoped(&self) -> bool {
+        self.tools().any(|tool| !tool.scopes.is_empty())
+            || self.prompts().any(|prompt| !prompt.scopes.is_empty())
+            || self.resources().any(|resource| !resource.scopes.is_empty())
+            || self
+                .templates
+                .iter()
+                .any(|template| !template.scopes.is_empty())
+    }
+
     /// The declared resources, in manifest order.
     pub fn resources(&self) -> impl Iterator<Item = &DeclaredResource> {
         self.resources.values()

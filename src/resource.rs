@@ -31,6 +31,8 @@ pub struct DeclaredResource {
     pub definition: Map<String, Value>,
     pub mime_type: String,
     pub source: Source,
+    /// The OAuth scopes a caller needs to see and read it.
+    pub scopes: Vec<String>,
 }
 
 /// What a read returns.
@@ -88,6 +90,8 @@ pub struct ResourceTemplate {
     /// The author named the MIME type; otherwise a file's is guessed from its name.
     pub mime_declared: bool,
     pub source: TemplateSource,
+    /// The OAuth scopes a caller needs to see it and read what it serves.
+    pub scopes: Vec<String>,
 }
 
 impl DeclaredResource {
@@ -328,6 +332,7 @@ mod tests {
             mime_type: "text/plain".into(),
             mime_declared: true,
             source,
+            scopes: Vec::new(),
         }
     }
 

@@ -31,6 +31,7 @@ mod metrics;
 mod modern_era;
 mod oauth;
 mod oauth_client;
+mod oauth_scopes;
 mod prompts;
 mod properties;
 mod rate_limits;

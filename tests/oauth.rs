@@ -78,14 +78,14 @@ pub(crate) fn now() -> u64 {
 }
 
 /// The issuer: metadata and a JWKS it can change, counting key fetches.
-struct Issuer {
+pub(crate) struct Issuer {
     upstream: Upstream,
     introspections: Arc<AtomicUsize>,
     fetches: Arc<AtomicUsize>,
 }
 
 impl Issuer {
-    fn start(keys: Vec<Jwk>) -> Self {
+    pub(crate) fn start(keys: Vec<Jwk>) -> Self {
         let keys = Arc::new(Mutex::new(keys));
         let fetches = Arc::new(AtomicUsize::new(0));
         let introspections = Arc::new(AtomicUsize::new(0));
@@ -135,11 +135,11 @@ impl Issuer {
         }
     }
 
-    fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         self.upstream.base()
     }
 
-    fn claims(&self, sub: &str, scope: &str) -> Value {
+    pub(crate) fn claims(&self, sub: &str, scope: &str) -> Value {
         json!({"iss": self.url(), "aud": AUDIENCE, "sub": sub, "scope": scope, "exp": now() + 600, "iat": now(), "email": format!("{sub}@example.com")})
     }
 }
@@ -173,7 +173,7 @@ content = [{{ type = "text", text = "written" }}]
     )
 }
 
-fn call(
+pub(crate) fn call(
     server: &HttpServer,
     token: Option<&str>,
     method: &str,
@@ -190,7 +190,7 @@ fn call(
     )
 }
 
-fn challenge(response: &reqwest::blocking::Response) -> String {
+pub(crate) fn challenge(response: &reqwest::blocking::Response) -> String {
     response
         .headers()
         .get("www-authenticate")

@@ -179,18 +179,16 @@ fn introspection(wire: &AuthWire, checker: &mut Checker) -> Option<Endpoint> {
     }
 }
 
-/// A tool's `scopes`: each an RFC 6749 scope token (printable ASCII, no space, `"` or `\`).
-pub(super) fn tool_scopes(
-    wire: Option<&Spanned<Vec<String>>>,
-    checker: &mut Checker,
-) -> Vec<String> {
+/// A tool's, prompt's or resource's `scopes`: each an RFC 6749 scope token (printable ASCII,
+/// no space, `"` or `\`).
+pub(super) fn scopes(wire: Option<&Spanned<Vec<String>>>, checker: &mut Checker) -> Vec<String> {
     let Some(wire) = wire else {
         return Vec::new();
     };
     if !checker.oauth && !wire.get_ref().is_empty() {
         checker
             .error("`scopes` need `[server.auth]`", wire.span())
-            .hint("scopes come from OAuth access tokens; without `[server.auth]` nobody has any, and the tool would not be protected");
+            .hint("scopes come from OAuth access tokens; without `[server.auth]` nobody has any, and nothing would be protected");
     }
     for scope in wire.get_ref() {
         if !is_scope(scope) {

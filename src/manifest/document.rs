@@ -98,6 +98,8 @@ pub(super) fn load(source: &str, checker: &mut Checker) -> Option<Registry> {
             )
             .hint("add a `[[tools]]` table; `mcp-serve init` writes a starter manifest");
     }
+    // Prompts and resources may name scopes too, which need `[server.auth]`.
+    checker.oauth = server.auth.is_some();
     let prompts = build_prompts(&prompts, checker);
     let resources = build_resources(&resources, checker);
     let templates = build_templates(&templates, checker);
@@ -105,6 +107,7 @@ pub(super) fn load(source: &str, checker: &mut Checker) -> Option<Registry> {
         registry
             .with_prompts(prompts)
             .with_resources(resources, templates)
+            .with_all_scopes_supported()
     })
 }
 

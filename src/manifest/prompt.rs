@@ -36,8 +36,8 @@ pub(super) fn build_prompts(wires: &[PromptWire], checker: &mut Checker) -> Vec<
     prompts
 }
 
-fn build_prompt(wire: &PromptWire, checker: &mut Checker) -> Option<Prompt> {
-    let errors_before = checker.diagnostics.len();
+/// The prompt's name, which may not be empty or hold spaces.
+fn checked_name(wire: &PromptWire, checker: &mut Checker) -> String {
     let name = wire.name.get_ref().clone();
     if name.is_empty() || name.chars().any(char::is_whitespace) {
         checker.error(
@@ -45,6 +45,12 @@ fn build_prompt(wire: &PromptWire, checker: &mut Checker) -> Option<Prompt> {
             wire.name.span(),
         );
     }
+    name
+}
+
+fn build_prompt(wire: &PromptWire, checker: &mut Checker) -> Option<Prompt> {
+    let errors_before = checker.diagnostics.len();
+    let name = checked_name(wire, checker);
     let arguments: Vec<PromptArgument> = wire
         .arguments
         .iter()
@@ -130,13 +136,15 @@ fn build_prompt(wire: &PromptWire, checker: &mut Checker) -> Option<Prompt> {
     if let Some(icons) = &wire.icons {
         definition.insert("icons".into(), icons_json(icons, checker));
     }
+    let scopes = super::auth::scopes(wire.scopes.as_ref(), checker);
     (checker.diagnostics.len() == errors_before).then(|| Prompt {
         name,
         definition,
         description: wire.description.clone(),
         arguments,
-        inputs,
         messages,
+        inputs,
+        scopes,
     })
 }
 

@@ -136,11 +136,13 @@ fn build_resource(
         }
         definition.insert("annotations".into(), Value::Object(value));
     }
+    let scopes = super::auth::scopes(wire.scopes.as_ref(), checker);
     Some(DeclaredResource {
         uri,
         definition,
         mime_type,
         source,
+        scopes,
     })
 }
 
@@ -231,6 +233,7 @@ fn build_template(wire: &ResourceTemplateWire, checker: &mut Checker) -> Option<
     if let Some(icons) = &wire.icons {
         definition.insert("icons".into(), icons_json(icons, checker));
     }
+    let scopes = super::auth::scopes(wire.scopes.as_ref(), checker);
     (checker.diagnostics.len() == errors_before).then_some(ResourceTemplate {
         uri_template,
         pieces,
@@ -239,6 +242,7 @@ fn build_template(wire: &ResourceTemplateWire, checker: &mut Checker) -> Option<
         mime_type,
         mime_declared: wire.mime_type.is_some(),
         source,
+        scopes,
     })
 }
 

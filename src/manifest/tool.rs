@@ -158,7 +158,7 @@ fn build_tool(
         }
     }
 
-    let scopes = super::auth::tool_scopes(wire.scopes.as_ref(), checker);
+    let scopes = super::auth::scopes(wire.scopes.as_ref(), checker);
     let rate = super::rate::limiter(
         wire.rate.as_ref(),
         wire.burst.as_ref(),

@@ -554,6 +554,9 @@ pub(super) struct PromptWire {
     /// Ask the user for values before the messages are made; the answers are placeholders.
     #[schemars(with = "Option<AsksSchema>")]
     pub(super) ask: Option<Spanned<OneOrMany<AskWire>>>,
+    /// OAuth scopes a caller needs to see, get and complete this prompt (with `[server.auth]`).
+    #[schemars(with = "Option<Vec<String>>")]
+    pub(super) scopes: Option<Spanned<Vec<String>>>,
 }
 
 /// One argument of a prompt.
@@ -604,6 +607,9 @@ pub(super) struct ResourceWire {
     pub(super) file: Option<Spanned<String>>,
     pub(super) icons: Option<Vec<IconWire>>,
     pub(super) annotations: Option<ContentAnnotationsWire>,
+    /// OAuth scopes a caller needs to see, read and subscribe to it (with `[server.auth]`).
+    #[schemars(with = "Option<Vec<String>>")]
+    pub(super) scopes: Option<Spanned<Vec<String>>>,
 }
 
 /// One `[[resource-templates]]` entry: an RFC 6570 URI template (simple `{variables}`).
@@ -628,6 +634,10 @@ pub(super) struct ResourceTemplateWire {
     #[schemars(with = "IndexMap<String, PromptArgumentWire>")]
     pub(super) variables: IndexMap<Spanned<String>, PromptArgumentWire>,
     pub(super) icons: Option<Vec<IconWire>>,
+    /// OAuth scopes a caller needs to see the template and read what it serves (with
+    /// `[server.auth]`).
+    #[schemars(with = "Option<Vec<String>>")]
+    pub(super) scopes: Option<Spanned<Vec<String>>>,
 }
 
 /// The whole manifest, for its JSON Schema (`mcp-serve schema`); loading walks the document

@@ -320,9 +320,10 @@ impl ServerHandler for Handler {
     async fn list_prompts(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        prompts::list(&self.registry())
+        let caller = caller(&context, self.state.sessions);
+        prompts::list(&self.registry(), caller.principal())
     }
 
     async fn get_prompt(
@@ -336,15 +337,17 @@ impl ServerHandler for Handler {
             reachable: back_channel(&context, self.state.sessions),
             codec: &self.state.sealer,
         };
-        prompts::get(&self.registry(), request, asked).await
+        let caller = caller(&context, self.state.sessions);
+        prompts::get(&self.registry(), request, caller.principal(), asked).await
     }
 
     async fn complete(
         &self,
         request: CompleteRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
-        prompts::complete(&self.registry(), &request)
+        let caller = caller(&context, self.state.sessions);
+        prompts::complete(&self.registry(), &request, caller.principal())
     }
 
     async fn set_level(
@@ -369,9 +372,10 @@ impl ServerHandler for Handler {
     async fn list_resource_templates(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        resources::templates(&self.registry())
+        let caller = caller(&context, self.state.sessions);
+        resources::templates(&self.registry(), caller.principal())
     }
 
     async fn read_resource(
@@ -406,6 +410,12 @@ impl ServerHandler for Handler {
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         resources::served(&self.registry(), "resources/subscribe")?;
+        let registry = self.registry();
+        super::access::require(
+            || format!("`{}`", request.uri),
+            caller(&context, self.state.sessions).principal(),
+            registry.resource_scopes(&request.uri),
+        )?;
         if !self.state.watching {
             return Err(ErrorData::invalid_request(
                 "this server does not watch its files (start it with --watch to subscribe)",

@@ -27,6 +27,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use tokio_util::sync::CancellationToken;
 
 pub use auth::BearerToken;
+pub(crate) use body::Target;
 pub use listener::serve_listener;
 
 use super::Handler;
@@ -170,7 +171,7 @@ pub(crate) fn router(handler: Handler, options: &HttpOptions, lifecycle: &Lifecy
         // tool a call names.
         Some(resource) => mcp.route_layer(axum::middleware::from_fn_with_state(
             resource.clone(),
-            oauth::require_tool_scopes,
+            oauth::require_scopes,
         )),
         None => mcp,
     };

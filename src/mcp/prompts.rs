@@ -10,8 +10,9 @@ use rmcp::RoleServer;
 use rmcp::model::{GetPromptResponse, RequestStateCodec};
 use rmcp::service::RequestContext;
 
-use super::convert;
 use super::elicit::{self, Asking, Gathered};
+use super::{access, convert};
+use crate::auth::Principal;
 use crate::era::Era;
 use crate::prompt;
 use crate::registry::Registry;
@@ -29,11 +30,15 @@ fn served(registry: &Registry, method: &str) -> Result<(), ErrorData> {
     }
 }
 
-/// Every prompt, on one page.
-pub(super) fn list(registry: &Registry) -> Result<ListPromptsResult, ErrorData> {
+/// Every prompt the caller may get, on one page.
+pub(super) fn list(
+    registry: &Registry,
+    principal: Option<&Principal>,
+) -> Result<ListPromptsResult, ErrorData> {
     served(registry, "prompts/list")?;
     let prompts = registry
         .prompts()
+        .filter(|prompt| access::allowed(principal, &prompt.scopes))
         .map(|prompt| {
             serde_json::from_value::<Prompt>(serde_json::Value::Object(prompt.definition.clone()))
         })
@@ -58,6 +63,7 @@ pub(super) struct Asked<'a> {
 pub(super) async fn get(
     registry: &Registry,
     request: GetPromptRequestParams,
+    principal: Option<&Principal>,
     asked: Asked<'_>,
 ) -> Result<GetPromptResponse, ErrorData> {
     served(registry, "prompts/get")?;
@@ -74,6 +80,11 @@ pub(super) async fn get(
             None,
         )
     })?;
+    access::require(
+        || format!("prompt `{}`", prompt.name),
+        principal,
+        &prompt.scopes,
+    )?;
     let arguments = prompt
         .check(&request.arguments.clone().unwrap_or_default())
         .map_err(|error| ErrorData::invalid_params(error.to_string(), None))?;
@@ -120,6 +131,7 @@ pub(super) async fn get(
 pub(super) fn complete(
     registry: &Registry,
     request: &CompleteRequestParams,
+    principal: Option<&Principal>,
 ) -> Result<CompleteResult, ErrorData> {
     if registry.prompts().next().is_none() && registry.templates().is_empty() {
         served(registry, "completion/complete")?;
@@ -129,6 +141,11 @@ pub(super) fn complete(
             let prompt = registry.prompt(&reference.name).map_err(|unknown| {
                 ErrorData::invalid_params(format!("unknown prompt `{}`", unknown.name), None)
             })?;
+            access::require(
+                || format!("prompt `{}`", prompt.name),
+                principal,
+                &prompt.scopes,
+            )?;
             prompt
                 .complete(&request.argument.name, &request.argument.value)
                 .ok_or_else(|| {
@@ -146,6 +163,7 @@ pub(super) fn complete(
                 .templates()
                 .iter()
                 .find(|template| template.uri_template == reference.uri)
+                .filter(|template| access::allowed(principal, &template.scopes))
                 .and_then(|template| {
                     template.complete(&request.argument.name, &request.argument.value)
                 })

@@ -7,7 +7,8 @@ use rmcp::model::{
     ResourceContents, ResourceTemplate,
 };
 
-use super::convert;
+use super::{access, convert};
+use crate::auth::Principal;
 use crate::era::Era;
 use crate::registry::Registry;
 use crate::resource::{Contents, DeclaredResource, ReadError};
@@ -31,6 +32,7 @@ pub(super) fn list(registry: &Registry, caller: &Caller) -> Result<ListResources
     served(registry, "resources/list")?;
     let mut resources = registry
         .resources()
+        .filter(|resource| access::allowed(caller.principal(), &resource.scopes))
         .map(|resource| {
             serde_json::from_value::<Resource>(serde_json::Value::Object(
                 resource.definition.clone(),
@@ -53,11 +55,15 @@ pub(super) fn list(registry: &Registry, caller: &Caller) -> Result<ListResources
         .with_cache_scope(CacheScope::Private))
 }
 
-pub(super) fn templates(registry: &Registry) -> Result<ListResourceTemplatesResult, ErrorData> {
+pub(super) fn templates(
+    registry: &Registry,
+    principal: Option<&Principal>,
+) -> Result<ListResourceTemplatesResult, ErrorData> {
     served(registry, "resources/templates/list")?;
     let templates = registry
         .templates()
         .iter()
+        .filter(|template| access::allowed(principal, &template.scopes))
         .map(|template| {
             serde_json::from_value::<ResourceTemplate>(serde_json::Value::Object(
                 template.definition.clone(),
@@ -78,6 +84,11 @@ pub(super) fn read(
     era: Era,
 ) -> Result<ResourceContents, ErrorData> {
     served(registry, "resources/read")?;
+    access::require(
+        || format!("`{uri}`"),
+        caller.principal(),
+        registry.resource_scopes(uri),
+    )?;
     let declared = registry.resource(uri).map(DeclaredResource::read);
     let templated = || {
         registry.templates().iter().find_map(|template| {

@@ -179,7 +179,7 @@ impl Snapshot {
         let server_info = Value::Object(registry.server.implementation.clone());
         let mut withheld = withheld_env.to_vec();
         withheld.extend(registry.withheld_env().iter().cloned());
-        let scoped = registry.tools().any(|tool| !tool.scopes.is_empty());
+        let scoped = registry.scoped();
         Ok(Self {
             scoped,
             registry,
@@ -230,20 +230,25 @@ impl Handler {
         )
     }
 
-    /// Whether any tool names `scopes`.
-    pub(crate) fn any_scoped_tool(&self) -> bool {
+    /// Whether a tool, prompt, resource or template names scopes.
+    pub(crate) fn anything_scoped(&self) -> bool {
         self.snapshot().scoped
     }
 
-    /// The scopes a tool needs, when it names any (`None` for an unknown tool: the call
-    /// then fails as unknown, not as forbidden).
-    pub(crate) fn tool_scopes(&self, name: &str) -> Option<Vec<String>> {
+    /// The scopes what a request acts on needs, when it names any (`None` for an unknown
+    /// one: the request then fails as unknown, not as forbidden).
+    pub(crate) fn scopes_for(&self, target: super::http::Target<'_>) -> Option<Vec<String>> {
         let snapshot = self.snapshot();
         if !snapshot.scoped {
             return None;
         }
-        let tool = snapshot.registry.get(name).ok()?;
-        (!tool.scopes.is_empty()).then(|| tool.scopes.clone())
+        let registry = &snapshot.registry;
+        let scopes = match target {
+            super::http::Target::Tool(name) => registry.get(name).ok()?.scopes.as_slice(),
+            super::http::Target::Prompt(name) => registry.prompt(name).ok()?.scopes.as_slice(),
+            super::http::Target::Resource(uri) => registry.resource_scopes(uri),
+        };
+        (!scopes.is_empty()).then(|| scopes.to_vec())
     }
 
     /// Where calls are counted, if anywhere.

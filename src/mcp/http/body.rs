@@ -22,6 +22,14 @@ pub(super) struct BodyLimits {
     pub(super) max_bytes: usize,
 }
 
+/// What a request acts on.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Target<'a> {
+    Tool(&'a str),
+    Prompt(&'a str),
+    Resource(&'a str),
+}
+
 /// What the body says it is; in the request's extensions after [`read_body`]. Read only
 /// when a layer asks (most requests never need it), once.
 #[derive(Debug, Clone, Default)]
@@ -34,8 +42,10 @@ pub(crate) struct Peek {
 struct Parsed {
     method: Option<String>,
     id: Option<Value>,
-    /// `params.name`: the tool of a `tools/call`.
+    /// `params.name`: the tool of a `tools/call`, the prompt of a `prompts/get`.
     name: Option<String>,
+    /// `params.uri`: what a `resources/read` or `resources/subscribe` reads.
+    uri: Option<String>,
 }
 
 impl Peek {
@@ -64,6 +74,12 @@ impl Peek {
                         .and_then(|params| params.get("name"))
                         .and_then(Value::as_str)
                         .map(ToOwned::to_owned),
+                    uri: message
+                        .params
+                        .as_ref()
+                        .and_then(|params| params.get("uri"))
+                        .and_then(Value::as_str)
+                        .map(ToOwned::to_owned),
                 },
                 Err(_) => Parsed::default(),
             }
@@ -75,11 +91,17 @@ impl Peek {
         self.parsed().method.as_deref()
     }
 
-    /// The tool a `tools/call` names.
-    pub(super) fn tool(&self) -> Option<&str> {
-        (self.method() == Some("tools/call"))
-            .then(|| self.parsed().name.as_deref())
-            .flatten()
+    /// What the request acts on, for the scopes it needs: the tool a `tools/call` names,
+    /// the prompt of a `prompts/get`, the URI a `resources/read` or `resources/subscribe`
+    /// reads.
+    pub(super) fn target(&self) -> Option<Target<'_>> {
+        let parsed = self.parsed();
+        match parsed.method.as_deref()? {
+            "tools/call" => parsed.name.as_deref().map(Target::Tool),
+            "prompts/get" => parsed.name.as_deref().map(Target::Prompt),
+            "resources/read" | "resources/subscribe" => parsed.uri.as_deref().map(Target::Resource),
+            _ => None,
+        }
     }
 
     /// The request id, when the message has one.
@@ -162,7 +184,7 @@ fn refuse(status: StatusCode, message: &str) -> Response {
 
 #[cfg(test)]
 mod tests {
-    use super::Peek;
+    use super::{Peek, Target};
 
     fn peek(text: &'static str) -> Peek {
         Peek::of(text.as_bytes().to_vec().into())
@@ -179,10 +201,12 @@ mod tests {
         assert!(garbage.method().is_none() && garbage.id().is_none());
         assert_eq!(peek(r#"{"id":{"x":1},"method":"m"}"#).id(), None);
         let call = peek(r#"{"id":1,"method":"tools/call","params":{"name":"t","arguments":{}}}"#);
-        assert_eq!(call.tool(), Some("t"));
-        assert_eq!(
-            peek(r#"{"id":1,"method":"prompts/get","params":{"name":"t"}}"#).tool(),
-            None
-        );
+        assert!(matches!(call.target(), Some(Target::Tool("t"))));
+        let get = peek(r#"{"id":1,"method":"prompts/get","params":{"name":"p"}}"#);
+        assert!(matches!(get.target(), Some(Target::Prompt("p"))));
+        let read = peek(r#"{"id":1,"method":"resources/read","params":{"uri":"docs://a"}}"#);
+        assert!(matches!(read.target(), Some(Target::Resource("docs://a"))));
+        let listed = peek(r#"{"id":1,"method":"tools/list","params":{"name":"t"}}"#);
+        assert!(listed.target().is_none());
     }
 }

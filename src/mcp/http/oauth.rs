@@ -123,22 +123,24 @@ pub(super) async fn authenticate(
     next.run(request).await
 }
 
-/// After the body is read: a `tools/call` of a tool whose scopes the token lacks is
-/// refused with `403` before it reaches the server.
-pub(super) async fn require_tool_scopes(
+/// After the body is read: a `tools/call`, `prompts/get`, `resources/read` or
+/// `resources/subscribe` of something whose scopes the token lacks is refused with `403`
+/// before it reaches the server.
+pub(super) async fn require_scopes(
     State(resource): State<Resource>,
     request: Request,
     next: Next,
 ) -> Response {
-    // Without scoped tools there is nothing to look for, and the body is not parsed here.
-    if !resource.handler.any_scoped_tool() {
+    // Without scopes in the manifest there is nothing to look for, and the body is not
+    // parsed here.
+    if !resource.handler.anything_scoped() {
         return next.run(request).await;
     }
     let needed = request
         .extensions()
         .get::<Peek>()
-        .and_then(Peek::tool)
-        .and_then(|tool| resource.handler.tool_scopes(tool));
+        .and_then(Peek::target)
+        .and_then(|target| resource.handler.scopes_for(target));
     if let (Some(needed), Some(Subject(principal))) =
         (needed, request.extensions().get::<Subject>())
         && !principal.grants(&needed)
