@@ -17,6 +17,21 @@ const SWEEP_EVERY: u32 = 4096;
 /// Beyond this many callers, every check sweeps: many addresses cost time, not memory.
 const MAX_CALLERS: usize = 100_000;
 
+/// The caller a client address stands for: the IPv4 address, or the IPv6 /64 (one host
+/// usually holds a whole /64, and would otherwise have 2^64 allowances).
+pub fn address_key(ip: std::net::IpAddr) -> String {
+    match ip {
+        std::net::IpAddr::V4(v4) => format!("ip:{v4}"),
+        std::net::IpAddr::V6(v6) => {
+            if let Some(v4) = v6.to_ipv4_mapped() {
+                return format!("ip:{v4}");
+            }
+            let prefix = u128::from(v6) & !u128::from(u64::MAX);
+            format!("ip:{}/64", std::net::Ipv6Addr::from(prefix))
+        }
+    }
+}
+
 /// A parsed `rate` and `burst`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Rate {
@@ -116,6 +131,19 @@ impl std::fmt::Display for Refused {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_ipv6_caller_is_its_64_and_a_mapped_ipv4_is_itself() {
+        let key = |text: &str| address_key(text.parse().expect("an address"));
+        assert_eq!(key("192.0.2.7"), "ip:192.0.2.7");
+        assert_eq!(key("::ffff:192.0.2.7"), "ip:192.0.2.7");
+        assert_eq!(key("2001:db8:1:2:aaaa::1"), "ip:2001:db8:1:2::/64");
+        assert_eq!(
+            key("2001:db8:1:2:ffff:ffff:ffff:ffff"),
+            key("2001:db8:1:2::9")
+        );
+        assert_ne!(key("2001:db8:1:3::1"), key("2001:db8:1:2::1"));
+    }
 
     #[test]
     fn rates_parse_and_a_burst_is_refused_past_its_size_per_caller() {

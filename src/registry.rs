@@ -129,16 +129,31 @@ impl Registry {
         self
     }
 
-    /// The scopes reading `uri` needs: its declared resource's, else the first matching
-    /// template's; none for a kept output (its link and its caller guard it).
-    pub fn resource_scopes(&self, uri: &str) -> &[String] {
-        if let Some(resource) = self.resource(uri) {
-            return &resource.scopes;
-        }
-        self.templates
+    /// The scopes reading `uri` needs: its declared resource's and the first matching
+    /// template's, and those of a declared resource its percent-decoded form names (a
+    /// template could otherwise serve that resource's file under an encoded URI); none for
+    /// a kept output (its link and its caller guard it).
+    pub fn resource_scopes(&self, uri: &str) -> Vec<String> {
+        let decoded = percent_encoding::percent_decode_str(uri).decode_utf8_lossy();
+        let mut scopes: Vec<String> = Vec::new();
+        let named = [self.resource(uri), self.resource(&decoded)];
+        let template = self
+            .templates
             .iter()
-            .find(|template| template.matches(uri).is_some())
-            .map_or(&[], |template| &template.scopes)
+            .find(|template| template.matches(uri).is_some());
+        for needed in named
+            .into_iter()
+            .flatten()
+            .map(|resource| &resource.scopes)
+            .chain(template.map(|template| &template.scopes))
+        {
+            for scope in needed {
+                if !scopes.contains(scope) {
+                    scopes.push(scope.clone());
+                }
+            }
+        }
+        scopes
     }
 
     /// Whether a tool, prompt, resource or template names scopes.

@@ -33,6 +33,9 @@ pub async fn watch(path: PathBuf, handler: Handler) {
             tokio::task::spawn_blocking(move || manifest::load(&path)).await
         };
         match loaded {
+            Ok(Ok(registry)) if auth_changed(&handler.registry(), &registry) => {
+                tracing::warn!(manifest = %path.display(), "[server.auth] changed; it is read at start-up, so restart to apply it; still serving the previous manifest");
+            }
             Ok(Ok(mut registry)) => {
                 let old = handler.registry();
                 registry.adopt_store(&old);
@@ -60,6 +63,22 @@ pub async fn watch(path: PathBuf, handler: Handler) {
             Err(error) => tracing::error!(%error, "the reload task failed"),
         }
     }
+}
+
+/// Whether the reloaded manifest's `[server.auth]` differs from the one served: the HTTP
+/// layers that check tokens are built at start, so a reload that added it (or scopes with
+/// it) would serve everything to everyone.
+fn auth_changed(old: &Registry, new: &Registry) -> bool {
+    let key = |registry: &Registry| {
+        registry.auth.as_ref().map(|settings| {
+            (
+                settings.issuer.clone(),
+                settings.audience.clone(),
+                settings.required_scopes.clone(),
+            )
+        })
+    };
+    key(old) != key(new)
 }
 
 fn fingerprint(path: &Path) -> Option<(SystemTime, u64)> {

@@ -163,6 +163,38 @@ fn watching_reloads_valid_edits_and_keeps_serving_through_broken_ones() {
 }
 
 #[test]
+fn a_reload_that_adds_server_auth_is_refused_and_the_old_manifest_stays() {
+    let workspace = Workspace::new(ONE_TOOL);
+    let mut server = Server::start_with(&workspace.manifest(), &["--watch"], &[]);
+    server.handshake("2025-11-25");
+    // Scopes with [server.auth] would be served unchecked: the token layers are built at start.
+    rewrite(
+        &workspace,
+        &format!(
+            "[server.auth]\nissuer = \"https://id.example.com\"\naudience = \"https://mcp.example.com/mcp\"\n{}",
+            TWO_TOOLS.replace(
+                "name = \"shout\"\n",
+                "name = \"shout\"\nscopes = [\"admin\"]\n"
+            )
+        ),
+    );
+    let expected = "[server.auth] changed; it is read at start-up";
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    let mut log = server.stderr();
+    while !log.contains(expected) && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+        log = server.stderr();
+    }
+    assert!(log.contains(expected), "{log}");
+    let listed = server.request("tools/list", json!({}));
+    assert_eq!(
+        listed["result"]["tools"].as_array().map(Vec::len),
+        Some(1),
+        "{listed}"
+    );
+}
+
+#[test]
 fn calls_in_flight_finish_on_the_old_definitions() {
     let workspace = Workspace::new(ONE_TOOL);
     let mut server = Server::start_with(&workspace.manifest(), &["--watch"], &[("DELAY", "1.5")]);

@@ -48,6 +48,11 @@ text = "for the board"
 scopes = ["reports:read"]
 
 [[resource-templates]]
+uri-template = "docs://{{name}}"
+name = "any-doc"
+text = "a doc called {{name}}"
+
+[[resource-templates]]
 uri-template = "reports://{{id}}"
 name = "report"
 text = "report {{id}}"
@@ -110,12 +115,17 @@ fn each_caller_lists_the_prompts_resources_and_templates_its_token_grants() {
     let answer = |token: &str, method: &str, params: Value| answer(&server, token, method, params);
     // Listing: each caller sees what its token grants.
     for (token, prompts, resources, templates) in [
-        (&without, vec!["open-prompt"], vec!["docs://public"], vec![]),
+        (
+            &without,
+            vec!["open-prompt"],
+            vec!["docs://public"],
+            vec!["docs://{name}"],
+        ),
         (
             &with,
             vec!["open-prompt", "report-prompt"],
             vec!["docs://public", "docs://board"],
-            vec!["reports://{id}"],
+            vec!["docs://{name}", "reports://{id}"],
         ),
     ] {
         assert_eq!(
@@ -139,6 +149,19 @@ fn each_caller_lists_the_prompts_resources_and_templates_its_token_grants() {
             templates
         );
     }
+    // A 2026 request is cut the same way.
+    let response = server.post(
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "prompts/list", "params": {"_meta": crate::harness::modern_meta()}}),
+        &[
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", "prompts/list"),
+            ("Authorization", &format!("Bearer {without}")),
+        ],
+    );
+    assert_eq!(
+        names(&message(response, 1), "prompts", "name"),
+        ["open-prompt"]
+    );
 }
 
 #[test]
@@ -158,7 +181,17 @@ fn getting_reading_subscribing_and_completing_need_the_scopes_and_a_403_names_th
         ),
         ("resources/read", json!({"uri": "docs://board"})),
         ("resources/read", json!({"uri": "reports://7"})),
-        ("resources/subscribe", json!({"uri": "reports://7"})),
+        // The scoped resource's URI percent-encoded: the unscoped template would match it.
+        ("resources/read", json!({"uri": "docs://b%6Fard"})),
+        ("resources/subscribe", json!({"uri": "docs://board"})),
+        (
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt", "name": "report-prompt"}, "argument": {"name": "quarter", "value": ""}}),
+        ),
+        (
+            "completion/complete",
+            json!({"ref": {"type": "ref/resource", "uri": "reports://{id}"}, "argument": {"name": "id", "value": ""}}),
+        ),
     ];
     for (method, params) in &refusals {
         let refused = call(&server, Some(&without), method, params.clone());
@@ -188,30 +221,31 @@ fn getting_reading_subscribing_and_completing_need_the_scopes_and_a_403_names_th
         "{read}"
     );
 
-    // Completion tells nothing about what the token cannot see.
-    for (reference, argument) in [
-        (
-            json!({"type": "ref/prompt", "name": "report-prompt"}),
-            "quarter",
-        ),
-        (
-            json!({"type": "ref/resource", "uri": "reports://{id}"}),
-            "id",
-        ),
+    // Completion for the right token; an unscoped template reads for anyone.
+    for reference in [
+        json!({"type": "ref/prompt", "name": "report-prompt"}),
+        json!({"type": "ref/resource", "uri": "reports://{id}"}),
     ] {
+        let argument = if reference["type"] == "ref/prompt" {
+            "quarter"
+        } else {
+            "id"
+        };
         let params = json!({"ref": reference, "argument": {"name": argument, "value": ""}});
-        let hidden = answer(&without, "completion/complete", params.clone());
-        assert!(hidden.get("error").is_some(), "{hidden}");
         let shown = answer(&with, "completion/complete", params);
-        assert!(
-            !shown["result"]["completion"]["values"]
+        assert_eq!(
+            shown["result"]["completion"]["values"]
                 .as_array()
-                .expect("values")
-                .is_empty(),
+                .map(Vec::len),
+            Some(2),
             "{shown}"
         );
     }
-
+    let read = answer(&without, "resources/read", json!({"uri": "docs://notes"}));
+    assert_eq!(
+        read["result"]["contents"][0]["text"], "a doc called notes",
+        "{read}"
+    );
     // The metadata names every scope the manifest uses.
     let metadata = reqwest::blocking::get(format!(
         "{}/.well-known/oauth-protected-resource/mcp",

@@ -179,3 +179,55 @@ fn over_the_request_rate_any_request_gets_429_with_retry_after_until_the_window_
     std::thread::sleep(Duration::from_secs(wait));
     assert_eq!(post("127.0.0.1", 7, "tools/list").status(), 200);
 }
+
+#[test]
+fn requests_refused_for_their_token_do_not_count_and_metrics_are_never_limited() {
+    let workspace = Workspace::new(TOOLS);
+    let server = HttpServer::start_with_env(
+        &workspace.manifest(),
+        &[
+            "--request-rate",
+            "1/h",
+            "--request-burst",
+            "2",
+            "--auth-token-env",
+            "RATE_TEST_TOKEN",
+            "--metrics",
+        ],
+        &[("RATE_TEST_TOKEN", "rate-t0ken")],
+    );
+    let post = |token: Option<&str>| {
+        let mut headers = vec![("MCP-Protocol-Version", "2025-11-25")];
+        let authorization = token.map(|token| format!("Bearer {token}"));
+        if let Some(value) = &authorization {
+            headers.push(("Authorization", value));
+        }
+        server
+            .post(
+                &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}),
+                &headers,
+            )
+            .status()
+            .as_u16()
+    };
+    let refused: Vec<u16> = (0..5)
+        .map(|_| post(Some("wrong")))
+        .chain([post(None)])
+        .collect();
+    assert_eq!(refused, [401; 6]);
+    let allowed: Vec<u16> = (0..3).map(|_| post(Some("rate-t0ken"))).collect();
+    assert_eq!(
+        allowed,
+        [200, 200, 429],
+        "the 401s took nothing from the allowance"
+    );
+    for _ in 0..3 {
+        let metrics = server
+            .client
+            .get(format!("{}/metrics", server.base))
+            .header("Authorization", "Bearer rate-t0ken")
+            .send()
+            .expect("GET /metrics");
+        assert_eq!(metrics.status(), 200, "scrapes are never limited");
+    }
+}

@@ -30,3 +30,29 @@ pub(super) fn require(
         _ => Ok(()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn principal(scopes: &[&str]) -> Principal {
+        Principal {
+            subject: "ada".into(),
+            scopes: scopes.iter().map(|scope| (*scope).to_owned()).collect(),
+            claims: serde_json::Map::new(),
+        }
+    }
+
+    #[test]
+    fn a_token_needs_every_scope_and_no_token_is_not_limited() {
+        let needed = vec!["a".to_owned(), "b".to_owned()];
+        assert!(allowed(None, &needed));
+        assert!(allowed(Some(&principal(&["a", "b", "c"])), &needed));
+        assert!(!allowed(Some(&principal(&["a"])), &needed));
+        assert!(allowed(Some(&principal(&[])), &[]));
+        let refused = require(|| "prompt `p`".into(), Some(&principal(&["a"])), &needed)
+            .expect_err("b is missing");
+        assert_eq!(refused.message, "prompt `p` needs the scope b");
+        assert!(require(|| unreachable!(), None, &needed).is_ok());
+    }
+}

@@ -78,7 +78,7 @@ fn rate_key(context: &RequestContext<RoleServer>, sessions: bool) -> String {
             .and_then(|parts| parts.extensions.get::<super::ClientAddress>())
             .map_or_else(
                 || "anonymous".to_owned(),
-                |address| format!("ip:{}", address.0.ip()),
+                |address| crate::rate::address_key(address.0.ip()),
             ),
     }
 }
@@ -414,7 +414,7 @@ impl ServerHandler for Handler {
         super::access::require(
             || format!("`{}`", request.uri),
             caller(&context, self.state.sessions).principal(),
-            registry.resource_scopes(&request.uri),
+            &registry.resource_scopes(&request.uri),
         )?;
         if !self.state.watching {
             return Err(ErrorData::invalid_request(

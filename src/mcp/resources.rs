@@ -87,7 +87,7 @@ pub(super) fn read(
     access::require(
         || format!("`{uri}`"),
         caller.principal(),
-        registry.resource_scopes(uri),
+        &registry.resource_scopes(uri),
     )?;
     let declared = registry.resource(uri).map(DeclaredResource::read);
     let templated = || {

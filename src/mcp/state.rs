@@ -244,11 +244,17 @@ impl Handler {
         }
         let registry = &snapshot.registry;
         let scopes = match target {
-            super::http::Target::Tool(name) => registry.get(name).ok()?.scopes.as_slice(),
-            super::http::Target::Prompt(name) => registry.prompt(name).ok()?.scopes.as_slice(),
+            super::http::Target::Tool(name) => registry.get(name).ok()?.scopes.clone(),
+            super::http::Target::Prompt(name) => registry.prompt(name).ok()?.scopes.clone(),
             super::http::Target::Resource(uri) => registry.resource_scopes(uri),
+            super::http::Target::Template(uri_template) => registry
+                .templates()
+                .iter()
+                .find(|template| template.uri_template == uri_template)?
+                .scopes
+                .clone(),
         };
-        (!scopes.is_empty()).then(|| scopes.to_vec())
+        (!scopes.is_empty()).then_some(scopes)
     }
 
     /// Where calls are counted, if anywhere.

@@ -28,6 +28,8 @@ pub(crate) enum Target<'a> {
     Tool(&'a str),
     Prompt(&'a str),
     Resource(&'a str),
+    /// A resource template, by its `uri-template`.
+    Template(&'a str),
 }
 
 /// What the body says it is; in the request's extensions after [`read_body`]. Read only
@@ -46,6 +48,8 @@ struct Parsed {
     name: Option<String>,
     /// `params.uri`: what a `resources/read` or `resources/subscribe` reads.
     uri: Option<String>,
+    /// `params.ref.type` of a `completion/complete` (whose `name` or `uri` is the ref's).
+    reference: Option<String>,
 }
 
 impl Peek {
@@ -65,22 +69,30 @@ impl Peek {
                 params: Option<Value>,
             }
             match serde_json::from_slice::<Message>(&self.bytes) {
-                Ok(message) => Parsed {
-                    method: message.method,
-                    id: message.id.filter(|id| id.is_string() || id.is_number()),
-                    name: message
-                        .params
-                        .as_ref()
-                        .and_then(|params| params.get("name"))
-                        .and_then(Value::as_str)
-                        .map(ToOwned::to_owned),
-                    uri: message
-                        .params
-                        .as_ref()
-                        .and_then(|params| params.get("uri"))
-                        .and_then(Value::as_str)
-                        .map(ToOwned::to_owned),
-                },
+                Ok(message) => {
+                    // A completion names its prompt or template in `params.ref`.
+                    let completion = message.method.as_deref() == Some("completion/complete");
+                    let target = message.params.as_ref().and_then(|params| {
+                        if completion {
+                            params.get("ref")
+                        } else {
+                            Some(params)
+                        }
+                    });
+                    let text = |key: &str| {
+                        target
+                            .and_then(|target| target.get(key))
+                            .and_then(Value::as_str)
+                            .map(ToOwned::to_owned)
+                    };
+                    Parsed {
+                        id: message.id.filter(|id| id.is_string() || id.is_number()),
+                        name: text("name"),
+                        uri: text("uri"),
+                        reference: completion.then(|| text("type")).flatten(),
+                        method: message.method,
+                    }
+                }
                 Err(_) => Parsed::default(),
             }
         })
@@ -93,13 +105,18 @@ impl Peek {
 
     /// What the request acts on, for the scopes it needs: the tool a `tools/call` names,
     /// the prompt of a `prompts/get`, the URI a `resources/read` or `resources/subscribe`
-    /// reads.
+    /// reads, the prompt or template a `completion/complete` completes.
     pub(super) fn target(&self) -> Option<Target<'_>> {
         let parsed = self.parsed();
         match parsed.method.as_deref()? {
             "tools/call" => parsed.name.as_deref().map(Target::Tool),
             "prompts/get" => parsed.name.as_deref().map(Target::Prompt),
             "resources/read" | "resources/subscribe" => parsed.uri.as_deref().map(Target::Resource),
+            "completion/complete" => match parsed.reference.as_deref()? {
+                "ref/prompt" => parsed.name.as_deref().map(Target::Prompt),
+                "ref/resource" => parsed.uri.as_deref().map(Target::Template),
+                _ => None,
+            },
             _ => None,
         }
     }
@@ -206,6 +223,17 @@ mod tests {
         assert!(matches!(get.target(), Some(Target::Prompt("p"))));
         let read = peek(r#"{"id":1,"method":"resources/read","params":{"uri":"docs://a"}}"#);
         assert!(matches!(read.target(), Some(Target::Resource("docs://a"))));
+        let completion = peek(
+            r#"{"id":1,"method":"completion/complete","params":{"ref":{"type":"ref/resource","uri":"r://{id}"},"argument":{"name":"id","value":""}}}"#,
+        );
+        assert!(matches!(
+            completion.target(),
+            Some(Target::Template("r://{id}"))
+        ));
+        let completion = peek(
+            r#"{"id":1,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"p"},"argument":{"name":"a","value":""}}}"#,
+        );
+        assert!(matches!(completion.target(), Some(Target::Prompt("p"))));
         let listed = peek(r#"{"id":1,"method":"tools/list","params":{"name":"t"}}"#);
         assert!(listed.target().is_none());
     }

@@ -18,10 +18,14 @@ pub(super) async fn limit_requests(
     request: Request,
     next: Next,
 ) -> Response {
+    // Closing a session never counts: a throttled client can always let go.
+    if request.method() == axum::http::Method::DELETE {
+        return next.run(request).await;
+    }
     let caller = if let Some(subject) = request.extensions().get::<crate::auth::Subject>() {
         format!("sub:{}", subject.0.subject)
     } else if let Some(address) = request.extensions().get::<crate::mcp::ClientAddress>() {
-        format!("ip:{}", address.0.ip())
+        crate::rate::address_key(address.0.ip())
     } else {
         "anonymous".to_owned()
     };
