@@ -31,6 +31,18 @@ name = "broken"
 argv = ["sh", "-c", "echo no >&2; exit 3"]
 "#;
 
+/// User and system CPU seconds of process `pid`, from `/proc` (ticks of 1/100 s).
+fn cpu_seconds(pid: i32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("the server's stat");
+    let after = &stat[stat.rfind(')').expect("a name") + 2..];
+    let fields: Vec<&str> = after.split_ascii_whitespace().collect();
+    let ticks: u64 =
+        fields[11].parse::<u64>().expect("utime") + fields[12].parse::<u64>().expect("stime");
+    #[expect(clippy::cast_precision_loss, reason = "a few hours of ticks")]
+    let seconds = ticks as f64 / 100.0;
+    seconds
+}
+
 /// Every sample, as `name{label="value",…}` → value, parsed by `prometheus_client`.
 fn parse(text: &str) -> HashMap<String, serde_json::Value> {
     let python = repo_root().join("tests/interop/.venv/bin/python");
@@ -79,7 +91,10 @@ fn sample(samples: &HashMap<String, serde_json::Value>, key: &str) -> u64 {
 
 /// Arguments that did not fit are counted apart; CPU time is a counter (`_total`), as
 /// Prometheus' `rate()` expects.
-fn assert_invalid_arguments_and_cpu(samples: &HashMap<String, serde_json::Value>) {
+fn assert_invalid_arguments_and_cpu(
+    samples: &HashMap<String, serde_json::Value>,
+    (before, after): (f64, f64),
+) {
     assert_eq!(
         sample(
             samples,
@@ -94,8 +109,8 @@ fn assert_invalid_arguments_and_cpu(samples: &HashMap<String, serde_json::Value>
         ),
         0
     );
-    // It has counted the start-up at least: loading a manifest and compiling schemas takes
-    // ticks.
+    // What the kernel says the process used, read by the test just before and after the
+    // scrape.
     let cpu = samples
         .get("mcp_serve_process_cpu_seconds_total{}")
         .and_then(serde_json::Value::as_f64)
@@ -108,7 +123,10 @@ fn assert_invalid_arguments_and_cpu(samples: &HashMap<String, serde_json::Value>
                     .collect::<Vec<_>>()
             )
         });
-    assert!(cpu > 0.0, "CPU seconds: {cpu}");
+    assert!(
+        before - 1e-9 <= cpu && cpu <= after + 1e-9,
+        "CPU seconds {cpu}, the kernel said {before} then {after}"
+    );
 }
 
 #[test]
@@ -151,7 +169,9 @@ fn metrics_behind_the_token_count_calls_responses_and_refusals() {
         request.send().expect("GET /metrics")
     };
     assert_eq!(scrape(None).status(), 401, "the same token guards /metrics");
+    let cpu_before = cpu_seconds(server.pid());
     let response = scrape(Some("t0ken-for-metrics"));
+    let cpu_after = cpu_seconds(server.pid());
     assert_eq!(response.status(), 200);
     let content_type = response
         .headers()
@@ -186,7 +206,7 @@ fn metrics_behind_the_token_count_calls_responses_and_refusals() {
         ),
         3
     );
-    assert_invalid_arguments_and_cpu(&samples);
+    assert_invalid_arguments_and_cpu(&samples, (cpu_before, cpu_after));
     assert!(!samples.keys().any(|key| key.contains("no-such-tool")));
     assert_eq!(sample(&samples, "mcp_serve_calls_in_flight{}"), 0);
     assert!(sample(&samples, "mcp_serve_queue_wait_seconds_count{}") >= 4);

@@ -166,20 +166,13 @@ pub(crate) fn router(handler: Handler, options: &HttpOptions, lifecycle: &Lifecy
         metadata_url: verifier.settings().metadata_location().0.into(),
         handler: scopes_handler,
     });
-    let mcp = match &resource {
-        // Inside the body layer (added next: it reads the body first), which peeks at the
-        // tool a call names.
-        Some(resource) => mcp.route_layer(axum::middleware::from_fn_with_state(
-            resource.clone(),
-            oauth::require_scopes,
-        )),
-        None => mcp,
-    };
-    // Outside the session cap, which reads what it finds.
+    // Outside the session cap, which reads what it finds; with OAuth it also refuses what
+    // the token's scopes do not reach, once the body says what is asked for.
     let mcp = mcp.route_layer(axum::middleware::from_fn_with_state(
         body::BodyLimits {
             timeout: options.body_read_timeout,
             max_bytes: options.max_body_bytes,
+            scopes: resource.clone(),
         },
         body::read_body,
     ));

@@ -15,11 +15,12 @@ use axum::response::{IntoResponse, Response};
 use http_body_util::BodyExt as _;
 use serde_json::Value;
 
-/// How long and how large a body may be.
-#[derive(Debug, Clone, Copy)]
+/// How long and how large a body may be, and, with OAuth, the scopes what it asks for needs.
+#[derive(Debug, Clone)]
 pub(super) struct BodyLimits {
     pub(super) timeout: Duration,
     pub(super) max_bytes: usize,
+    pub(super) scopes: Option<super::oauth::Resource>,
 }
 
 /// What a request acts on.
@@ -172,7 +173,15 @@ pub(super) async fn read_body(
             );
         }
     };
-    parts.extensions.insert(Peek::of(bytes.clone()));
+    let peek = Peek::of(bytes.clone());
+    if let Some(refused) = limits
+        .scopes
+        .as_ref()
+        .and_then(|resource| super::oauth::refuse_unscoped(resource, &parts.extensions, &peek))
+    {
+        return refused;
+    }
+    parts.extensions.insert(peek);
     next.run(Request::from_parts(parts, Body::from(bytes)))
         .await
 }

@@ -123,32 +123,29 @@ pub(super) async fn authenticate(
     next.run(request).await
 }
 
-/// After the body is read: a `tools/call`, `prompts/get`, `resources/read` or
-/// `resources/subscribe` of something whose scopes the token lacks is refused with `403`
+/// After the body is read (by the body layer, which asks this, saving a layer per request):
+/// a `tools/call`, `prompts/get`, `resources/read`, `resources/subscribe` or
+/// `completion/complete` of something whose scopes the token lacks is refused with `403`
 /// before it reaches the server.
-pub(super) async fn require_scopes(
-    State(resource): State<Resource>,
-    request: Request,
-    next: Next,
-) -> Response {
+pub(super) fn refuse_unscoped(
+    resource: &Resource,
+    extensions: &axum::http::Extensions,
+    peek: &Peek,
+) -> Option<Response> {
     // Without scopes in the manifest there is nothing to look for, and the body is not
     // parsed here.
     if !resource.handler.anything_scoped() {
-        return next.run(request).await;
+        return None;
     }
-    let needed = request
-        .extensions()
-        .get::<Peek>()
-        .and_then(Peek::target)
-        .and_then(|target| resource.handler.scopes_for(target));
-    if let (Some(needed), Some(Subject(principal))) =
-        (needed, request.extensions().get::<Subject>())
-        && !principal.grants(&needed)
-    {
-        resource.count_failure("insufficient_scope");
-        return insufficient(&resource, principal, &needed);
+    let needed = peek
+        .target()
+        .and_then(|target| resource.handler.scopes_for(target))?;
+    let Subject(principal) = extensions.get::<Subject>()?;
+    if principal.grants(&needed) {
+        return None;
     }
-    next.run(request).await
+    resource.count_failure("insufficient_scope");
+    Some(insufficient(resource, principal, &needed))
 }
 
 fn insufficient(resource: &Resource, principal: &Principal, needed: &[String]) -> Response {
