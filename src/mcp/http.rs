@@ -8,6 +8,7 @@
 mod auth;
 mod body;
 mod endpoint;
+mod gate;
 mod listener;
 mod oauth;
 mod sessions;
@@ -189,34 +190,33 @@ pub(crate) fn router(handler: Handler, options: &HttpOptions, lifecycle: &Lifecy
         (Some(metrics), true) => mcp.merge(metrics_routes(Arc::clone(metrics))),
         _ => mcp,
     };
-    let mcp = match (&options.token, &resource) {
-        (_, Some(resource)) => mcp.route_layer(axum::middleware::from_fn_with_state(
-            resource.clone(),
-            oauth::authenticate,
-        )),
-        (Some(token), None) => mcp.route_layer(axum::middleware::from_fn_with_state(
-            (token.clone(), options.metrics.clone()),
-            auth::require_bearer,
-        )),
-        (None, None) => mcp,
+    let authentication = match (&options.token, &resource) {
+        (_, Some(resource)) => gate::Authentication::OAuth(resource.clone()),
+        (Some(token), None) => gate::Authentication::Token(token.clone()),
+        (None, None) => gate::Authentication::None,
     };
     let mcp = mcp.route_layer(axum::middleware::from_fn_with_state(
-        lifecycle.draining.clone(),
-        refuse_while_draining,
+        gate::Gate {
+            draining: lifecycle.draining.clone(),
+            authentication,
+            metrics: options.metrics.clone(),
+        },
+        gate::gate,
     ));
     let metadata = resource
         .as_ref()
         .map_or_else(Router::new, oauth::metadata_routes);
-    let app = health(lifecycle.draining.clone())
-        .merge(metadata)
-        .merge(mcp);
-    match &options.metrics {
-        Some(metrics) => app.layer(axum::middleware::from_fn_with_state(
+    // The gate counts the endpoint's responses; the health checks' and metadata's are
+    // counted here.
+    let outside = health(lifecycle.draining.clone()).merge(metadata);
+    let outside = match &options.metrics {
+        Some(metrics) => outside.layer(axum::middleware::from_fn_with_state(
             Arc::clone(metrics),
             count_responses,
         )),
-        None => app,
-    }
+        None => outside,
+    };
+    outside.merge(mcp)
 }
 
 /// `/metrics`, in the OpenMetrics text format Prometheus reads.
@@ -276,27 +276,6 @@ fn health(draining: Arc<AtomicBool>) -> Router {
                 }
             }),
         )
-}
-
-/// While draining, new MCP requests get 503 so a load balancer retries them elsewhere.
-async fn refuse_while_draining(
-    axum::extract::State(draining): axum::extract::State<Arc<AtomicBool>>,
-    request: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> axum::response::Response {
-    use axum::response::IntoResponse as _;
-    if draining.load(Ordering::Acquire) {
-        return (
-            StatusCode::SERVICE_UNAVAILABLE,
-            [
-                (axum::http::header::RETRY_AFTER, "1"),
-                (axum::http::header::CONNECTION, "close"),
-            ],
-            "shutting down\n",
-        )
-            .into_response();
-    }
-    next.run(request).await
 }
 
 /// How a bound address is announced on stderr; tests and scripts read this line.

@@ -2,9 +2,8 @@
 
 use std::sync::Arc;
 
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::{HeaderValue, StatusCode, header};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use subtle::ConstantTimeEq as _;
 
@@ -29,20 +28,20 @@ impl std::fmt::Debug for BearerToken {
     }
 }
 
-/// Rejects requests without `Authorization: Bearer <token>` with 401. The header is
-/// removed before the request goes on, so nothing downstream can see or forward it.
-pub(super) async fn require_bearer(
-    State((token, metrics)): State<(BearerToken, Option<Arc<crate::metrics::Metrics>>)>,
-    mut request: Request,
-    next: Next,
-) -> Response {
+/// Refuses a request without `Authorization: Bearer <token>` (the `401`), or removes the
+/// header (`None`), so nothing downstream can see or forward it.
+pub(super) fn require_bearer(
+    token: &BearerToken,
+    metrics: Option<&crate::metrics::Metrics>,
+    request: &mut Request,
+) -> Option<Response> {
     let presented = request
         .headers()
         .get(header::AUTHORIZATION)
         .and_then(|value| bearer_credentials(value.as_bytes()))
         .is_some_and(|presented| token.matches(presented));
     if !presented {
-        if let Some(metrics) = &metrics {
+        if let Some(metrics) = metrics {
             metrics.auth_failure("token");
         }
         let body = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"missing or invalid bearer token"}}"#;
@@ -56,10 +55,10 @@ pub(super) async fn require_bearer(
             header::CONTENT_TYPE,
             HeaderValue::from_static("application/json"),
         );
-        return response;
+        return Some(response);
     }
     request.headers_mut().remove(header::AUTHORIZATION);
-    next.run(request).await
+    None
 }
 
 /// The credentials of a `Bearer` authorization value. The scheme is case-insensitive

@@ -7,7 +7,6 @@ use std::sync::Arc;
 
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use super::auth::bearer_credentials;
@@ -57,13 +56,10 @@ async fn metadata(State(resource): State<Resource>) -> Response {
         .into_response()
 }
 
-/// Requires a valid access token; the principal goes into the request's extensions and the
-/// token itself is removed, so nothing downstream can see or forward it.
-pub(super) async fn authenticate(
-    State(resource): State<Resource>,
-    mut request: Request,
-    next: Next,
-) -> Response {
+/// Requires a valid access token: the refusal (`401`, `403`, `503`), or `None` with the
+/// principal in the request's extensions and the token itself removed, so nothing
+/// downstream can see or forward it.
+pub(super) async fn authenticate(resource: &Resource, request: &mut Request) -> Option<Response> {
     let settings = resource.verifier.settings();
     let Some(token) = request
         .headers()
@@ -80,11 +76,11 @@ pub(super) async fn authenticate(
                 settings.required_scopes.join(" ")
             ));
         }
-        return refuse(
+        return Some(refuse(
             StatusCode::UNAUTHORIZED,
             &challenge,
             "an access token is required",
-        );
+        ));
     };
     let verified = resource.verifier.verify(&token).await;
     if let Err(rejection) = &verified {
@@ -98,7 +94,7 @@ pub(super) async fn authenticate(
                 "Bearer error=\"invalid_token\", error_description=\"{reason}\", resource_metadata=\"{}\"",
                 resource.metadata_url
             );
-            return refuse(StatusCode::UNAUTHORIZED, &challenge, reason);
+            return Some(refuse(StatusCode::UNAUTHORIZED, &challenge, reason));
         }
         Err(Rejection::Unavailable(error)) => {
             tracing::warn!(%error, "could not check an access token");
@@ -111,16 +107,20 @@ pub(super) async fn authenticate(
             response
                 .headers_mut()
                 .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
-            return response;
+            return Some(response);
         }
     };
     if !principal.grants(&settings.required_scopes) {
         resource.count_failure("insufficient_scope");
-        return insufficient(&resource, &principal, &settings.required_scopes);
+        return Some(insufficient(
+            resource,
+            &principal,
+            &settings.required_scopes,
+        ));
     }
     request.headers_mut().remove(header::AUTHORIZATION);
     request.extensions_mut().insert(Subject(principal));
-    next.run(request).await
+    None
 }
 
 /// After the body is read (by the body layer, which asks this, saving a layer per request):
