@@ -107,10 +107,21 @@ pub fn init(
     }
     // The exporter's client speaks TLS with the provider the rest of the server uses.
     let _ = rustls::crypto::ring::default_provider().install_default();
-    let exporter = opentelemetry_otlp::SpanExporter::builder()
+    let mut exporter = opentelemetry_otlp::SpanExporter::builder()
         .with_http()
-        .with_endpoint(endpoint.clone())
-        .build()?;
+        .with_endpoint(endpoint.clone());
+    // The crate defaults to JSON when its JSON feature is built; the OTLP default, and the
+    // cheaper encoding, is protobuf.
+    let chosen = [
+        "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
+        "OTEL_EXPORTER_OTLP_PROTOCOL",
+    ]
+    .iter()
+    .any(|variable| std::env::var_os(variable).is_some());
+    if !chosen {
+        exporter = exporter.with_protocol(opentelemetry_otlp::Protocol::HttpBinary);
+    }
+    let exporter = exporter.build()?;
     let named = std::env::var("OTEL_SERVICE_NAME").is_ok()
         || std::env::var("OTEL_RESOURCE_ATTRIBUTES")
             .is_ok_and(|attributes| attributes.contains("service.name="));

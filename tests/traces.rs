@@ -409,9 +409,14 @@ fn assert_http_run(spans: &[Span], upstream: &Upstream) {
         Some(traceparent(TRACE, &get.id).as_str())
     );
 
-    // No argument value, URL path or query, or secret is in any export, in any field.
+    // No argument value, URL path or query, or secret is in any export, in any field; and
+    // without OTEL_EXPORTER_OTLP_PROTOCOL they are protobuf, the OTLP default.
     for export in upstream.recorded() {
         if export.path() == "/v1/traces" {
+            assert_eq!(
+                export.header("content-type"),
+                Some("application/x-protobuf")
+            );
             let bytes = String::from_utf8_lossy(&export.body);
             assert!(!bytes.contains(SECRET) && !bytes.contains(CITY), "{bytes}");
         }
