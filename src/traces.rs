@@ -101,7 +101,9 @@ pub fn init(
         "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
         "OTEL_EXPORTER_OTLP_PROTOCOL",
     ] {
-        if std::env::var(variable).is_ok_and(|protocol| protocol.trim() == "grpc") {
+        if std::env::var(variable)
+            .is_ok_and(|protocol| protocol.trim().eq_ignore_ascii_case("grpc"))
+        {
             return Err(TracesError::Grpc(variable));
         }
     }
@@ -110,17 +112,23 @@ pub fn init(
     let mut exporter = opentelemetry_otlp::SpanExporter::builder()
         .with_http()
         .with_endpoint(endpoint.clone());
-    // The crate defaults to JSON when its JSON feature is built; the OTLP default, and the
-    // cheaper encoding, is protobuf.
-    let chosen = [
-        "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
-        "OTEL_EXPORTER_OTLP_PROTOCOL",
-    ]
-    .iter()
-    .any(|variable| std::env::var_os(variable).is_some());
-    if !chosen {
-        exporter = exporter.with_protocol(opentelemetry_otlp::Protocol::HttpBinary);
-    }
+    // Chosen here, always: the crate falls back to JSON (with its JSON feature built) for
+    // an absent, empty or misspelt value; the OTLP default, and the cheaper encoding, is
+    // protobuf.
+    let protocol = |variable: &str| {
+        std::env::var(variable).ok().and_then(|protocol| {
+            match protocol.trim().to_ascii_lowercase().as_str() {
+                "http/json" => Some(opentelemetry_otlp::Protocol::HttpJson),
+                "http/protobuf" => Some(opentelemetry_otlp::Protocol::HttpBinary),
+                _ => None,
+            }
+        })
+    };
+    exporter = exporter.with_protocol(
+        protocol("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")
+            .or_else(|| protocol("OTEL_EXPORTER_OTLP_PROTOCOL"))
+            .unwrap_or(opentelemetry_otlp::Protocol::HttpBinary),
+    );
     let exporter = exporter.build()?;
     let named = std::env::var("OTEL_SERVICE_NAME").is_ok()
         || std::env::var("OTEL_RESOURCE_ATTRIBUTES")

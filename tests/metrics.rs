@@ -169,6 +169,13 @@ fn metrics_behind_the_token_count_calls_responses_and_refusals() {
         request.send().expect("GET /metrics")
     };
     assert_eq!(scrape(None).status(), 401, "the same token guards /metrics");
+    // An unknown path is counted too (outside the endpoint's gate).
+    let missing = server
+        .client
+        .get(format!("{}/no-such-path", server.base))
+        .send()
+        .expect("GET");
+    assert_eq!(missing.status(), 404);
     let cpu_before = cpu_seconds(server.pid());
     let response = scrape(Some("t0ken-for-metrics"));
     let cpu_after = cpu_seconds(server.pid());
@@ -211,6 +218,10 @@ fn metrics_behind_the_token_count_calls_responses_and_refusals() {
     assert_eq!(sample(&samples, "mcp_serve_calls_in_flight{}"), 0);
     assert!(sample(&samples, "mcp_serve_queue_wait_seconds_count{}") >= 4);
     assert!(sample(&samples, r#"mcp_serve_http_responses_total{status="200"}"#) >= 5);
+    assert_eq!(
+        sample(&samples, r#"mcp_serve_http_responses_total{status="404"}"#),
+        1
+    );
     // Two 401s: the tools/list without a token, and the scrape without one.
     assert_eq!(
         sample(&samples, r#"mcp_serve_http_responses_total{status="401"}"#),

@@ -206,17 +206,19 @@ pub(crate) fn router(handler: Handler, options: &HttpOptions, lifecycle: &Lifecy
     let metadata = resource
         .as_ref()
         .map_or_else(Router::new, oauth::metadata_routes);
-    // The gate counts the endpoint's responses; the health checks' and metadata's are
-    // counted here.
+    // The gate counts the endpoint's responses; the health checks', the metadata's and
+    // unknown paths' (404) are counted here.
     let outside = health(lifecycle.draining.clone()).merge(metadata);
-    let outside = match &options.metrics {
-        Some(metrics) => outside.layer(axum::middleware::from_fn_with_state(
-            Arc::clone(metrics),
-            count_responses,
-        )),
-        None => outside,
-    };
-    outside.merge(mcp)
+    match &options.metrics {
+        Some(metrics) => outside
+            .fallback(|| std::future::ready(StatusCode::NOT_FOUND))
+            .layer(axum::middleware::from_fn_with_state(
+                Arc::clone(metrics),
+                count_responses,
+            ))
+            .merge(mcp),
+        None => outside.merge(mcp),
+    }
 }
 
 /// `/metrics`, in the OpenMetrics text format Prometheus reads.
