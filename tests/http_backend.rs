@@ -510,3 +510,47 @@ fn hosts_can_never_come_from_arguments() {
         "error: the scheme, host and port of `url` must be written out\n --> tools.toml:6:7\n  |\n6 | url = \"http://{host}/api\"\n  |       ^^^^^^^^^^^^^^^^^^^\n  = hint: arguments can fill path segments and query parameters, never the host\n\nerror: could not load `tools.toml` due to 1 previous error\n"
     );
 }
+
+/// `url = "${env:API_BASE}/…"`: the base URL comes from the environment, as written, and
+/// the path after it still takes arguments; a base that is not a plain URL is refused.
+#[test]
+fn a_base_url_can_come_from_the_environment() {
+    let upstream = api();
+    let workspace = Workspace::new(
+        "[[tools]]\nname = \"get\"\n[tools.arguments.id]\ntype = \"string\"\n[tools.http]\nurl = \"${env:API_BASE_TEST}/echo/{id}\"\n",
+    );
+    let mut server = Server::start_with(
+        &workspace.manifest(),
+        &[],
+        &[("API_BASE_TEST", &format!("{}/", upstream.base()))],
+    );
+    server.handshake("2025-11-25");
+    let result = server.call("get", json!({"id": "a/b c"}));
+    assert_ne!(result["isError"], json!(true), "{result}");
+    assert!(
+        upstream
+            .last()
+            .request_line
+            .starts_with("GET /echo/a%2Fb%20c HTTP/1.1"),
+        "{}",
+        upstream.last().request_line
+    );
+    for base in ["ftp://example.com", "http://x/?q=1", "http://h/{x}"] {
+        let output = std::process::Command::new(crate::harness::BINARY)
+            .args(["--config", "tools.toml"])
+            .current_dir(workspace.dir.path())
+            .env("API_BASE_TEST", base)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("run");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{base}: {stderr}");
+        assert!(
+            stderr.starts_with(
+                "error: `url` starts with `${env:API_BASE_TEST}`, which must hold a base URL"
+            ),
+            "{base}: {stderr}"
+        );
+        assert!(!stderr.contains(base), "the value was shown: {stderr}");
+    }
+}

@@ -20,7 +20,13 @@ pub(super) fn url_template(
     checker: &mut Checker,
 ) -> Option<UrlTemplate> {
     let span = url.span();
-    let text = url.get_ref();
+    let based;
+    let text = if url.get_ref().starts_with("${") {
+        based = base_reference(url.get_ref(), secrets, checker, &span)?;
+        &based
+    } else {
+        url.get_ref()
+    };
     let Some((scheme, rest)) = text
         .split_once("://")
         .filter(|(scheme, _)| matches!(*scheme, "http" | "https"))
@@ -106,6 +112,47 @@ pub(super) fn url_template(
         segments,
         literal_query,
     })
+}
+
+/// A URL that starts with a reference, `${env:API_BASE}/items/{id}`: the reference is the
+/// base URL (scheme, host, port and perhaps a path), written out before the rest is read.
+/// The base is resolved as a whole, without encoding, and must be a plain `http(s)` URL: no
+/// query, fragment or braces (its text is literal, never a place for an argument).
+fn base_reference(
+    text: &str,
+    secrets: &mut SecretUse,
+    checker: &mut Checker,
+    span: &std::ops::Range<usize>,
+) -> Option<String> {
+    let Some(end) = text.find('}') else {
+        checker.error("`url`: a `${` reference is not closed", span.clone());
+        return None;
+    };
+    let (reference, rest) = text.split_at(end + 1);
+    let base = match resolve_encoded(reference, &checker.base_dir, str::to_owned) {
+        Ok((base, used)) => {
+            secrets.used.extend(used);
+            base
+        }
+        Err(error) => {
+            checker.error(format!("`url`: {error}"), span.clone());
+            return None;
+        }
+    };
+    let plain = base
+        .split_once("://")
+        .is_some_and(|(scheme, _)| matches!(scheme, "http" | "https"))
+        && !base.contains(['?', '#', '{', '}', ' ']);
+    if !plain {
+        checker
+            .error(
+                format!("`url` starts with `{reference}`, which must hold a base URL such as `https://api.example.com/v1`"),
+                span.clone(),
+            )
+            .hint("the scheme, host and port come from the manifest or its environment, never from an argument; a query goes in `query`");
+        return None;
+    }
+    Some(format!("{}{rest}", base.trim_end_matches('/')))
 }
 
 /// The first of `separators` in `text` that is not inside a `${…}` secret reference (a
