@@ -13,6 +13,7 @@ pub use convert::task_result;
 mod elicit;
 mod handler;
 pub mod http;
+mod listing;
 mod mrtr;
 mod notify;
 mod prompts;

@@ -277,6 +277,13 @@ impl Server {
         }
     }
 
+    /// The next line on stdout as the server wrote it.
+    pub(crate) fn next_line(&mut self, deadline: Instant) -> Option<String> {
+        self.lines
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+            .ok()
+    }
+
     /// Asserts nothing arrives on stdout for `quiet`.
     pub(crate) fn expect_silence(&mut self, quiet: Duration) {
         if let Some(message) = self.next_message(Instant::now() + quiet) {

@@ -1,6 +1,8 @@
 //! The example manifest's tools, as a legacy (2025-11-25) client sees them.
 
-use serde_json::json;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
 
 use crate::harness::{Server, repo_root, text};
 
@@ -290,4 +292,102 @@ fn exchange_rates_calls_the_local_rates_service() {
         json!(true),
         "not in the enum: rejected before any request"
     );
+}
+
+/// The stdio transport answers `tools/list` from bytes serialized once per registry; with
+/// traces on, every request goes through rmcp instead. Both must write the same line, byte
+/// for byte, in every era, for any request id; a request with a cursor, or a list sent
+/// before the handshake ends, is still rmcp's to answer.
+#[test]
+fn serialized_tools_list_answers_are_the_bytes_rmcp_writes() {
+    let workspace = crate::harness::Workspace::new(
+        r#"
+[server]
+name = "lists"
+version = "2.0.0"
+
+[[tools]]
+name = "weather"
+title = "Weather"
+description = "The weather in a city."
+annotations = { read-only = true }
+[tools.arguments.city]
+type = "string"
+description = "The city."
+[tools.output-schema]
+type = "object"
+properties = { temperature = { type = "number" } }
+[tools.static]
+structured-content = { temperature = 21.5 }
+
+[[tools]]
+name = "plain"
+[tools.static]
+content = [{ type = "text", text = "ok" }]
+"#,
+    );
+    let transcript = |traced: bool, era: &str| {
+        let extra: &[&str] = if traced {
+            &["--otlp-endpoint", "http://127.0.0.1:9"]
+        } else {
+            &[]
+        };
+        let mut server = Server::start_with(&workspace.manifest(), extra, &[]);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let mut lines = Vec::new();
+        let list = |id: Value, params: Value| json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": params});
+        if era == "2026-07-28" {
+            let meta = json!({"_meta": crate::harness::modern_meta()});
+            server.send(&list(json!(7), meta.clone()));
+            server.send(&list(json!("seven"), meta));
+            server.send(&list(
+                json!(8),
+                json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}),
+            ));
+        } else {
+            server.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": crate::harness::initialize_params(era)}));
+            lines.push(server.next_line(deadline).expect("initialize"));
+            server.notify("notifications/initialized", None);
+            server.send(&list(json!(7), json!({})));
+            server.send(&list(
+                json!("seven"),
+                json!({"_meta": {"progressToken": 3}}),
+            ));
+            server.send(&list(json!(8), json!({"cursor": "abc"})));
+        }
+        for _ in 0..3 {
+            lines.push(server.next_line(deadline).expect("an answer"));
+        }
+        // Answers may come in any order: sort by id.
+        lines.sort();
+        lines
+    };
+    for era in [
+        "2024-11-05",
+        "2025-03-26",
+        "2025-06-18",
+        "2025-11-25",
+        "2026-07-28",
+    ] {
+        let served = transcript(false, era);
+        let through_rmcp = transcript(true, era);
+        assert_eq!(served, through_rmcp, "{era}");
+        let tools: Vec<&str> = served
+            .iter()
+            .filter(|line| line.contains(r#""tools":["#))
+            .map(String::as_str)
+            .collect();
+        assert_eq!(tools.len(), 2, "{era}: {served:?}");
+        assert!(tools[0].contains(r#""name":"weather""#), "{era}: {tools:?}");
+        assert_eq!(
+            tools[0].contains("outputSchema"),
+            era >= "2025-06-18",
+            "{era}: {tools:?}"
+        );
+        assert_eq!(
+            tools[0].contains(r#""ttlMs":60000"#),
+            era == "2026-07-28",
+            "{era}"
+        );
+    }
 }

@@ -30,9 +30,6 @@ use crate::era::Era;
 use crate::results::ToolResult;
 use crate::results::store::Caller;
 
-/// How long 2026-era clients may cache `tools/list` when the manifest is not watched.
-const LIST_TTL_MS: u64 = 60_000;
-
 /// Who sent the request in hand: the one stdio client, a legacy HTTP session, or a
 /// stateless HTTP request nothing identifies. A session id counts only where rmcp checked
 /// it: a 2025-era request to a server with `--sessions` (elsewhere the header is ignored,
@@ -194,54 +191,13 @@ impl ServerHandler for Handler {
             ));
         }
         let era = era(&context);
-        let snapshot = self.snapshot();
-        let listing = &snapshot.listings[era.index()];
         // With scoped tools, a caller sees only the tools its token may call, so the list
         // varies by caller: cacheable by that caller only.
         let principal = match caller(&context, self.state.sessions) {
-            Caller::Subject(subject)
-                if snapshot
-                    .registry
-                    .tools()
-                    .any(|tool| !tool.scopes.is_empty()) =>
-            {
-                Some(subject)
-            }
+            Caller::Subject(subject) if self.snapshot().scoped_tools => Some(subject),
             _ => None,
         };
-        let scope = if principal.is_some() {
-            CacheScope::Private
-        } else {
-            CacheScope::Public
-        };
-        let mut result = match &principal {
-            None => ListToolsResult::with_all_items(listing.clone()),
-            Some(subject) => ListToolsResult::with_all_items(
-                listing
-                    .iter()
-                    .filter(|listed| {
-                        snapshot
-                            .registry
-                            .get(&listed.name)
-                            .is_ok_and(|tool| subject.0.grants(&tool.scopes))
-                    })
-                    .cloned()
-                    .collect(),
-            ),
-        };
-        if era == Era::Modern {
-            // A watched manifest can change at any time: then the list is not cacheable. Nor
-            // is a list cut to the caller's scopes: after a step-up the same caller may call
-            // more, and a client that kept the list would not see it (the official
-            // TypeScript client keeps it for the TTL, whatever its token).
-            let ttl = if self.state.watching || principal.is_some() {
-                0
-            } else {
-                LIST_TTL_MS
-            };
-            result = result.with_ttl_ms(ttl).with_cache_scope(scope);
-            result.meta = Some(convert::server_info_meta(&snapshot.server_info));
-        }
+        let result = self.listing(era, principal.as_ref());
         Ok(result)
     }
 

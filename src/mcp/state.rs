@@ -99,6 +99,10 @@ pub(super) struct Snapshot {
     pub(super) withheld_env: Vec<String>,
     /// Some tool names `scopes`: only then does a call's body need a look before rmcp.
     pub(super) scoped: bool,
+    /// Some tool (not only a prompt or resource) names `scopes`: lists vary by caller.
+    pub(super) scoped_tools: bool,
+    /// The full `tools/list` answers, serialized on first use.
+    pub(super) serialized: super::listing::Serialized,
 }
 
 /// The manifest produced a definition rmcp cannot represent (a bug on our side).
@@ -180,8 +184,11 @@ impl Snapshot {
         let mut withheld = withheld_env.to_vec();
         withheld.extend(registry.withheld_env().iter().cloned());
         let scoped = registry.scoped();
+        let scoped_tools = registry.tools().any(|tool| !tool.scopes.is_empty());
         Ok(Self {
             scoped,
+            scoped_tools,
+            serialized: super::listing::Serialized::default(),
             registry,
             listings,
             info,

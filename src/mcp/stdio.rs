@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use rmcp::model::{ClientRequest, GetMeta as _, ProtocolVersion};
+use rmcp::model::{ClientNotification, ClientRequest, GetMeta as _, ProtocolVersion, ServerResult};
 use rmcp::service::{RoleServer, RxJsonRpcMessage, ServerInitializeError, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::transport::io::stdio_pipes;
@@ -18,6 +18,7 @@ use tokio::sync::Mutex;
 use tokio_util::sync::CancellationToken;
 
 use super::Handler;
+use crate::era::Era;
 
 /// The longest message we accept on one line.
 const MAX_LINE_BYTES: usize = 16 << 20;
@@ -43,7 +44,9 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let transport = LineTransport::new(reader, writer);
+    // With traces on, every request goes through rmcp and its span.
+    let lists = crate::traces::tracer().is_none().then(|| handler.clone());
+    let transport = LineTransport::new(reader, writer, lists);
     let end_of_input = transport.end_of_input.clone();
     match rmcp::serve_server(super::traced::Traced(handler), transport).await {
         Ok(running) => {
@@ -86,6 +89,12 @@ struct LineTransport<R, W> {
     lifecycle_chosen: bool,
     /// Cancelled when stdin reaches its end.
     end_of_input: CancellationToken,
+    /// Answers `tools/list` from the handler's serialized answer, without rmcp.
+    lists: Option<Handler>,
+    /// The era the `initialize` answer chose, once sent.
+    negotiated: Option<Era>,
+    /// The client sent `notifications/initialized`.
+    initialized: bool,
 }
 
 impl<R, W> LineTransport<R, W>
@@ -93,8 +102,11 @@ where
     R: AsyncRead + Unpin + Send,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    fn new(reader: R, writer: W) -> Self {
+    fn new(reader: R, writer: W, lists: Option<Handler>) -> Self {
         Self {
+            lists,
+            negotiated: None,
+            initialized: false,
             reader: BufReader::with_capacity(64 * 1024, reader),
             line: Vec::new(),
             discarding: false,
@@ -121,6 +133,55 @@ where
                 let _ = writer.flush().await;
             }
         });
+    }
+
+    /// Answers `tools/list` with the handler's serialized answer when rmcp would give that
+    /// same answer: in a legacy session after its handshake, or to a complete 2026-07-28
+    /// request in a stateless one. `false` leaves the request to rmcp.
+    fn answer_list(&self, request: &rmcp::model::JsonRpcRequest<ClientRequest>) -> bool {
+        let (Some(handler), ClientRequest::ListToolsRequest(list)) =
+            (&self.lists, &request.request)
+        else {
+            return false;
+        };
+        if list
+            .params
+            .as_ref()
+            .is_some_and(|params| params.cursor.is_some())
+        {
+            return false;
+        }
+        let meta = request.request.get_meta();
+        let era = match (self.negotiated, meta.protocol_version()) {
+            (Some(era), None) if self.initialized => era,
+            (None, Some(version))
+                if version == ProtocolVersion::V_2026_07_28
+                    && meta
+                        .missing_required_keys(&ProtocolVersion::V_2026_07_28)
+                        .is_empty() =>
+            {
+                Era::Modern
+            }
+            _ => return false,
+        };
+        let (Some(result), Ok(id)) = (handler.listing_bytes(era), serde_json::to_vec(&request.id))
+        else {
+            return false;
+        };
+        let mut bytes = Vec::with_capacity(result.len() + id.len() + 40);
+        bytes.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+        bytes.extend_from_slice(&id);
+        bytes.extend_from_slice(br#","result":"#);
+        bytes.extend_from_slice(&result);
+        bytes.extend_from_slice(b"}\n");
+        let writer = self.writer.clone();
+        tokio::spawn(async move {
+            let mut writer = writer.lock().await;
+            if writer.write_all(&bytes).await.is_ok() {
+                let _ = writer.flush().await;
+            }
+        });
+        true
     }
 
     /// Reads one line into `self.line`; `false` at end of input. Cancel-safe: partial
@@ -174,6 +235,9 @@ where
                 if !self.lifecycle_chosen {
                     self.lifecycle_chosen = chooses_lifecycle(&request.request);
                 }
+                if self.answer_list(&request) {
+                    return None;
+                }
                 Some(RxJsonRpcMessage::<RoleServer>::Request(request))
             }
             Ok(message) if !self.lifecycle_chosen => {
@@ -183,7 +247,15 @@ where
                 );
                 None
             }
-            Ok(message) => Some(message),
+            Ok(message) => {
+                if let RxJsonRpcMessage::<RoleServer>::Notification(notification) = &message {
+                    self.initialized |= matches!(
+                        notification.notification,
+                        ClientNotification::InitializedNotification(_)
+                    );
+                }
+                Some(message)
+            }
             Err(error) => {
                 match serde_json::from_slice::<Value>(line) {
                     Err(parse_error) => {
@@ -254,6 +326,11 @@ where
         &mut self,
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        if let TxJsonRpcMessage::<RoleServer>::Response(response) = &item
+            && let ServerResult::InitializeResult(initialized) = &response.result
+        {
+            self.negotiated = Some(Era::of_version(initialized.protocol_version.as_str()));
+        }
         let writer = self.writer.clone();
         let bytes = serde_json::to_vec(&item).map(|mut bytes| {
             bytes.push(b'\n');

@@ -1,0 +1,85 @@
+//! The `tools/list` answer: per era, cut to a caller's scopes when tools have them.
+//!
+//! The answer everyone gets is the same bytes for as long as the registry stands, so it is
+//! serialized once per snapshot and era ([`Handler::listing_bytes`]): the stdio transport
+//! writes those bytes itself instead of handing the request to rmcp, which would clone the
+//! list and serialize it again for every request (a 1,000-tool list is about 300 KB).
+
+use std::sync::{Arc, OnceLock};
+
+use rmcp::model::{CacheScope, ListToolsResult, ServerResult};
+
+use super::convert;
+use super::state::Handler;
+use crate::auth::Subject;
+use crate::era::Era;
+
+/// How long 2026-era clients may cache `tools/list` when the manifest is not watched.
+const LIST_TTL_MS: u64 = 60_000;
+
+/// The serialized full answer of each era, made on first use.
+#[derive(Debug, Default)]
+pub(super) struct Serialized([OnceLock<Arc<[u8]>>; 4]);
+
+impl Handler {
+    /// The answer for `era`: every tool, or only those `subject`'s token may call.
+    pub(super) fn listing(&self, era: Era, subject: Option<&Subject>) -> ListToolsResult {
+        let snapshot = self.snapshot();
+        let listing = &snapshot.listings[era.index()];
+        let mut result = match subject {
+            None => ListToolsResult::with_all_items(listing.clone()),
+            Some(subject) => ListToolsResult::with_all_items(
+                listing
+                    .iter()
+                    .filter(|listed| {
+                        snapshot
+                            .registry
+                            .get(&listed.name)
+                            .is_ok_and(|tool| subject.0.grants(&tool.scopes))
+                    })
+                    .cloned()
+                    .collect(),
+            ),
+        };
+        if era == Era::Modern {
+            // A watched manifest can change at any time: then the list is not cacheable. Nor
+            // is a list cut to the caller's scopes: after a step-up the same caller may call
+            // more, and a client that kept the list would not see it (the official
+            // TypeScript client keeps it for the TTL, whatever its token).
+            let ttl = if self.state.watching || subject.is_some() {
+                0
+            } else {
+                LIST_TTL_MS
+            };
+            let scope = if subject.is_some() {
+                CacheScope::Private
+            } else {
+                CacheScope::Public
+            };
+            result = result.with_ttl_ms(ttl).with_cache_scope(scope);
+            result.meta = Some(convert::server_info_meta(&snapshot.server_info));
+        }
+        result
+    }
+
+    /// The full answer for `era` as JSON (the `result` member of the response), serialized
+    /// once per registry snapshot. `None` only if serializing failed, which rmcp's own path
+    /// would then report.
+    pub(super) fn listing_bytes(&self, era: Era) -> Option<Arc<[u8]>> {
+        let snapshot = self.snapshot();
+        let cell = &snapshot.serialized.0[era.index()];
+        if let Some(bytes) = cell.get() {
+            return Some(Arc::clone(bytes));
+        }
+        // As rmcp finishes a result before sending it: the cache hints a 2026 answer needs,
+        // and none of 2026's `resultType` for an older client.
+        let mut result = ServerResult::ListToolsResult(self.listing(era, None));
+        if era == Era::Modern {
+            result.fill_missing_cache_hints();
+        } else {
+            result.strip_result_type_for_legacy_peer();
+        }
+        let bytes: Arc<[u8]> = serde_json::to_vec(&result).ok()?.into();
+        Some(Arc::clone(cell.get_or_init(|| bytes)))
+    }
+}
