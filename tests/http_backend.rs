@@ -517,7 +517,7 @@ fn hosts_can_never_come_from_arguments() {
 fn a_base_url_can_come_from_the_environment() {
     let upstream = api();
     let workspace = Workspace::new(
-        "[[tools]]\nname = \"get\"\n[tools.arguments.id]\ntype = \"string\"\n[tools.http]\nurl = \"${env:API_BASE_TEST}/echo/{id}\"\n",
+        "[[tools]]\nname = \"get\"\n[tools.arguments.id]\ntype = \"string\"\n[tools.http]\nurl = \"${env:API_BASE_TEST}/echo/{id}\"\n\n[[tools]]\nname = \"post\"\n[tools.arguments.note]\ntype = \"string\"\n[tools.http]\nmethod = \"POST\"\nurl = \"${env:API_BASE_TEST}/echo\"\nbody = \"arguments\"\n",
     );
     let mut server = Server::start_with(
         &workspace.manifest(),
@@ -534,6 +534,13 @@ fn a_base_url_can_come_from_the_environment() {
             .starts_with("GET /echo/a%2Fb%20c HTTP/1.1"),
         "{}",
         upstream.last().request_line
+    );
+    // The base is configuration, not a secret: an answer that quotes it keeps it.
+    let link = format!("{}/items/7", upstream.base());
+    let result = server.call("post", json!({"note": link}));
+    assert!(
+        result.to_string().contains(&link) && !result.to_string().contains("[redacted]"),
+        "{result}"
     );
     for base in ["ftp://example.com", "http://x/?q=1", "http://h/{x}"] {
         let output = std::process::Command::new(crate::harness::BINARY)

@@ -130,7 +130,10 @@ fn base_reference(
     };
     let (reference, rest) = text.split_at(end + 1);
     let base = match resolve_encoded(reference, &checker.base_dir, str::to_owned) {
-        Ok((base, used)) => {
+        Ok((base, mut used)) => {
+            // A base URL is configuration, not a secret: redacting it would mangle every
+            // link to the API in its answers. Only credentials in it (`user:pass@`) are.
+            used.values = userinfo(&base).map(str::to_owned).into_iter().collect();
             secrets.used.extend(used);
             base
         }
@@ -155,6 +158,16 @@ fn base_reference(
     Some(format!("{}{rest}", base.trim_end_matches('/')))
 }
 
+/// The `user:password` of `scheme://user:password@host/…`, if any.
+fn userinfo(url: &str) -> Option<&str> {
+    let (_, rest) = url.split_once("://")?;
+    let authority = &rest[..rest.find('/').unwrap_or(rest.len())];
+    authority
+        .rsplit_once('@')
+        .map(|(userinfo, _)| userinfo)
+        .filter(|userinfo| !userinfo.is_empty())
+}
+
 /// The first of `separators` in `text` that is not inside a `${…}` secret reference (a
 /// `${file:dir/key}` reference holds a `/` that separates nothing).
 fn find_unreferenced(text: &str, separators: &[char]) -> Option<usize> {
@@ -175,4 +188,21 @@ fn find_unreferenced(text: &str, separators: &[char]) -> Option<usize> {
 /// A secret inside a literal query string, encoded as a query value.
 fn encode_query(value: &str) -> String {
     form_urlencoded::byte_serialize(value.as_bytes()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::userinfo;
+
+    #[test]
+    fn only_the_credentials_of_a_base_url_are_secret() {
+        assert_eq!(
+            userinfo("https://bot:s3cret@api.example.com/v1"),
+            Some("bot:s3cret")
+        );
+        assert_eq!(userinfo("https://token@api.example.com"), Some("token"));
+        assert_eq!(userinfo("https://api.example.com/v1/@me"), None);
+        assert_eq!(userinfo("http://127.0.0.1:8080"), None);
+        assert_eq!(userinfo("https://@api.example.com"), None);
+    }
 }
