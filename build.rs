@@ -1,5 +1,11 @@
 //! Link settings for the `mcp-serve` binary.
 
+use std::path::Path;
+
+/// The functions a server runs in its first minutes, in the order the release link lays
+/// them out (`scripts/layout` writes it; docs/performance.md, "Memory").
+const LAYOUT: &str = "benches/layout/hot-functions.txt";
+
 fn main() {
     // Pack the binary's relative relocations (DT_RELR, glibc 2.36+, GNU ld 2.38+ or lld):
     // about 20,000 of them took 470 KB that the loader read at every start and kept resident.
@@ -9,5 +15,28 @@ fn main() {
     if linux_gnu {
         println!("cargo:rustc-link-arg-bins=-Wl,-z,pack-relative-relocs");
     }
+    // Lay the hot functions out together. Only lld (rustc's default linker on x86_64 Linux)
+    // takes a symbol ordering file; a build that names another linker, or sets
+    // MCP_SERVE_NO_LAYOUT, links in the compiler's order. Names the file does not match
+    // (another compiler version, a debug build) are skipped silently: the order only moves
+    // code, never changes it.
+    let x86_64 = std::env::var("CARGO_CFG_TARGET_ARCH").as_deref() == Ok("x86_64");
+    let release = std::env::var("PROFILE").as_deref() == Ok("release");
+    let flags = std::env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
+    let other_linker = ["linker", "fuse-ld"]
+        .iter()
+        .any(|setting| flags.contains(setting));
+    let opted_out = std::env::var_os("MCP_SERVE_NO_LAYOUT").is_some();
+    let layout = Path::new(env!("CARGO_MANIFEST_DIR")).join(LAYOUT);
+    if linux_gnu && x86_64 && release && !other_linker && !opted_out && layout.is_file() {
+        println!(
+            "cargo:rustc-link-arg-bins=-Wl,--symbol-ordering-file={}",
+            layout.display()
+        );
+        println!("cargo:rustc-link-arg-bins=-Wl,--no-warn-symbol-ordering");
+    }
     println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed={LAYOUT}");
+    println!("cargo:rerun-if-env-changed=MCP_SERVE_NO_LAYOUT");
+    println!("cargo:rerun-if-env-changed=CARGO_ENCODED_RUSTFLAGS");
 }
