@@ -17,7 +17,7 @@
 //!   what templates may name; `argv`, `command`, `sandbox`, `url`, `http`, `static_result`,
 //!   `output`, `schemas`, `identity`, `tool`, `prompt`, `resource`).
 //! - [`registry`] holds the server identity, the [`tool`]s, [`prompt`]s and declared
-//!   [`resource`]s and templates in manifest order, and the store of kept outputs; `mcp` builds the `tools/list` answer of each protocol [`era`] once.
+//!   [`resource`]s and templates in manifest order, and the store of kept outputs; `mcp` builds the `tools/list` answer of each protocol [`era`] once (`mcp::listing`; over stdio, serialized once).
 //! - [`tool`] is the one call path: defaults, input validation against the compiled
 //!   [`schema`] (compiled at load when the author wrote it, on first use when we generated
 //!   it), the tool's [`limit`], the [`backend`], then the output pipeline in [`results`]
@@ -76,8 +76,9 @@
 //!   [`logging`] (text or JSON lines on stderr).
 //! - Small pieces: [`units`] (durations and sizes), [`suggest`] (did you mean).
 //!
-//! `build.rs` only asks the linker to pack relocations (a smaller binary that starts with
-//! less memory); the release profile is tuned the same way (docs/performance.md).
+//! `build.rs` only talks to the linker: it packs relocations and lays out the functions a
+//! server runs together (`benches/layout`, written by `scripts/layout`), so a server starts
+//! with less memory; the release profile is tuned the same way (docs/performance.md).
 //!
 //! `docs/security.md` states each safety guarantee and names the tests that attack it.
 //!
