@@ -25,10 +25,20 @@ fn main() {
     let flags = std::env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
     let other_linker = ["linker", "fuse-ld"]
         .iter()
-        .any(|setting| flags.contains(setting));
+        .any(|setting| flags.contains(setting))
+        || std::env::var_os("RUSTC_LINKER").is_some();
     let opted_out = std::env::var_os("MCP_SERVE_NO_LAYOUT").is_some();
     let layout = Path::new(env!("CARGO_MANIFEST_DIR")).join(LAYOUT);
-    if linux_gnu && x86_64 && release && !other_linker && !opted_out && layout.is_file() {
+    let usable_path = !layout.to_string_lossy().contains(',');
+    if linux_gnu
+        && x86_64
+        && release
+        && !other_linker
+        && !opted_out
+        && usable_path
+        && layout.is_file()
+        && links_with_rust_lld()
+    {
         println!(
             "cargo:rustc-link-arg-bins=-Wl,--symbol-ordering-file={}",
             layout.display()
@@ -39,4 +49,31 @@ fn main() {
     println!("cargo:rerun-if-changed={LAYOUT}");
     println!("cargo:rerun-if-env-changed=MCP_SERVE_NO_LAYOUT");
     println!("cargo:rerun-if-env-changed=CARGO_ENCODED_RUSTFLAGS");
+    println!("cargo:rerun-if-env-changed=RUSTC_LINKER");
+}
+
+/// Whether rustc links with its own lld: the default on `x86_64` Linux since Rust 1.90, when
+/// the toolchain ships it (rustup's does; a distribution's rustc may use the system linker).
+fn links_with_rust_lld() -> bool {
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let output = |args: &[&str]| {
+        std::process::Command::new(&rustc)
+            .args(args)
+            .output()
+            .ok()
+            .filter(|output| output.status.success())
+            .map(|output| String::from_utf8_lossy(&output.stdout).into_owned())
+    };
+    let minor = output(&["-vV"]).and_then(|version| {
+        let release = version
+            .lines()
+            .find_map(|line| line.strip_prefix("release: "))?;
+        release.split('.').nth(1)?.parse::<u32>().ok()
+    });
+    let Some(sysroot) = output(&["--print", "sysroot"]) else {
+        return false;
+    };
+    let lld =
+        Path::new(sysroot.trim()).join("lib/rustlib/x86_64-unknown-linux-gnu/bin/gcc-ld/ld.lld");
+    minor.is_some_and(|minor| minor >= 90) && lld.is_file()
 }

@@ -535,11 +535,14 @@ fn a_base_url_can_come_from_the_environment() {
         "{}",
         upstream.last().request_line
     );
-    // The base is configuration, not a secret: an answer that quotes it keeps it.
+    // Its value is a secret like any reference's: an answer that quotes it shows it redacted.
     let link = format!("{}/items/7", upstream.base());
     let result = server.call("post", json!({"note": link}));
     assert!(
-        result.to_string().contains(&link) && !result.to_string().contains("[redacted]"),
+        !result
+            .to_string()
+            .contains(&format!("{}/", upstream.base()))
+            && result.to_string().contains("[redacted]items/7"),
         "{result}"
     );
     for base in ["ftp://example.com", "http://x/?q=1", "http://h/{x}"] {
@@ -560,4 +563,17 @@ fn a_base_url_can_come_from_the_environment() {
         );
         assert!(!stderr.contains(base), "the value was shown: {stderr}");
     }
+    // What follows the base must start a path or a query, never extend the host.
+    let joined = Workspace::new(
+        "[[tools]]\nname = \"x\"\n[tools.http]\nurl = \"${env:API_BASE_TEST}${env:API_BASE_TEST}/x\"\n",
+    );
+    let output = std::process::Command::new(crate::harness::BINARY)
+        .args(["--config", "tools.toml"])
+        .current_dir(joined.dir.path())
+        .env("API_BASE_TEST", "http://example.com")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("which must hold a base URL"));
 }

@@ -391,3 +391,60 @@ content = [{ type = "text", text = "ok" }]
         );
     }
 }
+
+/// The request that begins a 2026-07-28 session over stdio must reach rmcp even when it is a
+/// `tools/list`: else rmcp still waits for a first request, and the next notification ends
+/// the session. Likewise a list that ends input gets written before the server exits.
+#[test]
+fn a_session_begun_by_a_list_goes_on() {
+    let workspace = crate::harness::Workspace::new(
+        "[[tools]]\nname = \"plain\"\n[tools.static]\ncontent = [{ type = \"text\", text = \"ok\" }]\n",
+    );
+    let mut server = Server::start(&workspace.manifest());
+    let meta = json!({"_meta": crate::harness::modern_meta()});
+    let listed = server.request("tools/list", meta.clone());
+    assert_eq!(
+        listed["result"]["tools"][0]["name"],
+        json!("plain"),
+        "{listed}"
+    );
+    server.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 99, "_meta": crate::harness::modern_meta()}}));
+    let listed = server.request("tools/list", meta.clone());
+    assert_eq!(
+        listed["result"]["tools"][0]["name"],
+        json!("plain"),
+        "{listed}"
+    );
+    let called = server.request(
+        "tools/call",
+        json!({"name": "plain", "arguments": {}, "_meta": crate::harness::modern_meta()}),
+    );
+    assert_eq!(text(&called["result"]), "ok", "{called}");
+
+    // `printf … | mcp-serve`: every answer is written before the process exits.
+    let mut input = String::new();
+    input.push_str(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": crate::harness::initialize_params("2025-11-25")}).to_string());
+    input.push('\n');
+    input.push_str(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    input.push('\n');
+    for id in 2..12 {
+        input.push_str(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"}).to_string());
+        input.push('\n');
+    }
+    let mut child = std::process::Command::new(crate::harness::BINARY)
+        .args(["--config"])
+        .arg(workspace.manifest())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn");
+    std::io::Write::write_all(&mut child.stdin.take().expect("stdin"), input.as_bytes())
+        .expect("write");
+    let output = child.wait_with_output().expect("output");
+    let lists = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter(|line| line.contains(r#""tools":["#))
+        .count();
+    assert_eq!(lists, 10, "{}", String::from_utf8_lossy(&output.stdout));
+}

@@ -24,7 +24,7 @@ for line in listing.stdout.splitlines():
     if len(fields) == 4 and fields[2] in "tT":
         sizes[fields[3]] = int(fields[1], 16)
 
-ran = {}  # (path, size) -> when it first ran
+ran = {}  # (path, size) -> where it first appears (callgrind groups by file, not by time)
 for path in sorted(glob.glob(callgrind)):
     for line in open(path, errors="replace"):
         match = re.match(r"c?fn=\(\d+\) (_ZN\S+)", line)
@@ -45,5 +45,7 @@ ordered.sort()
 with open(out, "w") as file:
     for _, _, name in ordered:
         file.write(name + "\n")
+if not ordered:
+    sys.exit("order.py: no function matched: is the map from lld, and the callgrind files from the profiling build?")
 total = sum(size for _, size, _ in ordered)
 print(f"{len(ran)} functions ran; {len(ordered)} release functions ordered, {total / 2**20:.1f} MiB", file=sys.stderr)

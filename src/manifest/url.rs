@@ -130,10 +130,10 @@ fn base_reference(
     };
     let (reference, rest) = text.split_at(end + 1);
     let base = match resolve_encoded(reference, &checker.base_dir, str::to_owned) {
-        Ok((base, mut used)) => {
-            // A base URL is configuration, not a secret: redacting it would mangle every
-            // link to the API in its answers. Only credentials in it (`user:pass@`) are.
-            used.values = userinfo(&base).map(str::to_owned).into_iter().collect();
+        // Like every reference, its value is a secret: a webhook URL holds its token in the
+        // path. Answers that quote it show it redacted; a base that is no secret is written
+        // out in the manifest instead.
+        Ok((base, used)) => {
             secrets.used.extend(used);
             base
         }
@@ -142,9 +142,13 @@ fn base_reference(
             return None;
         }
     };
-    let plain = base
-        .split_once("://")
-        .is_some_and(|(scheme, _)| matches!(scheme, "http" | "https"))
+    // What follows the base starts a path or a query: `${env:A}${env:B}` or `${env:A}x`
+    // could otherwise extend the host.
+    let joined = rest.is_empty() || rest.starts_with(['/', '?']);
+    let plain = joined
+        && base
+            .split_once("://")
+            .is_some_and(|(scheme, _)| matches!(scheme, "http" | "https"))
         && !base.contains(['?', '#', '{', '}', ' ']);
     if !plain {
         checker
@@ -156,16 +160,6 @@ fn base_reference(
         return None;
     }
     Some(format!("{}{rest}", base.trim_end_matches('/')))
-}
-
-/// The `user:password` of `scheme://user:password@host/…`, if any.
-fn userinfo(url: &str) -> Option<&str> {
-    let (_, rest) = url.split_once("://")?;
-    let authority = &rest[..rest.find('/').unwrap_or(rest.len())];
-    authority
-        .rsplit_once('@')
-        .map(|(userinfo, _)| userinfo)
-        .filter(|userinfo| !userinfo.is_empty())
 }
 
 /// The first of `separators` in `text` that is not inside a `${…}` secret reference (a
@@ -188,21 +182,4 @@ fn find_unreferenced(text: &str, separators: &[char]) -> Option<usize> {
 /// A secret inside a literal query string, encoded as a query value.
 fn encode_query(value: &str) -> String {
     form_urlencoded::byte_serialize(value.as_bytes()).collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::userinfo;
-
-    #[test]
-    fn only_the_credentials_of_a_base_url_are_secret() {
-        assert_eq!(
-            userinfo("https://bot:s3cret@api.example.com/v1"),
-            Some("bot:s3cret")
-        );
-        assert_eq!(userinfo("https://token@api.example.com"), Some("token"));
-        assert_eq!(userinfo("https://api.example.com/v1/@me"), None);
-        assert_eq!(userinfo("http://127.0.0.1:8080"), None);
-        assert_eq!(userinfo("https://@api.example.com"), None);
-    }
 }

@@ -78,6 +78,7 @@ impl Handler {
             result.fill_missing_cache_hints();
         } else {
             result.strip_result_type_for_legacy_peer();
+            result.strip_non_object_output_for_legacy_peer();
         }
         let bytes: Arc<[u8]> = serde_json::to_vec(&result).ok()?.into();
         Some(Arc::clone(cell.get_or_init(|| bytes)))

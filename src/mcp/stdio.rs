@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt as _, AsyncRead, AsyncWrite, AsyncWriteExt as _, BufReader};
 use tokio::sync::Mutex;
 use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 
 use super::Handler;
 use crate::era::Era;
@@ -89,6 +90,8 @@ struct LineTransport<R, W> {
     lifecycle_chosen: bool,
     /// Cancelled when stdin reaches its end.
     end_of_input: CancellationToken,
+    /// The replies we write ourselves, waited for before closing: rmcp waits only for its own.
+    writes: TaskTracker,
     /// Answers `tools/list` from the handler's serialized answer, without rmcp.
     lists: Option<Handler>,
     /// The era the `initialize` answer chose, once sent.
@@ -105,6 +108,7 @@ where
     fn new(reader: R, writer: W, lists: Option<Handler>) -> Self {
         Self {
             lists,
+            writes: TaskTracker::new(),
             negotiated: None,
             initialized: false,
             reader: BufReader::with_capacity(64 * 1024, reader),
@@ -125,7 +129,7 @@ where
             "error": {"code": code, "message": message},
         });
         let writer = self.writer.clone();
-        tokio::spawn(async move {
+        self.writes.spawn(async move {
             let mut bytes = line.to_string().into_bytes();
             bytes.push(b'\n');
             let mut writer = writer.lock().await;
@@ -175,7 +179,7 @@ where
         bytes.extend_from_slice(&result);
         bytes.extend_from_slice(b"}\n");
         let writer = self.writer.clone();
-        tokio::spawn(async move {
+        self.writes.spawn(async move {
             let mut writer = writer.lock().await;
             if writer.write_all(&bytes).await.is_ok() {
                 let _ = writer.flush().await;
@@ -232,10 +236,17 @@ where
                         return None;
                     }
                 }
+                // Only once rmcp has begun a session may a list skip it: the request that
+                // begins one must reach rmcp. A second `initialize`, or one after a 2026
+                // request began the session, leaves every list to rmcp from then on.
+                let started = self.lifecycle_chosen;
+                if started && matches!(request.request, ClientRequest::InitializeRequest(_)) {
+                    self.lists = None;
+                }
                 if !self.lifecycle_chosen {
                     self.lifecycle_chosen = chooses_lifecycle(&request.request);
                 }
-                if self.answer_list(&request) {
+                if started && self.answer_list(&request) {
                     return None;
                 }
                 Some(RxJsonRpcMessage::<RoleServer>::Request(request))
@@ -329,7 +340,9 @@ where
         if let TxJsonRpcMessage::<RoleServer>::Response(response) = &item
             && let ServerResult::InitializeResult(initialized) = &response.result
         {
-            self.negotiated = Some(Era::of_version(initialized.protocol_version.as_str()));
+            // The first answer's version is the session's.
+            self.negotiated
+                .get_or_insert(Era::of_version(initialized.protocol_version.as_str()));
         }
         let writer = self.writer.clone();
         let bytes = serde_json::to_vec(&item).map(|mut bytes| {
@@ -377,6 +390,8 @@ where
     }
 
     async fn close(&mut self) -> Result<(), Self::Error> {
+        self.writes.close();
+        self.writes.wait().await;
         self.writer.lock().await.flush().await
     }
 }
