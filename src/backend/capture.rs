@@ -11,6 +11,10 @@ use crate::events::{CallEvent, LogLevel};
 
 use crate::results::Captured;
 
+/// The first read of a command's output, and the reads after one that filled it.
+const FIRST_READ: usize = 512;
+const READ: usize = 16 * 1024;
+
 /// The most stdout drained from a truncating command before it is stopped.
 const DRAIN_LIMIT: u64 = 256 << 20;
 use crate::results::store::SPOOL_LIMIT;
@@ -59,10 +63,17 @@ pub async fn capture_stdout(
             .ok(),
         None => None,
     };
-    let mut chunk = vec![0_u8; 16 * 1024];
+    // Read into spare capacity, small at first: most commands write a few bytes, and a big
+    // buffer per call costs the allocator more than the read. Output that fills it gets
+    // bigger reads.
+    let mut chunk: Vec<u8> = Vec::with_capacity(FIRST_READ);
     loop {
+        if chunk.len() == chunk.capacity() {
+            chunk.reserve(READ.saturating_sub(chunk.len()));
+        }
+        chunk.clear();
         let read = tokio::select! {
-            read = reader.read(&mut chunk) => read?,
+            read = reader.read_buf(&mut chunk) => read?,
             () = stop.cancelled() => 0,
         };
         if read == 0 {

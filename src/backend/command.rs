@@ -5,7 +5,7 @@
 use std::os::unix::process::ExitStatusExt as _;
 use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -451,7 +451,7 @@ impl CommandBackend {
             .current_dir(&self.cwd)
             .process_group(0)
             .stdin(match self.stdin {
-                StdinMode::Null => Stdio::null(),
+                StdinMode::Null => null_input(),
                 StdinMode::Json => Stdio::piped(),
             })
             .stdout(Stdio::piped())
@@ -520,6 +520,17 @@ impl CommandBackend {
             }),
         }
     }
+}
+
+/// `/dev/null` as stdin: opened once, and duplicated for each command (a `dup` costs less
+/// than the path walk `Stdio::null` makes every time).
+fn null_input() -> Stdio {
+    static DEV_NULL: OnceLock<Option<std::fs::File>> = OnceLock::new();
+    DEV_NULL
+        .get_or_init(|| std::fs::File::open("/dev/null").ok())
+        .as_ref()
+        .and_then(|file| file.try_clone().ok())
+        .map_or_else(Stdio::null, Stdio::from)
 }
 
 /// What the sandbox did to a command that did not succeed: the trampoline could not confine

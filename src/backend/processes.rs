@@ -10,6 +10,8 @@
 //! tagged or not. No daemon, no cgroup, no `unsafe`.
 
 use std::collections::HashSet;
+use std::fs::File;
+use std::os::unix::fs::FileExt as _;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -43,6 +45,9 @@ pub struct Processes {
     sweeping: Mutex<()>,
     next_call: AtomicU64,
     instance: std::sync::OnceLock<String>,
+    /// Our main thread's `children` file, opened once and read again from its start for
+    /// every call (a path walk through `/proc` per call cost more than the read).
+    children: std::sync::OnceLock<File>,
     /// Orphans are re-parented to us, so sweeps can find them.
     subreaper: bool,
 }
@@ -141,16 +146,25 @@ impl Processes {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         // The kernel re-parents an orphan to the subreaper's first live thread, the main
-        // one: only its `children` file needs reading (one open and read, not a scan).
-        let main = format!("/proc/self/task/{}/children", std::process::id());
-        match std::fs::read_to_string(main) {
-            Ok(children) => children
+        // one: only its `children` file needs reading (one read, not a scan).
+        match self.children_file().map(read_from_start) {
+            Some(Ok(children)) => String::from_utf8_lossy(&children)
                 .split_ascii_whitespace()
                 .filter_map(|pid| pid.parse::<i32>().ok())
                 .any(|pid| !leaders.contains(&pid)),
             // No `children` files: only a full sweep can tell.
-            Err(_) => true,
+            _ => true,
         }
+    }
+
+    /// The main thread's `children` file; an open that fails (no such file, no descriptor
+    /// left) is tried again next time.
+    fn children_file(&self) -> Option<&File> {
+        if let Some(file) = self.children.get() {
+            return Some(file);
+        }
+        let file = File::open(format!("/proc/self/task/{}/children", std::process::id())).ok()?;
+        Some(self.children.get_or_init(|| file))
     }
 
     /// At exit: kills every orphan still here, tagged or not.
@@ -253,6 +267,24 @@ impl Processes {
     }
 }
 
+/// All of a `/proc` file, read from its start with `pread`: the kernel makes its text anew
+/// for a read at offset 0, so one open file serves every call.
+fn read_from_start(file: &File) -> std::io::Result<Vec<u8>> {
+    let mut bytes = vec![0_u8; 256];
+    let mut filled = 0;
+    loop {
+        if filled == bytes.len() {
+            bytes.resize(bytes.len() * 2, 0);
+        }
+        let read = file.read_at(&mut bytes[filled..], filled as u64)?;
+        if read == 0 {
+            bytes.truncate(filled);
+            return Ok(bytes);
+        }
+        filled += read;
+    }
+}
+
 /// A child of this process, as `/proc` shows it.
 struct Orphan {
     pid: i32,
@@ -324,6 +356,34 @@ fn environ_has(pid: i32, entry: &str) -> bool {
 /// safely.
 pub async fn exited(pid: u32) {
     let Ok(raw) = i32::try_from(pid) else { return };
+    // A pidfd is readable once the process has exited, and polling it reaps nothing: no
+    // SIGCHLD handler, no polling loop. Kernels before 5.3 (or a seccomp policy that refuses
+    // `pidfd_open`) fall back below. No PIDFD_NONBLOCK: it only matters to `waitid` on the
+    // pidfd, and kernels before 5.10 refuse it.
+    let Some(pid) = rustix::process::Pid::from_raw(raw) else {
+        return;
+    };
+    match rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()) {
+        Ok(pidfd) => {
+            // Deprecated because another `T` could change its descriptor under the reactor
+            // (tokio pull request 8587); an `OwnedFd` cannot, and the replacement is `unsafe`.
+            #[allow(deprecated)]
+            let registered =
+                tokio::io::unix::AsyncFd::with_interest(pidfd, tokio::io::Interest::READABLE);
+            if let Ok(pidfd) = registered {
+                let _ = pidfd.readable().await;
+                return;
+            }
+        }
+        // Already reaped: nothing to wait for.
+        Err(rustix::io::Errno::SRCH) => return,
+        Err(_) => {}
+    }
+    exited_by_signal(raw).await;
+}
+
+/// [`exited`] without pidfds: SIGCHLD, and `waitid` without reaping.
+async fn exited_by_signal(raw: i32) {
     let mut children = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::child()).ok();
     loop {
         let flags = WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG | WaitPidFlag::WNOWAIT;
@@ -348,7 +408,26 @@ pub async fn exited(pid: u32) {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_stat;
+    use super::{parse_stat, read_from_start};
+
+    #[test]
+    fn a_proc_file_read_again_from_its_start_is_current() {
+        // This thread's: the test's child is its child, not the main thread's.
+        let children = std::fs::File::open("/proc/thread-self/children").expect("children file");
+        let text = |file| String::from_utf8(read_from_start(file).expect("read")).expect("text");
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .expect("sleep");
+        let pid = child.id().to_string();
+        let listed = |text: &str| text.split_ascii_whitespace().any(|item| item == pid);
+        assert!(listed(&text(&children)), "a running child is listed");
+        // Twice from the same file: the second read starts over rather than at its end.
+        assert!(listed(&text(&children)), "a second read lists it again");
+        child.kill().expect("kill");
+        child.wait().expect("wait");
+        assert!(!listed(&text(&children)), "a reaped child is gone");
+    }
 
     #[test]
     fn stat_lines_parse_even_with_odd_names() {

@@ -107,21 +107,30 @@ struct Local {
 pub struct Tasks {
     location: StoreLocation,
     store: tokio::sync::OnceCell<Store>,
-    replica: String,
+    /// `host:pid:time`, named in the records of the tasks this process runs (for people to
+    /// read); made on first use (the host name is a `/proc` read a server without tasks need
+    /// not pay for at start-up).
+    replica: std::sync::OnceLock<String>,
     lease: Duration,
     running: Mutex<HashMap<String, Arc<Local>>>,
     last_purge: AtomicU64,
 }
 
 impl Tasks {
+    fn replica(&self) -> &str {
+        self.replica.get_or_init(|| {
+            let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+                .map(|name| name.trim().to_owned())
+                .unwrap_or_default();
+            format!("{host}:{}:{}", std::process::id(), now_ms())
+        })
+    }
+
     pub fn new(location: StoreLocation, lease: Duration) -> Arc<Self> {
-        let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
-            .map(|name| name.trim().to_owned())
-            .unwrap_or_default();
         Arc::new(Self {
             location,
             store: tokio::sync::OnceCell::new(),
-            replica: format!("{host}:{}:{}", std::process::id(), now_ms()),
+            replica: std::sync::OnceLock::new(),
             lease,
             running: Mutex::new(HashMap::new()),
             last_purge: AtomicU64::new(0),
@@ -186,7 +195,7 @@ impl Tasks {
             poll_ms: duration_ms(job.settings.poll_interval).max(1),
             lease_ms: now.saturating_add(duration_ms(self.lease)),
             lease_for_ms: duration_ms(self.lease),
-            replica: self.replica.clone(),
+            replica: self.replica().to_owned(),
             input_requests: None,
             result: None,
             error: None,
