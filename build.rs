@@ -44,12 +44,61 @@ fn main() {
             layout.display()
         );
         println!("cargo:rustc-link-arg-bins=-Wl,--no-warn-symbol-ordering");
+        warn_if_stale();
     }
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed={LAYOUT}");
+    println!("cargo:rerun-if-changed={MADE_FOR}");
+    println!("cargo:rerun-if-changed=Cargo.lock");
     println!("cargo:rerun-if-env-changed=MCP_SERVE_NO_LAYOUT");
     println!("cargo:rerun-if-env-changed=CARGO_ENCODED_RUSTFLAGS");
     println!("cargo:rerun-if-env-changed=RUSTC_LINKER");
+}
+
+/// What the ordering file's symbol names were made for (`scripts/layout` writes it): the
+/// hashes in them change with `Cargo.lock` and the compiler.
+const MADE_FOR: &str = "benches/layout/made-for.txt";
+
+/// Says so when the ordering file's names were made for another `Cargo.lock` or compiler:
+/// the linker skips names it does not find, so a stale file silently orders almost nothing
+/// (an idle server then takes about 3 MiB more).
+fn warn_if_stale() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let recorded = std::fs::read_to_string(root.join(MADE_FOR)).unwrap_or_default();
+    let lock = std::fs::read(root.join("Cargo.lock")).unwrap_or_default();
+    let current = format!(
+        "Cargo.lock {:016x}\nrustc {}\n",
+        fnv1a(&lock),
+        rustc_release()
+    );
+    if recorded != current {
+        println!(
+            "cargo:warning=benches/layout/hot-functions.txt was made for another Cargo.lock or \
+             compiler: run `scripts/layout --rehash` (one release link) to bring it up to date"
+        );
+    }
+}
+
+/// FNV-1a, 64 bits: a fingerprint `scripts/layout` can compute the same way.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(*byte)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// rustc's `release:` line, e.g. `1.95.0`.
+fn rustc_release() -> String {
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    std::process::Command::new(rustc)
+        .arg("-vV")
+        .output()
+        .ok()
+        .and_then(|output| {
+            String::from_utf8_lossy(&output.stdout)
+                .lines()
+                .find_map(|line| line.strip_prefix("release: ").map(str::to_owned))
+        })
+        .unwrap_or_default()
 }
 
 /// Whether rustc links with its own lld: the default on `x86_64` Linux since Rust 1.90, when

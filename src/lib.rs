@@ -78,7 +78,8 @@
 //!
 //! `build.rs` only talks to the linker: it packs relocations and lays out the functions a
 //! server runs together (`benches/layout`, written by `scripts/layout`), so a server starts
-//! with less memory; the release profile is tuned the same way (docs/performance.md).
+//! with less memory, and warns when that order was made for another `Cargo.lock` or
+//! compiler; the release profile is tuned the same way (docs/performance.md).
 //!
 //! `docs/security.md` states each safety guarantee and names the tests that attack it.
 //!

@@ -408,7 +408,35 @@ async fn exited_by_signal(raw: i32) {
 
 #[cfg(test)]
 mod tests {
-    use super::{parse_stat, read_from_start};
+    use std::time::{Duration, Instant};
+
+    use super::{exited, exited_by_signal, parse_stat, read_from_start};
+
+    #[tokio::test]
+    async fn an_exit_is_awaited_without_reaping_the_process() {
+        for by_signal in [false, true] {
+            let mut child = tokio::process::Command::new("sleep")
+                .arg("0.3")
+                .spawn()
+                .expect("sleep");
+            let pid = child.id().expect("pid");
+            let started = Instant::now();
+            if by_signal {
+                exited_by_signal(i32::try_from(pid).expect("pid")).await;
+            } else {
+                exited(pid).await;
+            }
+            assert!(
+                started.elapsed() >= Duration::from_millis(250),
+                "returned before the exit (signal: {by_signal})"
+            );
+            // Still a zombie: its pid, and so its group id, cannot be reused yet.
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("stat");
+            assert_eq!(parse_stat(&stat).map(|(state, _)| state), Some('Z'));
+            child.wait().await.expect("reaped");
+            assert!(std::fs::metadata(format!("/proc/{pid}")).is_err());
+        }
+    }
 
     #[test]
     fn a_proc_file_read_again_from_its_start_is_current() {
