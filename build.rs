@@ -17,9 +17,10 @@ fn main() {
     }
     // Lay the hot functions out together. Only lld (rustc's default linker on x86_64 Linux)
     // takes a symbol ordering file; a build that names another linker, or sets
-    // MCP_SERVE_NO_LAYOUT, links in the compiler's order. Names the file does not match
-    // (another compiler version, a debug build) are skipped silently: the order only moves
-    // code, never changes it.
+    // MCP_SERVE_NO_LAYOUT, links in the compiler's order. The linker skips names the file
+    // does not match (they carry hashes that change with Cargo.lock and the compiler), so
+    // `warn_if_stale` says when it was made for another build. The order only moves code,
+    // never changes it.
     let x86_64 = std::env::var("CARGO_CFG_TARGET_ARCH").as_deref() == Ok("x86_64");
     let release = std::env::var("PROFILE").as_deref() == Ok("release");
     let flags = std::env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
@@ -69,12 +70,13 @@ fn warn_if_stale() {
     let current = format!(
         "Cargo.lock {:016x}\nrustc {}\n",
         fnv1a(&lock),
-        rustc_release()
+        rustc_version()
     );
     if recorded != current {
         println!(
             "cargo:warning=benches/layout/hot-functions.txt was made for another Cargo.lock or \
-             compiler: run `scripts/layout --rehash` (one release link) to bring it up to date"
+             compiler: `scripts/layout` makes it anew (about 25 minutes); `scripts/layout \
+             --rehash` (one release link) recovers part of the gain"
         );
     }
 }
@@ -86,19 +88,20 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     })
 }
 
-/// rustc's `release:` line, e.g. `1.95.0`.
-fn rustc_release() -> String {
+/// rustc's release and commit, e.g. `1.95.0 59807616e`…: nightlies share a release.
+fn rustc_version() -> String {
     let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
-    std::process::Command::new(rustc)
-        .arg("-vV")
-        .output()
-        .ok()
-        .and_then(|output| {
-            String::from_utf8_lossy(&output.stdout)
-                .lines()
-                .find_map(|line| line.strip_prefix("release: ").map(str::to_owned))
-        })
-        .unwrap_or_default()
+    let Ok(output) = std::process::Command::new(rustc).arg("-vV").output() else {
+        return String::new();
+    };
+    let text = String::from_utf8_lossy(&output.stdout);
+    let field = |name: &str| {
+        text.lines()
+            .find_map(|line| line.strip_prefix(name))
+            .unwrap_or_default()
+            .to_owned()
+    };
+    format!("{} {}", field("release: "), field("commit-hash: "))
 }
 
 /// Whether rustc links with its own lld: the default on `x86_64` Linux since Rust 1.90, when
