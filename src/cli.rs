@@ -22,6 +22,53 @@ use crate::units::{parse_duration_text, parse_size_text};
     subcommand_negates_reqs = true
 )]
 pub struct Cli {
+    #[command(flatten)]
+    pub serve: ServeArgs,
+
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// The command line without its subcommands: what serving reads.
+///
+/// Serving is what every host launch does, so [`Cli::from_env`] tries these flags alone
+/// first; the subcommands' definitions (and copying the global flags into each) were about
+/// a fifth of the instructions of a cold start to the first `tools/list` answer.
+#[derive(Debug, Parser)]
+#[command(
+    name = "mcp-serve",
+    disable_help_flag = true,
+    disable_version_flag = true
+)]
+struct ServeOnly {
+    #[command(flatten)]
+    serve: ServeArgs,
+}
+
+impl Cli {
+    /// Parses this process's arguments and environment, exiting on a usage error, `--help`
+    /// or `--version`.
+    ///
+    /// A command line of serve flags only is parsed without building the subcommands.
+    /// Anything else (a subcommand, `--help`, a mistake) fails that parse and is parsed
+    /// again by the whole command line, which answers or reports it as usual. The serve
+    /// flags are the same definitions in both, so where the short parse succeeds the whole
+    /// one gives the same result (a unit test holds that over random command lines).
+    pub fn from_env() -> Self {
+        match ServeOnly::try_parse() {
+            Ok(ServeOnly { serve }) => Self {
+                serve,
+                command: None,
+            },
+            Err(_) => Self::parse(),
+        }
+    }
+}
+
+/// The server's own flags; a few are global, for the subcommands that read the manifest or
+/// the task store.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
     /// The manifest [default: ./tools.toml]
     #[arg(
         short,
@@ -35,9 +82,6 @@ pub struct Cli {
     /// More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides
     #[arg(short, long, action = ArgAction::Count, global = true)]
     pub verbose: u8,
-
-    #[command(subcommand)]
-    pub command: Option<Command>,
 
     /// At most this many tool calls run at once; beyond, calls wait (--queue) or fail fast
     #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..))]
@@ -429,4 +473,119 @@ pub struct HttpArgs {
     /// On SIGTERM or SIGINT, how long in-flight calls get to finish before they are stopped
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration_text, requires = "http")]
     pub shutdown_grace: Duration,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::{CommandFactory as _, Parser as _};
+    use proptest::prelude::*;
+
+    use super::{Cli, ServeOnly};
+
+    #[test]
+    fn both_command_lines_are_well_formed() {
+        Cli::command().debug_assert();
+        ServeOnly::command().debug_assert();
+    }
+
+    /// The words a random command line is made of: every serve flag (from the definitions,
+    /// so a new flag is covered), values of each kind, the subcommands, and what clap treats
+    /// specially.
+    fn words() -> Vec<String> {
+        let mut words: Vec<String> = ServeOnly::command()
+            .get_arguments()
+            .flat_map(|arg| {
+                let long = arg.get_long().map(|long| format!("--{long}"));
+                let short = arg.get_short().map(|short| format!("-{short}"));
+                long.into_iter().chain(short)
+            })
+            .collect();
+        words.extend(
+            [
+                "tools.toml",
+                "0",
+                "1",
+                "64",
+                "10s",
+                "100ms",
+                "127.0.0.1:0",
+                "json",
+                "text",
+                "/mcp",
+                "100/s",
+                "4MiB",
+                "-vv",
+                "--config=x.toml",
+                "--max-calls=0",
+                "--",
+                "-h",
+                "--help",
+                "-V",
+                "--version",
+                "--nope",
+                "check",
+                "list",
+                "call",
+                "test",
+                "init",
+                "schema",
+                "tasks",
+                "import",
+                "openapi",
+                "completions",
+                "bash",
+                "help",
+            ]
+            .map(String::from),
+        );
+        words
+    }
+
+    #[test]
+    fn a_command_line_the_short_parse_accepts_means_the_same_to_the_whole_one() {
+        let words = words();
+        let (short, fell_back) = (std::cell::Cell::new(0_u32), std::cell::Cell::new(0_u32));
+        proptest!(ProptestConfig::with_cases(2000), |(picks in prop::collection::vec(0..words.len(), 0..7))| {
+            let argv: Vec<&str> = std::iter::once("mcp-serve")
+                .chain(picks.iter().map(|&pick| words[pick].as_str()))
+                .collect();
+            match ServeOnly::try_parse_from(&argv) {
+                Ok(ServeOnly { serve }) => {
+                    short.set(short.get() + 1);
+                    let whole = Cli::try_parse_from(&argv);
+                    prop_assert!(whole.is_ok(), "{argv:?}: the whole parse refused what the short one took");
+                    let whole = whole.expect("checked");
+                    prop_assert!(whole.command.is_none(), "{argv:?}: a subcommand");
+                    prop_assert_eq!(format!("{serve:?}"), format!("{:?}", whole.serve), "{:?}", argv);
+                }
+                Err(_) => fell_back.set(fell_back.get() + 1),
+            }
+        });
+        let (short, fell_back) = (short.get(), fell_back.get());
+        eprintln!("command lines: {short} parsed short, {fell_back} by the whole command line");
+        assert!(
+            short > 100 && fell_back > 100,
+            "both paths must be exercised"
+        );
+    }
+
+    #[test]
+    fn what_is_not_serving_goes_to_the_whole_command_line() {
+        for argv in [
+            &["mcp-serve", "check"][..],
+            &["mcp-serve", "-c", "x.toml", "list"],
+            &["mcp-serve", "--help"],
+            &["mcp-serve", "-h"],
+            &["mcp-serve", "--version"],
+            &["mcp-serve", "--max-calls", "0"],
+        ] {
+            assert!(ServeOnly::try_parse_from(argv).is_err(), "{argv:?}");
+        }
+        let ServeOnly { serve } =
+            ServeOnly::try_parse_from(["mcp-serve", "-c", "check", "-vv", "--http", "127.0.0.1:0"])
+                .expect("serve flags");
+        assert_eq!(serve.config.as_deref(), Some(std::path::Path::new("check")));
+        assert_eq!(serve.verbose, 2);
+        assert!(serve.http.http.is_some());
+    }
 }

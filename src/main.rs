@@ -1,7 +1,5 @@
 use std::process::ExitCode;
 
-use clap::Parser as _;
-
 fn main() -> ExitCode {
     // A sandboxed command starts as this binary: confine, then exec, before anything else.
     let mut args = std::env::args_os();
@@ -11,5 +9,5 @@ fn main() -> ExitCode {
     {
         return mcp_serve::sandbox::trampoline::run(args);
     }
-    mcp_serve::run::run(&mcp_serve::cli::Cli::parse())
+    mcp_serve::run::run(&mcp_serve::cli::Cli::from_env())
 }

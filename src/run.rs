@@ -11,7 +11,7 @@ use std::time::Duration;
 use anyhow::Context as _;
 
 use crate::backend::processes::Processes;
-use crate::cli::{Cli, Command, HttpArgs};
+use crate::cli::{Cli, Command, HttpArgs, ServeArgs};
 use crate::commands;
 use crate::manifest::{self, ManifestError};
 use crate::mcp::http::{self, BearerToken, HttpOptions, SessionLimits};
@@ -26,7 +26,8 @@ struct UsageError(String);
 
 /// Runs the program and returns its exit code.
 pub fn run(cli: &Cli) -> ExitCode {
-    crate::logging::init(cli.verbose, cli.command.is_none(), cli.observe.log_format);
+    let args = &cli.serve;
+    crate::logging::init(args.verbose, cli.command.is_none(), args.observe.log_format);
     if let Some(command) = &cli.command {
         return match command_run(command, cli) {
             Ok(code) => code,
@@ -36,23 +37,23 @@ pub fn run(cli: &Cli) -> ExitCode {
             }
         };
     }
-    let prepared = manifest_path(cli.config.as_deref()).and_then(|path| {
+    let prepared = manifest_path(args.config.as_deref()).and_then(|path| {
         let registry = manifest::load(&path).map_err(|error| match error {
             ManifestError::Invalid { .. } => UsageError(error.to_string()),
             ManifestError::Read { .. } => UsageError(format!("error: {error}")),
         })?;
-        if cli.observe.metrics && cli.http.http.is_none() {
+        if args.observe.metrics && args.http.http.is_none() {
             return Err(UsageError(
                 "error: --metrics serves /metrics on the HTTP listener; with stdio, use --metrics-addr".into(),
             ));
         }
-        let options = cli
+        let options = args
             .http
             .http
-            .map(|_| http_options(&cli.http, registry.auth.as_deref()))
+            .map(|_| http_options(&args.http, registry.auth.as_deref()))
             .transpose()?
             .map(|mut options| {
-                options.metrics_route = cli.observe.metrics;
+                options.metrics_route = args.observe.metrics;
                 options
             });
         Ok((registry, path, options))
@@ -64,7 +65,7 @@ pub fn run(cli: &Cli) -> ExitCode {
             return ExitCode::from(EXIT_USAGE);
         }
     };
-    match serve(registry, &path, cli, options) {
+    match serve(registry, &path, args, options) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("error: {error:#}");
@@ -76,26 +77,26 @@ pub fn run(cli: &Cli) -> ExitCode {
 fn serve(
     registry: Registry,
     path: &Path,
-    cli: &Cli,
+    args: &ServeArgs,
     options: Option<HttpOptions>,
 ) -> anyhow::Result<()> {
     registry.log_sandboxes();
     let tools = registry.tools().count();
-    let max_calls = usize::try_from(cli.max_calls).unwrap_or(usize::MAX);
+    let max_calls = usize::try_from(args.max_calls).unwrap_or(usize::MAX);
     let (processes, hardening) = Processes::supervising();
     tracing::debug!(?hardening, "protected the server process");
     let processes = Arc::new(processes);
     // Before the runtime: the exporter's thread and client are its own. Dropped after it,
     // which sends the last spans.
-    let _traces = start_traces(cli, &registry, &processes)?;
+    let _traces = start_traces(args, &registry, &processes)?;
     let has_tasks = registry
         .tools()
         .any(|tool| tool.task != crate::tasks::Policy::Never);
     let tasks = crate::tasks::Tasks::new(
-        task_location(cli).map_err(|UsageError(message)| anyhow::anyhow!(message))?,
-        cli.tasks.task_lease,
+        task_location(args).map_err(|UsageError(message)| anyhow::anyhow!(message))?,
+        args.tasks.task_lease,
     );
-    let metrics = (cli.observe.metrics || cli.observe.metrics_addr.is_some())
+    let metrics = (args.observe.metrics || args.observe.metrics_addr.is_some())
         .then(|| Arc::new(crate::metrics::Metrics::new()));
     let mut options = options;
     if let Some(options) = options.as_mut() {
@@ -103,20 +104,20 @@ fn serve(
     }
     let handler_options = HandlerOptions {
         max_calls,
-        queue: cli.queue,
-        heartbeat: (!cli.heartbeat.is_zero()).then_some(cli.heartbeat),
-        watching: cli.watch,
-        withheld_env: withheld_env(cli),
+        queue: args.queue,
+        heartbeat: (!args.heartbeat.is_zero()).then_some(args.heartbeat),
+        watching: args.watch,
+        withheld_env: withheld_env(args),
         processes: Arc::clone(&processes),
         sessions: options
             .as_ref()
             .is_some_and(|options| options.sessions.is_some()),
-        sealer: crate::mcp::state_codec(cli.state_key_file.as_deref())?,
+        sealer: crate::mcp::state_codec(args.state_key_file.as_deref())?,
         tasks: Some(Arc::clone(&tasks)),
         metrics: metrics.clone(),
         audit: crate::audit::Audit {
-            enabled: cli.observe.audit,
-            values: cli.observe.audit_values,
+            enabled: args.observe.audit,
+            values: args.observe.audit_values,
         },
     };
     let handler = Handler::new(Arc::new(registry), handler_options)
@@ -141,10 +142,10 @@ fn serve(
                 )
             })?;
         }
-        if cli.watch {
+        if args.watch {
             tokio::spawn(crate::reload::watch(path.to_owned(), handler.clone()));
         }
-        if let (Some(address), Some(metrics)) = (cli.observe.metrics_addr, &metrics) {
+        if let (Some(address), Some(metrics)) = (args.observe.metrics_addr, &metrics) {
             let listener = tokio::net::TcpListener::bind(address)
                 .await
                 .with_context(|| format!("could not listen on {address} for metrics"))?;
@@ -155,7 +156,7 @@ fn serve(
             eprintln!("mcp-serve: metrics on http://{bound}/metrics");
             tokio::spawn(http::serve_metrics(listener, Arc::clone(metrics)));
         }
-        let served = if let (Some(options), Some(address)) = (options, cli.http.http) {
+        let served = if let (Some(options), Some(address)) = (options, args.http.http) {
             serve_http(handler, address, options, tools).await
         } else {
             tracing::info!(tools, "serving over stdio");
@@ -190,8 +191,8 @@ fn serve(
 
 /// Variables that stay in our environment but out of every command's: the token's, and
 /// those that may hold the trace collector's credentials.
-fn withheld_env(cli: &Cli) -> Vec<String> {
-    cli.http
+fn withheld_env(args: &ServeArgs) -> Vec<String> {
+    args.http
         .auth_token_env
         .iter()
         .cloned()
@@ -202,7 +203,7 @@ fn withheld_env(cli: &Cli) -> Vec<String> {
 /// Traces, when `--otlp-endpoint` or the `OTEL_EXPORTER_OTLP_*` variables ask for them; the
 /// service is named after the manifest's server unless `OTEL_SERVICE_NAME` says otherwise.
 fn start_traces(
-    cli: &Cli,
+    args: &ServeArgs,
     registry: &Registry,
     processes: &Processes,
 ) -> anyhow::Result<Option<crate::traces::Traces>> {
@@ -212,7 +213,7 @@ fn start_traces(
         .get("name")
         .and_then(serde_json::Value::as_str)
         .unwrap_or("mcp-serve");
-    let flag = cli.observe.otlp_endpoint.as_deref();
+    let flag = args.observe.otlp_endpoint.as_deref();
     match crate::traces::init(flag, service, processes.instance()) {
         Ok(traces) => Ok(traces),
         Err(error) if flag.is_some() => Err(error.into()),
@@ -382,18 +383,18 @@ async fn shutdown_signal() -> &'static str {
 
 /// Runs a command for people (`check`, `list`, `call`, `completions`).
 /// `--task-store`, else `--data-dir`.
-fn task_location(cli: &Cli) -> Result<crate::tasks::StoreLocation, UsageError> {
+fn task_location(args: &ServeArgs) -> Result<crate::tasks::StoreLocation, UsageError> {
     crate::tasks::StoreLocation::from_options(
-        cli.tasks.task_store.as_deref(),
-        cli.tasks.data_dir.as_deref(),
+        args.tasks.task_store.as_deref(),
+        args.tasks.data_dir.as_deref(),
     )
     .map_err(|error| UsageError(format!("error: {error}")))
 }
 
 fn command_run(command: &Command, cli: &Cli) -> Result<ExitCode, UsageError> {
-    let config = cli.config.as_deref();
+    let config = cli.serve.config.as_deref();
     if let Command::Tasks { action } = command {
-        let location = task_location(cli)?;
+        let location = task_location(&cli.serve)?;
         return commands::tasks::command(&location, action).map_err(UsageError);
     }
     if let Command::Init {
@@ -454,8 +455,8 @@ fn command_run(command: &Command, cli: &Cli) -> Result<ExitCode, UsageError> {
         Command::Call(args) if args.task => commands::call_task::command(
             &std::sync::Arc::new(registry),
             args,
-            task_location(cli)?,
-            cli.tasks.task_lease,
+            task_location(&cli.serve)?,
+            cli.serve.tasks.task_lease,
         )
         .map_err(UsageError),
         Command::Call(args) => commands::call::command(&registry, args).map_err(UsageError),

@@ -86,7 +86,6 @@ impl Processes {
         )
     }
 
-    /// A fresh id for one call's processes.
     /// This server process: its id and 64 random bits drawn when it started.
     pub fn instance(&self) -> &str {
         self.instance.get_or_init(|| {
@@ -96,9 +95,12 @@ impl Processes {
         })
     }
 
+    /// A fresh id for one call's processes: this process's id (as in [`Self::instance`],
+    /// read once rather than a system call per call) and a counter.
     pub fn call_id(&self) -> String {
         let call = self.next_call.fetch_add(1, Ordering::Relaxed);
-        format!("{}-{call}", std::process::id())
+        let pid = self.instance().split_once('-').map_or("0", |(pid, _)| pid);
+        format!("{pid}-{call}")
     }
 
     /// Spawns `command` and records its leader, under the lock a sweep takes, so a sweep
