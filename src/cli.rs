@@ -488,70 +488,116 @@ mod tests {
         ServeOnly::command().debug_assert();
     }
 
-    /// The words a random command line is made of: every serve flag (from the definitions,
-    /// so a new flag is covered), values of each kind, the subcommands, and what clap treats
-    /// specially.
-    fn words() -> Vec<String> {
-        let mut words: Vec<String> = ServeOnly::command()
+    /// Every serve flag (from the definitions, so a new flag is covered), with a value that
+    /// fits it when it takes one.
+    fn flags() -> Vec<(String, Option<String>)> {
+        ServeOnly::command()
             .get_arguments()
             .flat_map(|arg| {
+                let takes_value = arg.get_num_args().is_some_and(|count| count.takes_values());
+                let fitting = takes_value.then(|| {
+                    let choices = arg.get_possible_values();
+                    if let Some(choice) = choices.first() {
+                        return choice.get_name().to_owned();
+                    }
+                    let names = arg.get_value_names().unwrap_or_default();
+                    match names.first().map(clap::builder::Str::as_str) {
+                        Some("ADDR") => "127.0.0.1:0",
+                        Some("DURATION") => "10s",
+                        Some("SIZE") => "4MiB",
+                        Some("RATE") => "100/s",
+                        Some("URL") => "redis://127.0.0.1",
+                        Some("HOST") => "localhost",
+                        Some("ORIGIN") => "http://localhost:*",
+                        Some("NAME") => "TOKEN",
+                        Some("N") => "4",
+                        _ => "x.toml",
+                    }
+                    .to_owned()
+                });
                 let long = arg.get_long().map(|long| format!("--{long}"));
                 let short = arg.get_short().map(|short| format!("-{short}"));
-                long.into_iter().chain(short)
+                long.into_iter()
+                    .chain(short)
+                    .map(move |name| (name, fitting.clone()))
             })
-            .collect();
-        words.extend(
-            [
-                "tools.toml",
-                "0",
-                "1",
-                "64",
-                "10s",
-                "100ms",
-                "127.0.0.1:0",
-                "json",
-                "text",
-                "/mcp",
-                "100/s",
-                "4MiB",
-                "-vv",
-                "--config=x.toml",
-                "--max-calls=0",
-                "--",
-                "-h",
-                "--help",
-                "-V",
-                "--version",
-                "--nope",
-                "check",
-                "list",
-                "call",
-                "test",
-                "init",
-                "schema",
-                "tasks",
-                "import",
-                "openapi",
-                "completions",
-                "bash",
-                "help",
-            ]
-            .map(String::from),
-        );
-        words
+            .collect()
     }
+
+    /// Values that may not fit: of other kinds, empty, or looking like something else.
+    const VALUES: [&str; 12] = [
+        "0", "64", "100ms", "json", "/mcp", "100/s", "-", "", "check", "--help", "-v", "x.toml",
+    ];
+
+    /// What is not a serve flag: the subcommands, what clap treats specially, mistakes.
+    const OTHERS: [&str; 20] = [
+        "-vv",
+        "-vc",
+        "--config=",
+        "--config=x.toml",
+        "--max-calls=0",
+        "--",
+        "-h",
+        "--help",
+        "-V",
+        "--version",
+        "--nope",
+        "check",
+        "list",
+        "call",
+        "test",
+        "init",
+        "schema",
+        "import",
+        "completions",
+        "help",
+    ];
+
+    /// Flags that others require (`--path` needs `--http`, and so on).
+    const REQUIRED: [&str; 6] = [
+        "--http",
+        "127.0.0.1:0",
+        "--sessions",
+        "--audit",
+        "--request-rate",
+        "10/s",
+    ];
 
     #[test]
     fn a_command_line_the_short_parse_accepts_means_the_same_to_the_whole_one() {
-        let words = words();
+        let flags = flags();
         let (short, fell_back) = (std::cell::Cell::new(0_u32), std::cell::Cell::new(0_u32));
-        proptest!(ProptestConfig::with_cases(2000), |(picks in prop::collection::vec(0..words.len(), 0..7))| {
-            let argv: Vec<&str> = std::iter::once("mcp-serve")
-                .chain(picks.iter().map(|&pick| words[pick].as_str()))
-                .collect();
+        // Each word is a flag, with a value when it takes one (one time in four a value
+        // that may not fit), or, one time in seven or so, something else.
+        let word = (
+            0..flags.len() * 6 + OTHERS.len(),
+            0..4_usize,
+            0..VALUES.len(),
+        );
+        let line = (any::<bool>(), prop::collection::vec(word, 0..6));
+        proptest!(ProptestConfig::with_cases(2000), |((required, words) in line)| {
+            let mut argv = vec!["mcp-serve"];
+            if required {
+                argv.extend(REQUIRED);
+            }
+            for (pick, fits, value) in words {
+                match flags.get(pick / 6) {
+                    Some((flag, fitting)) => {
+                        argv.push(flag);
+                        match fitting {
+                            Some(fitting) if fits > 0 => argv.push(fitting),
+                            Some(_) => argv.push(VALUES[value]),
+                            None => {}
+                        }
+                    }
+                    None => argv.push(OTHERS[pick - flags.len() * 6]),
+                }
+            }
             match ServeOnly::try_parse_from(&argv) {
                 Ok(ServeOnly { serve }) => {
-                    short.set(short.get() + 1);
+                    if argv.len() > 1 {
+                        short.set(short.get() + 1);
+                    }
                     let whole = Cli::try_parse_from(&argv);
                     prop_assert!(whole.is_ok(), "{argv:?}: the whole parse refused what the short one took");
                     let whole = whole.expect("checked");
@@ -562,9 +608,11 @@ mod tests {
             }
         });
         let (short, fell_back) = (short.get(), fell_back.get());
-        eprintln!("command lines: {short} parsed short, {fell_back} by the whole command line");
+        eprintln!(
+            "command lines: {short} (not empty) parsed short, {fell_back} by the whole command line"
+        );
         assert!(
-            short > 100 && fell_back > 100,
+            short > 200 && fell_back > 200,
             "both paths must be exercised"
         );
     }

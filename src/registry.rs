@@ -235,6 +235,11 @@ impl Registry {
         self.tools.values()
     }
 
+    /// Where the tool named `name` is in [`Self::tools`], found by hash, not by scanning.
+    pub fn position(&self, name: &str) -> Option<usize> {
+        self.tools.get_index_of(name)
+    }
+
     /// The sandboxed command tools, each with its sandbox.
     pub fn sandboxes(&self) -> impl Iterator<Item = (&str, &crate::sandbox::Sandbox)> {
         self.tools().filter_map(|tool| match &tool.backend {

@@ -450,11 +450,10 @@ impl ServerHandler for Handler {
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
+        // rmcp asks on every 2026 HTTP `tools/call` (for the `Mcp-Param-*` headers): a lookup
+        // by hash, not a scan of every tool's name.
         let snapshot = self.snapshot();
-        let index = snapshot
-            .registry
-            .tools()
-            .position(|tool| tool.name == name)?;
+        let index = snapshot.registry.position(name)?;
         snapshot.listings[Era::Modern.index()].get(index).cloned()
     }
 }
