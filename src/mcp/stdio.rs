@@ -21,6 +21,8 @@ use tokio_util::task::TaskTracker;
 use super::Handler;
 use crate::era::Era;
 
+mod parse;
+
 /// The longest message we accept on one line.
 const MAX_LINE_BYTES: usize = 16 << 20;
 
@@ -225,7 +227,11 @@ where
         if line.iter().all(u8::is_ascii_whitespace) {
             return None;
         }
-        match serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(line) {
+        let message = parse::request(line).map_or_else(
+            || serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(line),
+            Ok,
+        );
+        match message {
             Ok(RxJsonRpcMessage::<RoleServer>::Request(request)) => {
                 if let ClientRequest::CustomRequest(custom) = &request.request
                     && custom.method == "tools/call"
