@@ -54,7 +54,8 @@
 //! - [`mcp`] is the only module that knows rmcp, the official Rust SDK: it adapts the
 //!   registry to rmcp's server handler, forwards events as notifications, and owns the stdio
 //!   and Streamable HTTP transports and their security layers; `mcp::prompts` answers
-//!   `prompts/*` and `completion/complete`, `mcp::resources` the `resources/*` methods.
+//!   `prompts/*` and `completion/complete`, `mcp::resources` the `resources/*` methods;
+//!   `mcp::stdio::parse` reads the commonest requests without rmcp's variant-by-variant parse.
 //! - [`tasks`] keeps calls that run as tasks (the `io.modelcontextprotocol/tasks` extension):
 //!   `tasks::record` is what is kept, `tasks::store` keeps it where every process serving the
 //!   manifest can reach it (`SQLite` in `--data-dir`, or Redis with `--task-store`; a status

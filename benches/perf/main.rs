@@ -172,11 +172,8 @@ fn main() -> anyhow::Result<()> {
         std::thread::available_parallelism().map_or(1, usize::from),
     );
     println!(
-        "`mcp-serve` is the binary cargo built for this benchmark. Built with the test \
-         dependencies' features, its function names differ from a release build's, so the \
-         order in benches/layout does not apply to it: it starts with about 2 MiB more \
-         resident than what `cargo build --release` makes. To measure that, copy a release \
-         build and pass it with --compare.\n"
+        "`mcp-serve` is the binary cargo built for this benchmark, the same one \
+         `cargo build --release` makes (the test dependencies add no feature to it).\n"
     );
     println!("{}", report::table(&floor, &binaries));
     for (label, figures) in &binaries {
