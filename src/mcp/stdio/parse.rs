@@ -105,6 +105,7 @@ mod tests {
             return Err(TestCaseError::fail(format!("not both requests: {text}")));
         };
         prop_assert_eq!(ours.request.method(), theirs.request.method());
+        prop_assert_eq!(format!("{ours:?}"), format!("{theirs:?}"), "{}", text);
         prop_assert_eq!(
             serde_json::to_value(ours.request.get_meta()).expect("meta"),
             serde_json::to_value(theirs.request.get_meta()).expect("meta")
@@ -119,7 +120,10 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":"a-7","method":"tools/call","params":{"name":"noop"}}"#,
             r#"{"id":2,"jsonrpc":"2.0","params":{"arguments":{"n":1.5,"big":18446744073709551615,"neg":-3,"list":[null,true,"\u00e9"]},"name":"x","_meta":{"progressToken":9}},"method":"tools/call"}"#,
             r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"t","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}"#,
-            r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"t","task":{"ttl":60000}}}"#,
+            r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"t","requestState":"opaque","inputResponses":{"q1":{"action":"accept","content":{"ok":true}}}}}"#,
+            r#"{"jsonrpc":"2.0","\u0069d":9,"method":"tools\/call","params":{"name":"t"}}"#,
+            r#"{"jsonrpc":"2.0","id":10,"method":"tools/list","params":null}"#,
+            r#"{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"t"},"x":1,"x":2}"#,
             r#"{"jsonrpc":"2.0","id":5,"method":"tools/list"}"#,
             r#"{"jsonrpc":"2.0","id":6,"method":"tools/list","params":{"cursor":"abc"}}"#,
             r#"{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"_meta":{"progressToken":"p"}}}"#,
@@ -145,6 +149,8 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":7}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{}}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":[]}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":null}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#,
             r#"{"jsonrpc":"1.0","id":1,"method":"tools/call","params":{"name":"t"}}"#,
             r#"{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"name":"t"}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"Tools/Call","params":{"name":"t"}}"#,
@@ -214,26 +220,28 @@ mod tests {
             prop::option::of(meta),
             prop::option::weighted(0.3, value()),
             any::<u8>(),
+            any::<u64>(),
         )
-            .prop_map(|(name, arguments, argument, meta, extra, pick)| {
-                let mut params = Map::new();
+            .prop_map(|(name, arguments, argument, meta, extra, pick, order)| {
+                let mut params = Vec::new();
                 if let Some(name) = name {
-                    params.insert("name".into(), name);
+                    params.push(("name", name));
                 }
                 if let Some(mut arguments) = arguments {
                     if let Value::Object(map) = &mut arguments {
                         map.insert("value".into(), argument);
                     }
-                    params.insert("arguments".into(), arguments);
+                    params.push(("arguments", arguments));
                 }
                 if let Some(meta) = meta {
-                    params.insert("_meta".into(), meta);
+                    params.push(("_meta", meta));
                 }
                 if let Some(extra) = extra {
-                    let key = ["cursor", "task", "other"][usize::from(pick % 3)];
-                    params.insert(key.into(), extra);
+                    let key = ["cursor", "requestState", "inputResponses", "other"]
+                        [usize::from(pick % 4)];
+                    params.push((key, extra));
                 }
-                Value::Object(params)
+                shuffled(params, order)
             });
         (
             entry(json!("2.0")),
@@ -244,28 +252,64 @@ mod tests {
                 0.25,
                 prop_oneof![Just("result"), Just("error"), Just("other")],
             ),
-            prop::option::weighted(0.5, prop_oneof![Just("method"), Just("id"), Just("params")]),
+            prop::option::weighted(0.5, prop::sample::select(TWICE)),
+            any::<u64>(),
         )
-            .prop_map(|(jsonrpc, id, method, params, stray, twice)| {
-                let mut message = Map::new();
+            .prop_map(|(jsonrpc, id, method, params, stray, twice, order)| {
+                let mut message = vec![("method", method)];
                 if let Some(jsonrpc) = jsonrpc {
-                    message.insert("jsonrpc".into(), jsonrpc);
+                    message.push(("jsonrpc", jsonrpc));
                 }
                 if let Some(id) = id {
-                    message.insert("id".into(), id);
+                    message.push(("id", id));
                 }
-                message.insert("method".into(), method);
                 if let Some(params) = params {
-                    message.insert("params".into(), params);
+                    message.push(("params", params));
                 }
                 if let Some(stray) = stray {
-                    message.insert(stray.into(), json!({}));
+                    message.push((stray, json!({})));
                 }
-                let text = Value::Object(message).to_string();
-                // A key written twice, which serde_json's own maps would hide.
-                let doubled = twice.map(|key| text.replacen('{', &format!("{{\"{key}\":1,"), 1));
+                let text = shuffled(message, order).to_string();
+                // A key written twice, which serde_json's own maps would hide: at the top,
+                // or inside `params`.
+                let doubled = twice.map(|key| match key.strip_prefix("params.") {
+                    Some(inner) => {
+                        text.replacen("\"params\":{", &format!("\"params\":{{\"{inner}\":1,"), 1)
+                    }
+                    None => text.replacen('{', &format!("{{\"{key}\":1,"), 1),
+                });
                 (text, doubled)
             })
+    }
+
+    /// The keys written twice: each of the message's, and some of `params`'.
+    const TWICE: &[&str] = &[
+        "method",
+        "id",
+        "params",
+        "jsonrpc",
+        "other",
+        "params.name",
+        "params.arguments",
+        "params._meta",
+        "params.cursor",
+        "params.other",
+    ];
+
+    /// An object of `entries` in an order `order` picks (serde_json keeps insertion order
+    /// here, so the keys reach both parsers in that order).
+    fn shuffled(mut entries: Vec<(&str, Value)>, order: u64) -> Value {
+        entries.sort_by_cached_key(|(key, _)| {
+            let mut hasher = std::hash::DefaultHasher::new();
+            std::hash::Hash::hash(&(order, key), &mut hasher);
+            std::hash::Hasher::finish(&hasher)
+        });
+        Value::Object(
+            entries
+                .into_iter()
+                .map(|(key, value)| (key.to_owned(), value))
+                .collect::<Map<String, Value>>(),
+        )
     }
 
     #[test]
