@@ -296,7 +296,7 @@ mod tests {
         "params.other",
     ];
 
-    /// An object of `entries` in an order `order` picks (serde_json keeps insertion order
+    /// An object of `entries` in an order `order` picks (`serde_json` keeps insertion order
     /// here, so the keys reach both parsers in that order).
     fn shuffled(mut entries: Vec<(&str, Value)>, order: u64) -> Value {
         entries.sort_by_cached_key(|(key, _)| {
