@@ -15,32 +15,7 @@ pub struct Audit {
     pub values: bool,
 }
 
-/// How a call ended, for the record.
-#[derive(Debug, Clone, Copy)]
-pub enum Outcome {
-    Ok,
-    Error,
-    /// It asked the client for input and will go on in a later request (2026 eras).
-    Pending,
-    Cancelled,
-    /// Refused by the protocol (an unknown tool, a missing scope) or cancelled.
-    Refused,
-    /// Started as a task; its result comes later.
-    Task,
-}
-
-impl Outcome {
-    fn label(self) -> &'static str {
-        match self {
-            Outcome::Ok => "ok",
-            Outcome::Error => "error",
-            Outcome::Pending => "input_required",
-            Outcome::Cancelled => "cancelled",
-            Outcome::Refused => "refused",
-            Outcome::Task => "task",
-        }
-    }
-}
+use crate::call::Outcome;
 
 /// One call's record.
 #[derive(Debug)]

@@ -14,7 +14,8 @@ use serde_json::{Map, Value};
 
 use std::sync::Arc;
 
-use crate::results::store::{Caller, ResourceStore};
+use crate::call::Identity;
+use crate::results::store::ResourceStore;
 use crate::results::{OutputSpec, ToolResult};
 use crate::schema::CompiledSchema;
 use capture::CaptureOptions;
@@ -24,14 +25,14 @@ use http::HttpClients;
 use processes::Processes;
 use static_result::StaticResult;
 
-/// What a call can reach besides its arguments. Built per call by whoever serves it (the
-/// MCP handler, `mcp-serve call`, `mcp-serve test`): nothing here is process-wide state.
+/// What a call can reach besides its arguments. Built in one place, the call pipeline's
+/// backend stage (`crate::call`), from its services: nothing here is process-wide state.
 #[derive(Debug)]
 pub struct CallContext<'a> {
     /// Where kept outputs go.
     pub store: &'a ResourceStore,
     /// Who is calling, for the outputs it keeps.
-    pub caller: Caller,
+    pub caller: Identity,
     /// Where progress and log events go, when the client wants them.
     pub events: Option<EventSender>,
     /// Variables holding secrets (the manifest's, the server's token): no command sees them.

@@ -91,6 +91,7 @@ pub mod ask;
 pub mod audit;
 pub mod auth;
 pub mod backend;
+pub mod call;
 pub mod cli;
 pub mod commands;
 pub mod diagnostic;

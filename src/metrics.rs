@@ -16,37 +16,12 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::{Registry, Unit};
 
-/// How a call ended.
-#[derive(Debug, Clone, Copy)]
-#[repr(usize)]
-pub enum Outcome {
-    Ok,
-    /// The tool answered with `isError`.
-    Error,
-    /// Refused before running: the server or the tool was at its limit.
-    Busy,
-    /// Refused before running: the caller was over its rate.
-    RateLimited,
-    /// Refused before running: the arguments did not fit the tool's schema.
-    InvalidArguments,
-}
-
-impl Outcome {
-    fn label(self) -> &'static str {
-        match self {
-            Outcome::Ok => "ok",
-            Outcome::Error => "error",
-            Outcome::Busy => "busy",
-            Outcome::RateLimited => "rate_limited",
-            Outcome::InvalidArguments => "invalid_arguments",
-        }
-    }
-}
+use crate::call::Outcome;
 
 /// One tool's series: a counter per outcome (in `Outcome` order) and its durations.
 #[derive(Debug)]
 struct ToolSeries {
-    calls: [Counter; 5],
+    calls: [Counter; 6],
     duration: Histogram,
 }
 
@@ -199,8 +174,11 @@ impl Metrics {
     }
 
     pub fn call_ended(&self, tool: &str, outcome: Outcome, elapsed: Duration) {
+        let Some(index) = outcome.ended_index() else {
+            return;
+        };
         let series = self.series(tool);
-        series.calls[outcome as usize].inc();
+        series.calls[index].inc();
         if matches!(outcome, Outcome::Ok | Outcome::Error) {
             series.duration.observe(elapsed.as_secs_f64());
         }
@@ -214,14 +192,7 @@ impl Metrics {
             return series.clone();
         }
         let made = std::sync::Arc::new(ToolSeries {
-            calls: [
-                Outcome::Ok,
-                Outcome::Error,
-                Outcome::Busy,
-                Outcome::RateLimited,
-                Outcome::InvalidArguments,
-            ]
-            .map(|outcome| {
+            calls: Outcome::ENDED.map(|outcome| {
                 self.calls
                     .get_or_create(&CallLabels {
                         tool: tool.to_owned(),

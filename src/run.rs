@@ -109,16 +109,10 @@ fn serve(
         watching: args.watch,
         withheld_env: withheld_env(args),
         processes: Arc::clone(&processes),
-        sessions: options
-            .as_ref()
-            .is_some_and(|options| options.sessions.is_some()),
         sealer: crate::mcp::state_codec(args.state_key_file.as_deref())?,
         tasks: Some(Arc::clone(&tasks)),
         metrics: metrics.clone(),
-        audit: crate::audit::Audit {
-            enabled: args.observe.audit,
-            values: args.observe.audit_values,
-        },
+        audit: audit(args),
     };
     let handler = Handler::new(Arc::new(registry), handler_options)
         .context("could not prepare the tool list")?;
@@ -187,6 +181,14 @@ fn serve(
     runtime.shutdown_timeout(Duration::from_secs(1));
     processes.stop_remaining();
     outcome
+}
+
+/// What `--audit` and `--audit-values` ask to record, for the server and `call` alike.
+fn audit(args: &ServeArgs) -> crate::audit::Audit {
+    crate::audit::Audit {
+        enabled: args.observe.audit,
+        values: args.observe.audit_values,
+    }
 }
 
 /// Variables that stay in our environment but out of every command's: the token's, and
@@ -444,7 +446,7 @@ fn command_run(command: &Command, cli: &Cli) -> Result<ExitCode, UsageError> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Test { tool } => {
-            commands::test::command(&registry, tool.as_deref()).map_err(UsageError)
+            commands::test::command(registry, tool.as_deref()).map_err(UsageError)
         }
         Command::Install {
             host,
@@ -457,9 +459,12 @@ fn command_run(command: &Command, cli: &Cli) -> Result<ExitCode, UsageError> {
             args,
             task_location(&cli.serve)?,
             cli.serve.tasks.task_lease,
+            audit(&cli.serve),
         )
         .map_err(UsageError),
-        Command::Call(args) => commands::call::command(&registry, args).map_err(UsageError),
+        Command::Call(args) => {
+            commands::call::command(registry, args, audit(&cli.serve)).map_err(UsageError)
+        }
         Command::Check(_)
         | Command::Tasks { .. }
         | Command::Import { .. }

@@ -1,12 +1,12 @@
-//! A tool as the server knows it: its advertised definition, its compiled schemas, and the
-//! one call path every transport (and the CLI) goes through.
+//! A tool as the server knows it: its advertised definition, its compiled schemas, its
+//! backend and the policies its calls go through (`crate::call` applies them).
 
 use serde_json::{Map, Value};
 
-use crate::backend::{Backend, CallContext};
+use crate::backend::Backend;
 use crate::era::Era;
 use crate::limit::Limiter;
-use crate::results::{OutputSpec, ToolResult};
+use crate::results::OutputSpec;
 use crate::schema::{self, CompiledSchema};
 
 /// A tool, checked and compiled at load time.
@@ -91,101 +91,6 @@ impl Tool {
             _ => {}
         }
         definition
-    }
-
-    /// Calls the tool: fills defaults, validates the arguments (a violation is a tool error
-    /// the model can correct, and the backend does not run), runs the backend and checks its
-    /// output. The result is era-neutral; shape it with [`ToolResult::for_era`].
-    pub async fn call(
-        &self,
-        arguments: Option<Map<String, Value>>,
-        context: &CallContext<'_>,
-    ) -> ToolResult {
-        match self.prepare(arguments) {
-            Ok(arguments) => self.call_prepared(&arguments, context).await,
-            Err(message) => self.refuse_arguments(message, context.metrics),
-        }
-    }
-
-    /// Runs the backend with arguments [`Tool::prepare`] accepted (and the user's answers,
-    /// when the tool asks).
-    pub async fn call_prepared(
-        &self,
-        arguments: &Map<String, Value>,
-        context: &CallContext<'_>,
-    ) -> ToolResult {
-        if self.uses_identity && context.caller.principal().is_none() {
-            // Without a token the identity would be missing, and a missing `{auth.sub}`
-            // leaves out what it fills: never run such a call for nobody.
-            return ToolResult::error(format!(
-                "`{}` acts for the caller an OAuth access token names, and this request carries none",
-                self.name
-            ));
-        }
-        let started = std::time::Instant::now();
-        let _running = context.metrics.map(crate::metrics::Metrics::call_started);
-        let _permit = match &self.limit {
-            Some(limit) => match limit.acquire().await {
-                Ok(permit) => Some(permit),
-                Err(busy) => {
-                    if let Some(metrics) = context.metrics {
-                        metrics.call_ended(
-                            &self.name,
-                            crate::metrics::Outcome::Busy,
-                            started.elapsed(),
-                        );
-                    }
-                    return ToolResult::error(format!(
-                        "`{}` is busy: {} calls of it are already running{}; try again shortly",
-                        self.name,
-                        busy.running,
-                        if busy.queue > 0 {
-                            format!(" and {} are waiting", busy.queue)
-                        } else {
-                            String::new()
-                        }
-                    ));
-                }
-            },
-            None => None,
-        };
-        let schema = self.output.as_ref().map(|output| &output.compiled);
-        // Only a tool that names the caller gets the identity (a copy of the arguments);
-        // others only lose a client's own `auth.…` keys, which costs nothing when absent.
-        let principal = self
-            .uses_identity
-            .then(|| context.caller.principal())
-            .flatten();
-        let arguments = crate::auth::attach(arguments, principal);
-        let result = self
-            .backend
-            .call(&arguments, &self.output_spec, schema, context)
-            .await;
-        if let Some(metrics) = context.metrics {
-            let outcome = if result.is_error {
-                crate::metrics::Outcome::Error
-            } else {
-                crate::metrics::Outcome::Ok
-            };
-            metrics.call_ended(&self.name, outcome, started.elapsed());
-        }
-        result
-    }
-
-    /// The tool error for arguments [`Tool::prepare`] refused, counted.
-    pub fn refuse_arguments(
-        &self,
-        message: String,
-        metrics: Option<&crate::metrics::Metrics>,
-    ) -> ToolResult {
-        if let Some(metrics) = metrics {
-            metrics.call_ended(
-                &self.name,
-                crate::metrics::Outcome::InvalidArguments,
-                std::time::Duration::ZERO,
-            );
-        }
-        ToolResult::error(message)
     }
 
     /// Fills defaults and validates: the arguments the backend would get, or the message a

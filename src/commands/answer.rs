@@ -32,18 +32,35 @@ impl Answers {
     }
 }
 
-/// The arguments with every answer joined, or why the tool does not run.
-pub fn gather(
+/// The terminal as the pipeline's gatherer: nothing is pending (the person answers now)
+/// and nothing is a protocol error (a refusal is the tool error the command prints).
+impl crate::call::Gatherer for Answers {
+    type Pending = std::convert::Infallible;
+    type Error = std::convert::Infallible;
+
+    async fn gather(
+        &mut self,
+        tool: &Tool,
+        arguments: Map<String, Value>,
+    ) -> Result<crate::call::Gathered<Self::Pending>, Self::Error> {
+        Ok(match gather(tool, &arguments, self) {
+            Ok(arguments) => crate::call::Gathered::Ready(arguments),
+            Err(message) => crate::call::Gathered::Refused(message),
+        })
+    }
+}
+
+/// The prepared arguments with every answer joined, or why the tool does not run.
+fn gather(
     tool: &Tool,
-    arguments: Map<String, Value>,
+    arguments: &Map<String, Value>,
     answers: &Answers,
 ) -> Result<Map<String, Value>, String> {
-    let arguments = tool.prepare(Some(arguments))?;
     let mut replies = Map::new();
     for _ in 0..=tool.inputs.items.len() {
         match tool
             .inputs
-            .step(&arguments, &replies, |can| can != Capability::Sampling)
+            .step(arguments, &replies, |can| can != Capability::Sampling)
         {
             Ok(Step::Ready(arguments)) => return Ok(arguments),
             Ok(Step::Ask(round)) => {

@@ -11,7 +11,11 @@ use std::io::IsTerminal as _;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use crate::backend::{Backend, CallContext};
+use std::sync::Arc;
+
+use crate::backend::Backend;
+use crate::backend::http::HttpClients;
+use crate::call::{Answer, Call, Caller, Served, Services, Tasking};
 use crate::cli::CallArgs;
 use crate::events::CallEvent;
 use crate::registry::Registry;
@@ -156,20 +160,40 @@ pub fn finish_progress() {
     }
 }
 
-/// Runs the call; a tool that asks first runs only once the terminal has answered
-/// (`--yes`, `--answer`, or the person at it).
+/// Runs a call from the terminal through the pipeline; a tool that asks first runs only
+/// once the terminal has answered (`--yes`, `--answer`, or the person at it).
 pub async fn call(
-    tool: &Tool,
-    arguments: Map<String, Value>,
-    context: &CallContext<'_>,
-    answers: &super::answer::Answers,
+    served: &Served,
+    services: &Arc<Services>,
+    call: Call<super::answer::Answers>,
 ) -> ToolResult {
-    if tool.inputs.is_empty() {
-        return tool.call(Some(arguments), context).await;
+    match crate::call::run(served, services, call, std::future::pending()).await {
+        Ok(Answer::Done(result)) => result,
+        Ok(Answer::Pending(never)) => match never {},
+        Ok(Answer::Task(record)) => {
+            ToolResult::error(format!("the call became task {}", record.id))
+        }
+        Err(error) => ToolResult::error(error.to_string()),
     }
-    match super::answer::gather(tool, arguments, answers) {
-        Ok(arguments) => tool.call_prepared(&arguments, context).await,
-        Err(message) => ToolResult::error(message),
+}
+
+/// The call's arguments from the command line: `--json` (an object, or `-` to read one
+/// from stdin) or `key=value` pairs typed by the tool's schema. `call` and `call --task`
+/// both read them here.
+pub fn arguments(tool: &Tool, args: &CallArgs) -> Result<Map<String, Value>, String> {
+    let Some(json) = &args.json else {
+        return parse_pairs(tool, &args.arguments).map_err(|message| format!("error: {message}"));
+    };
+    let text = if json == "-" {
+        std::io::read_to_string(std::io::stdin())
+            .map_err(|error| format!("error: could not read stdin: {error}"))?
+    } else {
+        json.clone()
+    };
+    match serde_json::from_str::<Value>(&text) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => Err("error: --json takes a JSON object".into()),
+        Err(error) => Err(format!("error: --json is not valid JSON: {error}")),
     }
 }
 
@@ -268,32 +292,20 @@ fn save(
 }
 
 /// Runs `mcp-serve call`: exit 1 for a tool error; `Err` is a usage message (exit 2).
-pub fn command(registry: &Registry, args: &CallArgs) -> Result<ExitCode, String> {
-    let tool = registry
-        .get(&args.tool)
-        .map_err(|unknown| format!("error: {unknown}"))?;
-    let arguments = match &args.json {
-        Some(json) => {
-            let text = if json == "-" {
-                std::io::read_to_string(std::io::stdin())
-                    .map_err(|error| format!("error: could not read stdin: {error}"))?
-            } else {
-                json.clone()
-            };
-            match serde_json::from_str::<serde_json::Value>(&text) {
-                Ok(serde_json::Value::Object(map)) => map,
-                Ok(_) => return Err("error: --json takes a JSON object".into()),
-                Err(error) => {
-                    return Err(format!("error: --json is not valid JSON: {error}"));
-                }
-            }
-        }
-        None => {
-            parse_pairs(tool, &args.arguments).map_err(|message| format!("error: {message}"))?
-        }
-    };
+pub fn command(
+    registry: Registry,
+    args: &CallArgs,
+    audit: crate::audit::Audit,
+) -> Result<ExitCode, String> {
+    let registry = Arc::new(registry);
+    let tool = Arc::clone(
+        registry
+            .get(&args.tool)
+            .map_err(|unknown| format!("error: {unknown}"))?,
+    );
+    let arguments = arguments(&tool, args)?;
     if args.dry_run {
-        return Ok(match dry_run(tool, arguments) {
+        return Ok(match dry_run(&tool, arguments) {
             Ok(plan) => {
                 super::print(&plan);
                 ExitCode::SUCCESS
@@ -308,8 +320,12 @@ pub fn command(registry: &Registry, args: &CallArgs) -> Result<ExitCode, String>
         .enable_all()
         .build()
         .map_err(|error| format!("error: could not start the async runtime: {error}"))?;
-    let processes = std::sync::Arc::new(crate::backend::processes::Processes::supervising().0);
-    let clients = crate::backend::http::HttpClients::default();
+    let processes = Arc::new(crate::backend::processes::Processes::supervising().0);
+    let services = Arc::new(Services {
+        audit,
+        ..Services::terminal(Arc::clone(&processes), HttpClients::default())
+    });
+    let served = Served::alone(Arc::clone(&registry));
     let result = runtime.block_on(async {
         let (sender, mut receiver) = tokio::sync::mpsc::channel(256);
         let printer = tokio::spawn(async move {
@@ -317,29 +333,26 @@ pub fn command(registry: &Registry, args: &CallArgs) -> Result<ExitCode, String>
                 show_event(&event);
             }
         });
-        let context = crate::backend::CallContext {
-            store: registry.store(),
-            caller: crate::results::store::Caller::Only,
+        let call = Call {
+            tool: tool.name.clone(),
+            arguments: Some(arguments),
+            caller: Caller::only(),
             events: Some(sender),
-            withheld_env: registry.withheld_env(),
-            processes: &processes,
-            clients: &clients,
-            metrics: None,
+            tasking: Tasking::Never,
+            gatherer: super::answer::Answers::from_flags(args.yes, args.answers.clone()),
         };
-        let answers = super::answer::Answers::from_flags(args.yes, args.answers.clone());
         // Run inside a traced script (`otel-cli exec -- mcp-serve call …`), the command joins
         // the script's trace.
         let result = match crate::traces::context::from_environment() {
             Some(trace) => {
                 opentelemetry::context::FutureExt::with_context(
-                    call(tool, arguments, &context, &answers),
+                    self::call(&served, &services, call),
                     trace,
                 )
                 .await
             }
-            None => call(tool, arguments, &context, &answers).await,
+            None => self::call(&served, &services, call).await,
         };
-        drop(context);
         let _ = printer.await;
         finish_progress();
         result

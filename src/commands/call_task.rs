@@ -6,67 +6,22 @@ use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use super::call::{finish_progress, parse_pairs, print_result, show_event};
-use crate::backend::CallContext;
+use super::call::{finish_progress, print_result, show_event};
 use crate::backend::http::HttpClients;
 use crate::backend::processes::Processes;
+use crate::call::{Answer, AsTask, Call, Caller, Served, Services, Tasking};
 use crate::cli::CallArgs;
 use crate::events::{CallEvent, LogLevel};
 use crate::registry::Registry;
 use crate::results::ToolResult;
-use crate::results::store::Caller;
-use crate::tasks::runner::{Execute, Job, Whom};
+use crate::tasks::runner::Whom;
 use crate::tasks::{Record, Status, StoreLocation, Tasks};
 use crate::tool::Tool;
 
 /// How often the store is read while following.
 const FOLLOW_EVERY: Duration = Duration::from_millis(100);
-
-/// The tool's call, kept whole for printing as `call` prints it.
-struct LocalCall {
-    registry: Arc<Registry>,
-    tool: Arc<Tool>,
-    processes: Arc<Processes>,
-    clients: Arc<HttpClients>,
-    outcome: Arc<Mutex<Option<ToolResult>>>,
-}
-
-impl Execute for LocalCall {
-    fn execute(
-        &self,
-        arguments: Map<String, Value>,
-        events: tokio::sync::mpsc::Sender<CallEvent>,
-    ) -> std::pin::Pin<Box<dyn Future<Output = Map<String, Value>> + Send + '_>> {
-        Box::pin(async move {
-            let context = CallContext {
-                store: self.registry.store(),
-                caller: Caller::Only,
-                events: Some(events),
-                withheld_env: self.registry.withheld_env(),
-                processes: &self.processes,
-                clients: &self.clients,
-                metrics: None,
-            };
-            let result = self.tool.call_prepared(&arguments, &context).await;
-            self.keep(result)
-        })
-    }
-
-    fn refused(&self, message: String) -> Map<String, Value> {
-        self.keep(ToolResult::error(message))
-    }
-}
-
-impl LocalCall {
-    fn keep(&self, result: ToolResult) -> Map<String, Value> {
-        if let Ok(mut outcome) = self.outcome.lock() {
-            *outcome = Some(result.clone());
-        }
-        crate::mcp::task_result(result)
-    }
-}
 
 /// Runs `mcp-serve call --task`: exit 1 for a tool error or a failed task, 130 when
 /// cancelled; `Err` is a usage message.
@@ -75,77 +30,86 @@ pub fn command(
     args: &CallArgs,
     location: StoreLocation,
     lease: Duration,
+    audit: crate::audit::Audit,
 ) -> Result<ExitCode, String> {
     let tool = Arc::clone(
         registry
             .get(&args.tool)
             .map_err(|unknown| format!("error: {unknown}"))?,
     );
-    let arguments = match &args.json {
-        Some(json) => match serde_json::from_str::<Value>(json) {
-            Ok(Value::Object(map)) => map,
-            _ => return Err("error: --json takes a JSON object".into()),
-        },
-        None => {
-            parse_pairs(&tool, &args.arguments).map_err(|message| format!("error: {message}"))?
-        }
-    };
-    // The questions are asked here, at the terminal, before the task exists.
-    let answers = super::answer::Answers::from_flags(args.yes, args.answers.clone());
-    let prepared = if tool.inputs.is_empty() {
-        tool.prepare(Some(arguments))
-    } else {
-        super::answer::gather(&tool, arguments, &answers)
-    };
-    let arguments = match prepared {
-        Ok(arguments) => arguments,
-        Err(message) => {
-            eprintln!("{} {message}", super::label("error"));
-            return Ok(ExitCode::from(super::EXIT_FAILURE));
-        }
-    };
+    let arguments = super::call::arguments(&tool, args)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|error| format!("error: could not start the async runtime: {error}"))?;
     let processes = Arc::new(Processes::supervising().0);
-    let outcome = Arc::new(Mutex::new(None));
     let tasks = Tasks::new(location, lease);
-    let job = Job {
+    let services = Arc::new(Services {
+        audit,
+        tasks: Some(Arc::clone(&tasks)),
+        ..Services::terminal(Arc::clone(&processes), HttpClients::default())
+    });
+    let served = Served::alone(Arc::clone(registry));
+    // The result is kept whole for printing as `call` prints it.
+    let outcome: Arc<Mutex<Option<ToolResult>>> = Arc::new(Mutex::new(None));
+    let kept = Arc::clone(&outcome);
+    // The questions are asked here, at the terminal, before the task exists.
+    let call = Call {
         tool: tool.name.clone(),
-        owner: None,
-        arguments,
-        inputs: crate::inputs::Inputs::default(),
-        can: [false; 3],
-        settings: registry.task_settings,
-        execute: Box::new(LocalCall {
-            registry: Arc::clone(registry),
-            tool: Arc::clone(&tool),
-            processes: Arc::clone(&processes),
-            clients: Arc::new(HttpClients::default()),
-            outcome: Arc::clone(&outcome),
+        arguments: Some(arguments),
+        caller: Caller::only(),
+        events: None,
+        tasking: Tasking::Always(AsTask {
+            declared: true,
+            can: [false; 3],
+            asks_inside: false,
+            keep: Arc::new(move |result: ToolResult| {
+                if let Ok(mut outcome) = kept.lock() {
+                    *outcome = Some(result.clone());
+                }
+                crate::mcp::task_result(result)
+            }),
         }),
+        gatherer: super::answer::Answers::from_flags(args.yes, args.answers.clone()),
     };
     let followed = runtime.block_on(async {
         // Listening before the task starts: a Ctrl-C at any moment from here cancels it.
         let mut interrupts =
             tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
                 .map_err(|error| format!("error: could not listen for Ctrl-C: {error}"))?;
-        let record = tasks
-            .start(job)
-            .await
-            .map_err(|error| format!("error: {error}"))?;
+        let record = match crate::call::run(&served, &services, call, std::future::pending()).await
+        {
+            Ok(Answer::Task(record)) => record,
+            Ok(Answer::Done(refused)) => return Ok(Err(refused)),
+            Ok(Answer::Pending(never)) => match never {},
+            Err(error) => return Err(format!("error: {error}")),
+        };
         eprintln!(
             "task {} started in {}; `mcp-serve tasks get {}` reads it",
             record.id,
             tasks.location().describe(),
             record.id
         );
-        follow(&tasks, &record.id, &mut interrupts).await
+        follow(&tasks, &record.id, &mut interrupts).await.map(Ok)
     });
     runtime.shutdown_timeout(Duration::from_secs(1));
     processes.stop_remaining();
-    let record = followed?;
+    let record = match followed? {
+        Ok(record) => record,
+        Err(refused) => {
+            // Refused before the task existed (its arguments, a question, its rate).
+            let message = refused.content.iter().find_map(|block| match block {
+                crate::results::Content::Text { text, .. } => Some(text.as_str()),
+                _ => None,
+            });
+            eprintln!(
+                "{} {}",
+                super::label("error"),
+                message.unwrap_or("the call was refused")
+            );
+            return Ok(ExitCode::from(super::EXIT_FAILURE));
+        }
+    };
     finish_progress();
     Ok(outcome_of(&record, &outcome, &tool, args))
 }

@@ -10,22 +10,25 @@ use serde_json::Value;
 
 use std::sync::Arc;
 
-use crate::backend::CallContext;
 use crate::backend::http::HttpClients;
 use crate::backend::processes::Processes;
+use crate::call::{Call, Caller, Served, Services, Tasking};
 use crate::registry::Registry;
-use crate::results::store::Caller;
 use crate::results::{Content, ToolResult};
 use crate::tool::Example;
 
 mod stand_in;
 
 /// Runs every example (of `only`, when given); returns the report and whether all passed.
-pub async fn run(registry: &Registry, only: Option<&str>) -> (String, bool) {
+pub async fn run(registry: &Arc<Registry>, only: Option<&str>) -> (String, bool) {
     let mut report = String::new();
     let (mut passed, mut failed) = (0, 0);
     let processes = Arc::new(Processes::supervising().0);
-    let shared_clients = HttpClients::default();
+    let shared = Arc::new(Services::terminal(
+        Arc::clone(&processes),
+        HttpClients::default(),
+    ));
+    let served = Served::alone(Arc::clone(registry));
     for tool in registry
         .tools()
         .filter(|tool| only.is_none_or(|name| tool.name == name))
@@ -47,27 +50,29 @@ pub async fn run(registry: &Registry, only: Option<&str>) -> (String, bool) {
                 },
                 None => None,
             };
-            let own_clients = stand_in
-                .as_ref()
-                .map(|stand_in| HttpClients::standing_in(stand_in.address));
-            let clients = own_clients.as_ref().unwrap_or(&shared_clients);
-            let context = CallContext {
-                store: registry.store(),
-                caller: Caller::Only,
-                events: None,
-                withheld_env: registry.withheld_env(),
-                processes: &processes,
-                clients,
-                metrics: None,
-            };
+            let services = stand_in.as_ref().map_or_else(
+                || Arc::clone(&shared),
+                |stand_in| {
+                    Arc::new(Services::terminal(
+                        Arc::clone(&processes),
+                        HttpClients::standing_in(stand_in.address),
+                    ))
+                },
+            );
             // An example answers a tool's confirmation, never its questions.
-            let answers = super::answer::Answers {
-                yes: true,
-                given: Vec::new(),
-                interactive: false,
+            let call = Call {
+                tool: tool.name.clone(),
+                arguments: Some(example.arguments.clone()),
+                caller: Caller::only(),
+                events: None,
+                tasking: Tasking::Never,
+                gatherer: super::answer::Answers {
+                    yes: true,
+                    given: Vec::new(),
+                    interactive: false,
+                },
             };
-            let result =
-                super::call::call(tool, example.arguments.clone(), &context, &answers).await;
+            let result = super::call::call(&served, &services, call).await;
             let mut problems = check(example, &result);
             if let (Some(stand_in), Some(upstream)) = (&stand_in, &example.upstream) {
                 problems.extend(check_request(upstream, &stand_in.seen()));
@@ -118,12 +123,13 @@ fn check_request(upstream: &crate::tool::ExampleUpstream, seen: &[stand_in::Seen
 }
 
 /// Runs `mcp-serve test`: exit 1 when an example fails.
-pub fn command(registry: &Registry, only: Option<&str>) -> Result<ExitCode, String> {
+pub fn command(registry: Registry, only: Option<&str>) -> Result<ExitCode, String> {
+    let registry = Arc::new(registry);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|error| format!("error: could not start the async runtime: {error}"))?;
-    let (report, all_passed) = runtime.block_on(run(registry, only));
+    let (report, all_passed) = runtime.block_on(run(&registry, only));
     runtime.shutdown_timeout(Duration::from_secs(1));
     super::print(&report);
     Ok(if all_passed {

@@ -30,16 +30,8 @@ pub(super) struct Asking<'a> {
     pub(super) state: Option<String>,
 }
 
-/// The outcome of gathering.
-#[derive(Debug)]
-pub(super) enum Gathered {
-    /// Go on with these arguments (answers joined).
-    Ready(Map<String, Value>),
-    /// 2026: ask the client, which retries.
-    Pending(InputRequiredResult),
-    /// The call stops before it runs, for this reason (a tool error).
-    Refused(String),
-}
+/// The outcome of gathering, for a tool or a prompt.
+pub(super) type Gathered = crate::call::Gathered<InputRequiredResult>;
 
 /// Gathers the inputs for a call with `arguments` (already checked).
 pub(super) async fn gather(
@@ -202,51 +194,43 @@ async fn send(request: &Request, context: &RequestContext<RoleServer>) -> Result
     answer.map_err(built)
 }
 
-/// What a tool call comes to: a result, or (2026) a request for input.
-#[derive(Debug)]
-pub(super) enum Called {
-    Done(crate::results::ToolResult),
-    Pending(InputRequiredResult),
+/// The protocol's gatherer for a tool call: the connection (2025) or `input_required`
+/// rounds (2026), as the request's revision says.
+pub(super) struct Connection<'a> {
+    pub(super) context: &'a RequestContext<RoleServer>,
+    pub(super) era: Era,
+    /// The server can send this caller requests (stdio, or a 2025 session).
+    pub(super) reachable: bool,
+    pub(super) codec: &'a rmcp::model::RequestStateCodec,
+    /// This round's answers and the sealed state of the earlier ones (2026).
+    pub(super) responses: Option<InputResponses>,
+    pub(super) state: Option<String>,
 }
 
-/// The whole call of a tool: validate, gather what it asks for, run.
-pub(super) async fn call(
-    tool: &crate::tool::Tool,
-    request: rmcp::model::CallToolRequestParams,
-    context: &RequestContext<RoleServer>,
-    era: Era,
-    call_context: &crate::backend::CallContext<'_>,
-    codec: &rmcp::model::RequestStateCodec,
-    reachable: bool,
-) -> Result<Called, ErrorData> {
-    use crate::results::ToolResult;
-    if tool.inputs.is_empty() {
-        return Ok(Called::Done(
-            tool.call(request.arguments, call_context).await,
-        ));
+impl crate::call::Gatherer for Connection<'_> {
+    type Pending = InputRequiredResult;
+    type Error = ErrorData;
+
+    async fn gather(
+        &mut self,
+        tool: &crate::tool::Tool,
+        arguments: Map<String, Value>,
+    ) -> Result<Gathered, ErrorData> {
+        let asking = Asking {
+            inputs: &tool.inputs,
+            method: "tools/call",
+            name: &tool.name,
+            responses: self.responses.take(),
+            state: self.state.take(),
+        };
+        gather(
+            asking,
+            arguments,
+            self.context,
+            self.era,
+            self.reachable,
+            self.codec,
+        )
+        .await
     }
-    let arguments = match tool.prepare(request.arguments) {
-        Ok(arguments) => arguments,
-        Err(message) => {
-            return Ok(Called::Done(
-                tool.refuse_arguments(message, call_context.metrics),
-            ));
-        }
-    };
-    let asking = Asking {
-        inputs: &tool.inputs,
-        method: "tools/call",
-        name: &tool.name,
-        responses: request.input_responses,
-        state: request.request_state,
-    };
-    Ok(
-        match gather(asking, arguments, context, era, reachable, codec).await? {
-            Gathered::Ready(arguments) => {
-                Called::Done(tool.call_prepared(&arguments, call_context).await)
-            }
-            Gathered::Pending(pending) => Called::Pending(pending),
-            Gathered::Refused(message) => Called::Done(ToolResult::error(message)),
-        },
-    )
 }

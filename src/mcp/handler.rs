@@ -9,9 +9,10 @@ use rmcp::ErrorData;
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::SubscriptionFilter;
 use rmcp::model::{
-    CacheScope, CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
-    ReadResourceResponse, ReadResourceResult, ServerConfig, SetLevelRequestParams, Tool,
+    CacheScope, CallToolRequestParams, CallToolResponse, ClientCapabilities, CustomRequest,
+    CustomResult, ErrorCode, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ServerConfig,
+    SetLevelRequestParams, Tool,
 };
 use rmcp::model::{CancelTaskParams, GetTaskParams, GetTaskResult, UpdateTaskParams};
 use rmcp::model::{
@@ -25,77 +26,21 @@ use super::state::Handler;
 use super::{convert, elicit, notify, prompts, resources};
 use std::time::Duration;
 
-use crate::backend::CallContext;
+use crate::call::{Answer, AsTask, Call, CallError, Caller, Identity, Seen, Tasking};
 use crate::era::Era;
 use crate::results::ToolResult;
-use crate::results::store::Caller;
 
-/// Who sent the request in hand: the one stdio client, a legacy HTTP session, or a
-/// stateless HTTP request nothing identifies. A session id counts only where rmcp checked
-/// it: a 2025-era request to a server with `--sessions` (elsewhere the header is ignored,
-/// and anyone could name any scope with it).
-fn caller(context: &RequestContext<RoleServer>, sessions: bool) -> Caller {
+/// Who sent the request in hand: the one stdio client, or what the HTTP layer saw of it
+/// (`crate::call::Seen`), resolved for the request's lifecycle (a 2026 request has no
+/// session). An HTTP request the gate did not see is nobody, with no back channel.
+fn caller(context: &RequestContext<RoleServer>) -> Caller {
     let Some(parts) = context.extensions.get::<axum::http::request::Parts>() else {
-        return Caller::Only;
+        return Caller::only();
     };
-    if let Some(subject) = parts.extensions.get::<crate::auth::Subject>() {
-        return Caller::Subject(subject.clone());
-    }
-    if !sessions || era(context) == Era::Modern {
-        return Caller::Anonymous;
-    }
-    parts
-        .headers
-        .get("mcp-session-id")
-        .and_then(|value| value.to_str().ok())
-        .map_or(Caller::Anonymous, |session| {
-            Caller::Session(session.to_owned())
-        })
-}
-
-/// Whether the server can send the client a request and hear its answer on this
-/// connection: stdio, or a legacy session rmcp keeps (`--sessions`); never a stateless
-/// request, whoever its token names.
-pub(super) fn back_channel(context: &RequestContext<RoleServer>, sessions: bool) -> bool {
-    let Some(parts) = context.extensions.get::<axum::http::request::Parts>() else {
-        return true;
-    };
-    sessions && era(context) != Era::Modern && parts.headers.contains_key("mcp-session-id")
-}
-
-/// Who a rate limit counts: the token's subject, else the client's address (not a legacy
-/// session, which a client can replace at will); the one stdio client is one caller.
-fn rate_key(context: &RequestContext<RoleServer>, sessions: bool) -> String {
-    match caller(context, sessions) {
-        Caller::Subject(subject) => format!("sub:{}", subject.0.subject),
-        Caller::Only => "stdio".to_owned(),
-        Caller::Session(_) | Caller::Anonymous => context
-            .extensions
-            .get::<axum::http::request::Parts>()
-            .and_then(|parts| parts.extensions.get::<super::ClientAddress>())
-            .map_or_else(
-                || "anonymous".to_owned(),
-                |address| crate::rate::address_key(address.0.ip()),
-            ),
-    }
-}
-
-/// A caller with a token may call only the tools its scopes grant. The HTTP layer answers
-/// 403 first; this holds where it cannot look (a batch).
-fn granted(tool: &crate::tool::Tool, caller: &Caller) -> Result<(), ErrorData> {
-    match caller {
-        Caller::Subject(subject) if !subject.0.grants(&tool.scopes) => {
-            Err(ErrorData::invalid_request(
-                format!(
-                    "`{}` needs the scope {}",
-                    tool.name,
-                    subject.0.missing(&tool.scopes).join(" ")
-                ),
-                None,
-            ))
-        }
-        _ => Ok(()),
-    }
+    parts.extensions.get::<Seen>().map_or_else(
+        || Seen::default().caller(true),
+        |seen| seen.caller(era(context) == Era::Modern),
+    )
 }
 
 /// The era of the request in hand: its own `_meta` version, else the negotiated one.
@@ -106,65 +51,10 @@ fn era(context: &RequestContext<RoleServer>) -> Era {
 }
 
 impl Handler {
-    /// A slot among the server's `--max-calls`, waited for in the queue (until the request
-    /// is cancelled), or the message that says the server is busy.
-    async fn slot(
-        &self,
-        tool: &crate::tool::Tool,
-        context: &RequestContext<RoleServer>,
-    ) -> Result<Result<tokio::sync::OwnedSemaphorePermit, String>, ErrorData> {
-        let waiting = std::time::Instant::now();
-        let acquired = tokio::select! {
-            acquired = self.state.calls.acquire() => acquired,
-            () = context.ct.cancelled() => {
-                return Err(ErrorData::internal_error("the request was cancelled", None));
-            }
-        };
-        if let Some(metrics) = self.state.metrics.as_deref() {
-            metrics.waited(waiting.elapsed());
-            if acquired.is_err() {
-                metrics.call_ended(&tool.name, crate::metrics::Outcome::Busy, waiting.elapsed());
-            }
-        }
-        Ok(acquired.map_err(|busy| {
-            tracing::warn!(tool = %tool.name, running = busy.running, "refusing a call: too many in flight");
-            format!(
-                "the server is busy: {} tool calls are already running{}; try again shortly",
-                busy.running,
-                if busy.queue > 0 {
-                    format!(" and {} are waiting", busy.queue)
-                } else {
-                    String::new()
-                }
-            )
-        }))
-    }
-
-    /// A call over its tool's rate for this caller: the message that refuses it.
-    fn over_rate(
-        &self,
-        tool: &crate::tool::Tool,
-        context: &RequestContext<RoleServer>,
-    ) -> Option<String> {
-        let limiter = tool.rate.as_ref()?;
-        let refused = limiter
-            .check(&rate_key(context, self.state.sessions))
-            .err()?;
-        tracing::info!(tool = %tool.name, retry_after = ?refused.retry_after, "refused a call over its rate");
-        if let Some(metrics) = self.state.metrics.as_deref() {
-            metrics.call_ended(
-                &tool.name,
-                crate::metrics::Outcome::RateLimited,
-                std::time::Duration::ZERO,
-            );
-        }
-        Some(refused.to_string())
-    }
-
     /// The task store, for the `tasks/*` methods (rmcp answers them only when the
     /// extension is advertised, which needs one).
     fn tasks(&self) -> Result<&std::sync::Arc<crate::tasks::Tasks>, ErrorData> {
-        self.state.tasks.as_ref().ok_or_else(|| {
+        self.state.services.tasks.as_ref().ok_or_else(|| {
             ErrorData::new(
                 ErrorCode::METHOD_NOT_FOUND,
                 "this server keeps no tasks",
@@ -193,8 +83,8 @@ impl ServerHandler for Handler {
         let era = era(&context);
         // With scoped tools, a caller sees only the tools its token may call, so the list
         // varies by caller: cacheable by that caller only.
-        let principal = match caller(&context, self.state.sessions) {
-            Caller::Subject(subject) if self.snapshot().scoped_tools => Some(subject),
+        let principal = match caller(&context).identity {
+            Identity::Subject(subject) if self.snapshot().scoped_tools => Some(subject),
             _ => None,
         };
         let result = self.listing(era, principal.as_ref());
@@ -206,38 +96,7 @@ impl ServerHandler for Handler {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        if !self.state.audit.enabled {
-            return self.call(request, context).await;
-        }
-        let started = std::time::Instant::now();
-        let (name, arguments) = (request.name.clone(), request.arguments.clone());
-        let key = rate_key(&context, self.state.sessions);
-        let answered = self.call(request, context).await;
-        let outcome = match &answered {
-            Ok(CallToolResponse::Complete(result)) if result.is_error == Some(true) => {
-                crate::audit::Outcome::Error
-            }
-            Ok(CallToolResponse::InputRequired(_)) => crate::audit::Outcome::Pending,
-            Ok(CallToolResponse::Task(_)) => crate::audit::Outcome::Task,
-            Ok(_) => crate::audit::Outcome::Ok,
-            Err(_) => crate::audit::Outcome::Refused,
-        };
-        let registry = self.registry();
-        let redactor = registry
-            .get(&name)
-            .ok()
-            .and_then(|tool| tool.backend.redactor());
-        self.state.audit.record(
-            &crate::audit::Record {
-                tool: &name,
-                caller: &key,
-                outcome,
-                took: started.elapsed(),
-                arguments: arguments.as_ref(),
-            },
-            redactor,
-        );
-        answered
+        self.call(request, context).await
     }
 
     async fn get_task(
@@ -245,7 +104,7 @@ impl ServerHandler for Handler {
         request: GetTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
-        let caller = caller(&context, self.state.sessions);
+        let caller = caller(&context);
         super::tasks::get(self.tasks()?, &request.task_id, &caller).await
     }
 
@@ -254,7 +113,7 @@ impl ServerHandler for Handler {
         request: UpdateTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        let caller = caller(&context, self.state.sessions);
+        let caller = caller(&context);
         let responses = request
             .input_responses
             .into_iter()
@@ -269,7 +128,7 @@ impl ServerHandler for Handler {
         request: CancelTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        let caller = caller(&context, self.state.sessions);
+        let caller = caller(&context);
         super::tasks::cancel(self.tasks()?, &request.task_id, &caller).await
     }
 
@@ -278,7 +137,7 @@ impl ServerHandler for Handler {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        let caller = caller(&context, self.state.sessions);
+        let caller = caller(&context);
         prompts::list(&self.registry(), caller.principal())
     }
 
@@ -290,10 +149,10 @@ impl ServerHandler for Handler {
         let asked = prompts::Asked {
             context: &context,
             era: era(&context),
-            reachable: back_channel(&context, self.state.sessions),
+            reachable: caller(&context).back_channel,
             codec: &self.state.sealer,
         };
-        let caller = caller(&context, self.state.sessions);
+        let caller = caller(&context);
         prompts::get(&self.registry(), request, caller.principal(), asked).await
     }
 
@@ -302,7 +161,7 @@ impl ServerHandler for Handler {
         request: CompleteRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
-        let caller = caller(&context, self.state.sessions);
+        let caller = caller(&context);
         prompts::complete(&self.registry(), &request, caller.principal())
     }
 
@@ -322,7 +181,7 @@ impl ServerHandler for Handler {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        resources::list(&self.registry(), &caller(&context, self.state.sessions))
+        resources::list(&self.registry(), &caller(&context).identity)
     }
 
     async fn list_resource_templates(
@@ -330,7 +189,7 @@ impl ServerHandler for Handler {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        let caller = caller(&context, self.state.sessions);
+        let caller = caller(&context);
         resources::templates(&self.registry(), caller.principal())
     }
 
@@ -347,10 +206,10 @@ impl ServerHandler for Handler {
             .await
             .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
         let registry = self.registry();
-        let caller = caller(&context, self.state.sessions);
+        let caller = caller(&context);
         let era = era(&context);
         let contents = tokio::task::spawn_blocking(move || {
-            resources::read(&registry, &request.uri, &caller, era)
+            resources::read(&registry, &request.uri, &caller.identity, era)
         })
         .await
         .map_err(|error| ErrorData::internal_error(error.to_string(), None))??;
@@ -369,7 +228,7 @@ impl ServerHandler for Handler {
         let registry = self.registry();
         super::access::require(
             || format!("`{}`", request.uri),
-            caller(&context, self.state.sessions).principal(),
+            caller(&context).principal(),
             &registry.resource_scopes(&request.uri),
         )?;
         if !self.state.watching {
@@ -378,7 +237,7 @@ impl ServerHandler for Handler {
                 None,
             ));
         }
-        if !back_channel(&context, self.state.sessions) {
+        if !caller(&context).back_channel {
             return Err(ErrorData::invalid_request(
                 "a subscription needs a connection to notify: stdio, or HTTP with --sessions",
                 None,
@@ -386,7 +245,7 @@ impl ServerHandler for Handler {
         }
         self.state.subscriptions.subscribe(
             &self.registry(),
-            caller(&context, self.state.sessions),
+            caller(&context).identity,
             context.peer.clone(),
             &request.uri,
         )
@@ -400,7 +259,7 @@ impl ServerHandler for Handler {
         resources::served(&self.registry(), "resources/unsubscribe")?;
         self.state
             .subscriptions
-            .unsubscribe(&caller(&context, self.state.sessions), &request.uri);
+            .unsubscribe(&caller(&context).identity, &request.uri);
         Ok(())
     }
 
@@ -459,43 +318,90 @@ impl ServerHandler for Handler {
 }
 
 impl Handler {
-    /// `tools/call`: the checks before a call, then the call (or its task).
+    /// `tools/call`: where the call came from, handed to the pipeline (`crate::call`), and
+    /// its answer in the request's era.
     async fn call(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let snapshot = self.snapshot();
-        let tool = snapshot
+        let era = era(&context);
+        let caller = caller(&context);
+        let (events, forwarder) = self.forward_events(&context, era, &request.name);
+        let declared = context.client_capabilities().unwrap_or_default();
+        let wrapped = snapshot
+            .served
             .registry
             .get(&request.name)
-            .map_err(|unknown| ErrorData::invalid_params(unknown.to_string(), None))?
-            .clone();
-        granted(&tool, &caller(&context, self.state.sessions))?;
-        let era = era(&context);
-        // A call is counted once: the rounds that answer its questions (2026's `requestState`)
-        // are the same call.
-        let first_round = request.input_responses.is_none() && request.request_state.is_none();
-        if let Some(refused) = first_round
-            .then(|| self.over_rate(&tool, &context))
-            .flatten()
-        {
-            let server_info = (era == Era::Modern).then_some(&snapshot.server_info);
-            return Ok(convert::call_result(ToolResult::error(refused), server_info).into());
-        }
-        if let Some(tasks) = self.state.tasks.as_ref()
-            && super::tasks::wanted(&tool, Some(tasks), &context)?
-        {
-            let caller = caller(&context, self.state.sessions);
-            return super::tasks::start(self, tasks, tool, request, &context, era, caller).await;
+            .is_ok_and(|tool| tool.legacy_wrapped());
+        let tasking = Tasking::Offered(AsTask {
+            declared: declared.supports_tasks(),
+            can: [
+                declared.elicitation.is_some(),
+                declared.sampling.is_some(),
+                declared.roots.is_some(),
+            ],
+            asks_inside: true,
+            keep: std::sync::Arc::new(move |result: ToolResult| {
+                convert::task_result(result.for_era(era, wrapped))
+            }),
+        });
+        let gatherer = elicit::Connection {
+            context: &context,
+            era,
+            reachable: caller.back_channel,
+            codec: &self.state.sealer,
+            responses: request.input_responses,
+            state: request.request_state,
+        };
+        let call = Call {
+            tool: request.name.into_owned(),
+            arguments: request.arguments,
+            caller,
+            events,
+            tasking,
+            gatherer,
+        };
+        // Cancelling the request drops the call, which kills the backend's process group.
+        let answered = crate::call::run(
+            &snapshot.served,
+            &self.state.services,
+            call,
+            context.ct.cancelled(),
+        )
+        .await;
+        // Every event goes out before the result, never after it.
+        if let Some(forwarder) = forwarder {
+            if matches!(answered, Err(CallError::Cancelled)) {
+                forwarder.abort();
+            } else {
+                let _ = tokio::time::timeout(Duration::from_secs(1), forwarder).await;
+            }
         }
         let server_info = (era == Era::Modern).then_some(&snapshot.server_info);
-        let _permit = match self.slot(&tool, &context).await? {
-            Ok(permit) => permit,
-            Err(busy) => {
-                return Ok(convert::call_result(ToolResult::error(busy), server_info).into());
+        match answered {
+            Ok(Answer::Done(result)) => {
+                let result = result.for_era(era, wrapped);
+                Ok(convert::call_result(result, server_info).into())
             }
-        };
+            Ok(Answer::Pending(pending)) => Ok(pending.into()),
+            Ok(Answer::Task(record)) => super::tasks::created(&record),
+            Err(error) => Err(protocol_error(error)),
+        }
+    }
+
+    /// Progress and log events for the client, when it wants them: the sender the call
+    /// writes to and the task that forwards them as notifications.
+    fn forward_events(
+        &self,
+        context: &RequestContext<RoleServer>,
+        era: Era,
+        tool: &str,
+    ) -> (
+        Option<crate::backend::events_pipe::EventSender>,
+        Option<tokio::task::JoinHandle<()>>,
+    ) {
         let wanted = notify::Wanted {
             progress: context.meta.get_progress_token(),
             log_threshold: if era == Era::Modern {
@@ -505,60 +411,35 @@ impl Handler {
             },
             heartbeat: self.state.heartbeat,
         };
-        let (events, forwarder) = if wanted.progress.is_some() || wanted.log_threshold.is_some() {
-            let (sender, receiver) = tokio::sync::mpsc::channel(256);
-            let task = tokio::spawn(notify::forward(
-                receiver,
-                context.peer.clone(),
-                wanted,
-                tool.name.clone(),
-            ));
-            (Some(sender), Some(task))
-        } else {
-            (None, None)
-        };
-        let call_context = CallContext {
-            store: snapshot.registry.store(),
-            caller: caller(&context, self.state.sessions),
-            events,
-            withheld_env: &snapshot.withheld_env,
-            processes: &self.state.processes,
-            clients: &self.state.clients,
-            metrics: self.state.metrics.as_deref(),
-        };
-        // Dropping the call future kills the backend's process group.
-        let codec = &self.state.sealer;
-        let reachable = back_channel(&context, self.state.sessions);
-        let run = elicit::call(
-            &tool,
-            request,
-            &context,
-            era,
-            &call_context,
-            codec,
-            reachable,
-        );
-        let called = tokio::select! {
-            called = run => called,
-            () = context.ct.cancelled() => {
-                if let Some(forwarder) = forwarder {
-                    forwarder.abort();
-                }
-                tracing::info!(tool = %tool.name, "call cancelled; backend stopped");
-                return Err(ErrorData::internal_error("the request was cancelled", None));
-            }
-        };
-        // Every event goes out before the result, never after it.
-        drop(call_context);
-        if let Some(forwarder) = forwarder {
-            let _ = tokio::time::timeout(Duration::from_secs(1), forwarder).await;
+        if wanted.progress.is_none() && wanted.log_threshold.is_none() {
+            return (None, None);
         }
-        match called? {
-            elicit::Called::Done(result) => {
-                let result = result.for_era(era, tool.legacy_wrapped());
-                Ok(convert::call_result(result, server_info).into())
-            }
-            elicit::Called::Pending(pending) => Ok(pending.into()),
+        let (sender, receiver) = tokio::sync::mpsc::channel(256);
+        let task = tokio::spawn(notify::forward(
+            receiver,
+            context.peer.clone(),
+            wanted,
+            tool.to_owned(),
+        ));
+        (Some(sender), Some(task))
+    }
+}
+
+/// What the pipeline refused as a protocol error, as JSON-RPC says it.
+fn protocol_error(error: CallError<ErrorData>) -> ErrorData {
+    match error {
+        CallError::UnknownTool(unknown) => ErrorData::invalid_params(unknown.to_string(), None),
+        // The HTTP layer answers 403 first; this holds where it cannot look (a batch).
+        CallError::Ungranted(ungranted) => ErrorData::invalid_request(ungranted.to_string(), None),
+        CallError::Gather(error) => error,
+        CallError::TaskRequired(_) => {
+            let mut refused = ErrorData::missing_required_client_capability(
+                ClientCapabilities::builder().enable_tasks().build(),
+            );
+            refused.message = error.to_string().into();
+            refused
         }
+        CallError::TaskStart(_) => ErrorData::internal_error(error.to_string(), None),
+        CallError::Cancelled => ErrorData::internal_error("the request was cancelled", None),
     }
 }

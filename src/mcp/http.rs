@@ -200,6 +200,7 @@ pub(crate) fn router(handler: Handler, options: &HttpOptions, lifecycle: &Lifecy
             draining: lifecycle.draining.clone(),
             authentication,
             metrics: options.metrics.clone(),
+            sessions: options.sessions.is_some(),
         },
         gate::gate,
     ));

@@ -9,10 +9,10 @@ use rmcp::model::{
 
 use super::{access, convert};
 use crate::auth::Principal;
+use crate::call::Identity;
 use crate::era::Era;
 use crate::registry::Registry;
 use crate::resource::{Contents, DeclaredResource, ReadError};
-use crate::results::store::Caller;
 
 /// A manifest without resources (declared or kept) serves no resource methods.
 pub(super) fn served(registry: &Registry, method: &str) -> Result<(), ErrorData> {
@@ -28,7 +28,10 @@ pub(super) fn served(registry: &Registry, method: &str) -> Result<(), ErrorData>
 }
 
 /// Declared resources first, in manifest order, then this caller's kept outputs.
-pub(super) fn list(registry: &Registry, caller: &Caller) -> Result<ListResourcesResult, ErrorData> {
+pub(super) fn list(
+    registry: &Registry,
+    caller: &Identity,
+) -> Result<ListResourcesResult, ErrorData> {
     served(registry, "resources/list")?;
     let mut resources = registry
         .resources()
@@ -80,7 +83,7 @@ pub(super) fn templates(
 pub(super) fn read(
     registry: &Registry,
     uri: &str,
-    caller: &Caller,
+    caller: &Identity,
     era: Era,
 ) -> Result<ResourceContents, ErrorData> {
     served(registry, "resources/read")?;

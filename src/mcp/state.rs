@@ -46,8 +46,6 @@ pub struct HandlerOptions {
     pub withheld_env: Vec<String>,
     /// The server's processes.
     pub processes: Arc<Processes>,
-    /// HTTP with `--sessions`: a 2025-era request's session id identifies its caller.
-    pub sessions: bool,
     /// Seals 2026 `requestState` (`--state-key-file`, else a random key).
     pub sealer: rmcp::model::RequestStateCodec,
     /// Where tasks are kept (none: calls are never tasks).
@@ -61,21 +59,15 @@ pub struct HandlerOptions {
 #[derive(Debug)]
 pub(super) struct State {
     current: RwLock<Arc<Snapshot>>,
-    pub(super) metrics: Option<Arc<crate::metrics::Metrics>>,
-    pub(super) audit: crate::audit::Audit,
-    pub(super) calls: Limiter,
+    /// What every call reaches (processes, clients, limits, metrics, audit, tasks).
+    pub(super) services: Arc<crate::call::Services>,
     /// The level `logging/setLevel` asked for, shared by every per-request handler (over
     /// stateless HTTP each request has its own).
     pub(super) log_level: RwLock<LogLevel>,
     pub(super) heartbeat: Option<Duration>,
     pub(super) watching: bool,
     withheld_env: Vec<String>,
-    pub(super) processes: Arc<Processes>,
-    pub(super) sessions: bool,
     pub(super) sealer: rmcp::model::RequestStateCodec,
-    pub(super) tasks: Option<Arc<crate::tasks::Tasks>>,
-    /// The HTTP tools' clients, kept across reloads with their connection pools.
-    pub(super) clients: HttpClients,
     /// 2025-era sessions to send `notifications/tools/list_changed` to.
     peers: Mutex<Vec<Peer<RoleServer>>>,
     /// 2026-era `subscriptions/listen` streams.
@@ -95,8 +87,9 @@ pub(super) struct Snapshot {
     pub(super) listings: [Vec<Tool>; 4],
     pub(super) info: ServerConfig,
     pub(super) server_info: Value,
-    /// The server's withheld variables and the manifest's.
-    pub(super) withheld_env: Vec<String>,
+    /// What calls run against: the registry and the server's withheld variables with the
+    /// manifest's.
+    pub(super) served: crate::call::Served,
     /// Some tool names `scopes`: only then does a call's body need a look before rmcp.
     pub(super) scoped: bool,
     /// Some tool (not only a prompt or resource) names `scopes`: lists vary by caller.
@@ -183,6 +176,10 @@ impl Snapshot {
         let server_info = Value::Object(registry.server.implementation.clone());
         let mut withheld = withheld_env.to_vec();
         withheld.extend(registry.withheld_env().iter().cloned());
+        let served = crate::call::Served {
+            registry: Arc::clone(&registry),
+            withheld_env: withheld.into(),
+        };
         let scoped = registry.scoped();
         let scoped_tools = registry.tools().any(|tool| !tool.scopes.is_empty());
         Ok(Self {
@@ -193,7 +190,7 @@ impl Snapshot {
             listings,
             info,
             server_info,
-            withheld_env: withheld,
+            served,
         })
     }
 }
@@ -209,18 +206,19 @@ impl Handler {
         Ok(Self {
             state: Arc::new(State {
                 current: RwLock::new(Arc::new(snapshot)),
-                calls: Limiter::new(options.max_calls, options.queue),
+                services: Arc::new(crate::call::Services {
+                    processes: options.processes,
+                    clients: HttpClients::default(),
+                    metrics: options.metrics,
+                    audit: options.audit,
+                    calls: Some(Limiter::new(options.max_calls, options.queue)),
+                    tasks: options.tasks,
+                }),
                 log_level: RwLock::new(LogLevel::Info),
                 heartbeat: options.heartbeat,
                 watching: options.watching,
                 withheld_env: options.withheld_env,
-                processes: options.processes,
-                sessions: options.sessions,
                 sealer: options.sealer,
-                tasks: options.tasks,
-                metrics: options.metrics,
-                audit: options.audit,
-                clients: HttpClients::default(),
                 peers: Mutex::new(Vec::new()),
                 sinks: Mutex::new(Vec::new()),
                 subscriptions: Subscriptions::default(),
@@ -266,7 +264,7 @@ impl Handler {
 
     /// Where calls are counted, if anywhere.
     pub(crate) fn metrics(&self) -> Option<&Arc<crate::metrics::Metrics>> {
-        self.state.metrics.as_ref()
+        self.state.services.metrics.as_ref()
     }
 
     /// The registry being served now.
@@ -280,7 +278,7 @@ impl Handler {
             registry,
             self.state.watching,
             &self.state.withheld_env,
-            self.state.tasks.is_some(),
+            self.state.services.tasks.is_some(),
         )?);
         match self.state.current.write() {
             Ok(mut current) => *current = snapshot,
@@ -338,7 +336,11 @@ impl Handler {
 
     /// Tool calls running now.
     pub fn calls_in_flight(&self) -> usize {
-        self.state.calls.in_flight()
+        self.state
+            .services
+            .calls
+            .as_ref()
+            .map_or(0, Limiter::in_flight)
     }
 
     pub(super) fn remember_peer(&self, peer: Peer<RoleServer>) {

@@ -431,7 +431,6 @@ mod tests {
                 watching: false,
                 withheld_env: Vec::new(),
                 processes: Arc::new(Processes::default()),
-                sessions: false,
                 tasks: None,
                 sealer: crate::mcp::state_codec(None).expect("key"),
                 metrics: None,

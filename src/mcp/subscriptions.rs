@@ -8,9 +8,9 @@ use std::time::SystemTime;
 use rmcp::model::ResourceUpdatedNotificationParam;
 use rmcp::{ErrorData, Peer, RoleServer};
 
+use crate::call::Identity;
 use crate::registry::Registry;
 use crate::resource::Source;
-use crate::results::store::Caller;
 
 /// The most subscriptions the server holds (every caller, every resource).
 const MAX_SUBSCRIPTIONS: usize = 10_000;
@@ -24,7 +24,7 @@ type Fingerprint = Option<(SystemTime, u64)>;
 #[derive(Debug)]
 struct Subscription {
     /// Who subscribed: the stdio client or a session (the key), and how to reach it.
-    caller: Caller,
+    caller: Identity,
     peer: Peer<RoleServer>,
     uri: String,
     seen: Fingerprint,
@@ -54,11 +54,11 @@ impl Subscriptions {
     pub(super) fn subscribe(
         &self,
         registry: &Registry,
-        caller: Caller,
+        caller: Identity,
         peer: Peer<RoleServer>,
         uri: &str,
     ) -> Result<(), ErrorData> {
-        if caller == Caller::Anonymous {
+        if caller == Identity::Anonymous {
             return Err(ErrorData::invalid_request(
                 "a subscription needs a connection to notify: stdio, or HTTP with --sessions",
                 None,
@@ -102,7 +102,7 @@ impl Subscriptions {
         Ok(())
     }
 
-    pub(super) fn unsubscribe(&self, caller: &Caller, uri: &str) {
+    pub(super) fn unsubscribe(&self, caller: &Identity, uri: &str) {
         if let Ok(mut entries) = self.entries.lock() {
             entries.retain(|entry| !(entry.uri == uri && &entry.caller == caller));
         }
@@ -111,7 +111,7 @@ impl Subscriptions {
     /// Tells each subscriber whose file changed since it was last seen; forgets the
     /// subscribers that are gone.
     pub(super) async fn notify_changes(&self, registry: &Registry) {
-        let due: Vec<(Caller, Peer<RoleServer>, String)> = match self.entries.lock() {
+        let due: Vec<(Identity, Peer<RoleServer>, String)> = match self.entries.lock() {
             Ok(mut entries) => entries
                 .iter_mut()
                 .filter_map(|entry| {

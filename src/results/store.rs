@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use indexmap::IndexMap;
 
 use super::content::ResourceLink;
+use crate::call::Identity;
 
 /// Limits of the store.
 #[derive(Debug, Clone, Copy)]
@@ -81,43 +82,21 @@ struct Entry {
     path: PathBuf,
     link: ResourceLink,
     created: Instant,
-    owner: Caller,
+    owner: Identity,
 }
 
-/// Who is asking, as far as the server can tell: kept outputs are listed to the caller
-/// that made them, and read by anyone holding their link except another session's.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Caller {
-    /// The one client of a stdio server.
-    Only,
-    /// A legacy HTTP session.
-    Session(String),
-    /// A stateless HTTP request: nothing says who sent it, so `resources/list` shows it
-    /// nothing; its links (unguessable) still read.
-    Anonymous,
-    /// An HTTP request with an OAuth access token: its subject, across replicas and
-    /// reconnections.
-    Subject(crate::auth::Subject),
+/// May `caller` see `owner`'s output in `resources/list`: its own only, never a caller
+/// nothing identifies.
+fn may_list(caller: &Identity, owner: &Identity) -> bool {
+    caller != &Identity::Anonymous && caller == owner
 }
 
-impl Caller {
-    fn may_list(&self, owner: &Caller) -> bool {
-        self != &Caller::Anonymous && self == owner
-    }
-
-    fn may_read(&self, owner: &Caller) -> bool {
-        match owner {
-            Caller::Session(_) | Caller::Subject(_) => self == owner,
-            Caller::Only | Caller::Anonymous => true,
-        }
-    }
-
-    /// The token's principal, for `{auth.…}` placeholders.
-    pub fn principal(&self) -> Option<&crate::auth::Principal> {
-        match self {
-            Caller::Subject(subject) => Some(&subject.0),
-            _ => None,
-        }
+/// May `caller` read `owner`'s output by its link: anyone holding it, except that a session's
+/// or a subject's outputs are theirs alone.
+fn may_read(caller: &Identity, owner: &Identity) -> bool {
+    match owner {
+        Identity::Session(_) | Identity::Subject(_) => caller == owner,
+        Identity::Only | Identity::Anonymous => true,
     }
 }
 
@@ -125,7 +104,7 @@ impl Caller {
 #[derive(Debug, Clone)]
 pub struct Keeper<'a> {
     pub store: &'a ResourceStore,
-    pub caller: Caller,
+    pub caller: Identity,
 }
 
 impl Keeper<'_> {
@@ -194,7 +173,7 @@ impl ResourceStore {
     }
 
     /// The store as one caller sees it.
-    pub fn keeper(&self, caller: Caller) -> Keeper<'_> {
+    pub fn keeper(&self, caller: Identity) -> Keeper<'_> {
         Keeper {
             store: self,
             caller,
@@ -206,7 +185,7 @@ impl ResourceStore {
         path: &Path,
         name: &str,
         mime_type: &str,
-        owner: &Caller,
+        owner: &Identity,
     ) -> Option<ResourceLink> {
         let size = std::fs::metadata(path).ok()?.len();
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
@@ -223,7 +202,7 @@ impl ResourceStore {
         bytes: &[u8],
         name: &str,
         mime_type: &str,
-        owner: &Caller,
+        owner: &Identity,
     ) -> Option<ResourceLink> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let target = self.dir()?.join(format!("resource-{id}"));
@@ -237,7 +216,7 @@ impl ResourceStore {
         size: u64,
         name: &str,
         mime_type: &str,
-        owner: &Caller,
+        owner: &Identity,
     ) -> Option<ResourceLink> {
         let mut entries = self.entries.lock().ok()?;
         self.expire(&mut entries);
@@ -303,7 +282,7 @@ impl ResourceStore {
     }
 
     /// What the store holds now for `caller`, oldest first.
-    pub fn list(&self, caller: &Caller) -> Vec<ResourceLink> {
+    pub fn list(&self, caller: &Identity) -> Vec<ResourceLink> {
         let Ok(mut entries) = self.entries.lock() else {
             return Vec::new();
         };
@@ -311,20 +290,20 @@ impl ResourceStore {
         entries
             .by_uri
             .values()
-            .filter(|entry| caller.may_list(&entry.owner))
+            .filter(|entry| may_list(caller, &entry.owner))
             .map(|entry| entry.link.clone())
             .collect()
     }
 
     /// The MIME type and bytes of a stored resource `caller` may read.
-    pub fn read(&self, uri: &str, caller: &Caller) -> Option<(String, Vec<u8>)> {
+    pub fn read(&self, uri: &str, caller: &Identity) -> Option<(String, Vec<u8>)> {
         let path = {
             let mut entries = self.entries.lock().ok()?;
             self.expire(&mut entries);
             let entry = entries
                 .by_uri
                 .get(uri)
-                .filter(|entry| caller.may_read(&entry.owner))?;
+                .filter(|entry| may_read(caller, &entry.owner))?;
             (
                 entry.path.clone(),
                 entry.link.mime_type.clone().unwrap_or_default(),
@@ -338,7 +317,8 @@ impl ResourceStore {
 mod tests {
     use std::time::Duration;
 
-    use super::{Caller, ResourceStore, StoreLimits};
+    use super::{ResourceStore, StoreLimits};
+    use crate::call::Identity;
 
     #[test]
     fn keeps_lists_reads_and_evicts_the_oldest() {
@@ -346,7 +326,7 @@ mod tests {
             max_total_bytes: 10,
             ttl: Duration::from_secs(60),
         });
-        let keeper = store.keeper(Caller::Only);
+        let keeper = store.keeper(Identity::Only);
         let first = keeper
             .keep_bytes(b"123456", "a b.txt", "text/plain")
             .expect("kept");
@@ -357,18 +337,18 @@ mod tests {
         );
         assert!(first.uri.ends_with("/a%20b%2Etxt"), "{}", first.uri);
         assert_eq!(
-            store.read(&first.uri, &Caller::Only),
+            store.read(&first.uri, &Identity::Only),
             Some(("text/plain".into(), b"123456".to_vec()))
         );
         let second = keeper.keep_bytes(b"7890", "b", "text/plain").expect("kept");
         let third = keeper.keep_bytes(b"xyz", "c", "text/plain").expect("kept");
         let uris: Vec<String> = store
-            .list(&Caller::Only)
+            .list(&Identity::Only)
             .into_iter()
             .map(|link| link.uri)
             .collect();
         assert_eq!(uris, vec![second.uri, third.uri], "the oldest made room");
-        assert_eq!(store.read(&first.uri, &Caller::Only), None);
+        assert_eq!(store.read(&first.uri, &Identity::Only), None);
         assert!(
             keeper
                 .keep_bytes(&[0; 11], "big", "application/octet-stream")
@@ -383,25 +363,25 @@ mod tests {
             ttl: Duration::from_millis(1),
         });
         let link = store
-            .keeper(Caller::Only)
+            .keeper(Identity::Only)
             .keep_bytes(b"x", "x", "text/plain")
             .expect("kept");
         std::thread::sleep(Duration::from_millis(20));
-        assert_eq!(store.read(&link.uri, &Caller::Only), None);
-        assert!(store.list(&Caller::Only).is_empty());
+        assert_eq!(store.read(&link.uri, &Identity::Only), None);
+        assert!(store.list(&Identity::Only).is_empty());
     }
 
     #[test]
     fn outputs_are_listed_to_their_caller_and_read_by_link() {
         let store = ResourceStore::new(StoreLimits::default());
-        let alice = Caller::Session("alice".into());
-        let bob = Caller::Session("bob".into());
+        let alice = Identity::Session("alice".into());
+        let bob = Identity::Session("bob".into());
         let hers = store
             .keeper(alice.clone())
             .keep_bytes(b"a", "a", "text/plain")
             .expect("kept");
         let anonymous = store
-            .keeper(Caller::Anonymous)
+            .keeper(Identity::Anonymous)
             .keep_bytes(b"n", "n", "text/plain")
             .expect("kept");
         assert_eq!(store.list(&alice).len(), 1);
@@ -409,12 +389,12 @@ mod tests {
             store.list(&bob).is_empty(),
             "another session's output listed"
         );
-        assert!(store.list(&Caller::Anonymous).is_empty());
+        assert!(store.list(&Identity::Anonymous).is_empty());
         assert!(
             store.read(&hers.uri, &bob).is_none(),
             "another session read it"
         );
-        assert!(store.read(&hers.uri, &Caller::Anonymous).is_none());
+        assert!(store.read(&hers.uri, &Identity::Anonymous).is_none());
         assert!(store.read(&hers.uri, &alice).is_some());
         assert!(
             store.read(&anonymous.uri, &bob).is_some(),

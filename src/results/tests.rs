@@ -1,9 +1,10 @@
 use serde_json::json;
 
-use super::store::{Caller, ResourceStore, StoreLimits};
+use super::store::{ResourceStore, StoreLimits};
 use super::{
     BinaryKind, Captured, Content, FilesMode, OutputFile, OutputMode, OutputSpec, ToolResult,
 };
+use crate::call::Identity;
 use crate::era::Era;
 use crate::schema::CompiledSchema;
 
@@ -23,7 +24,7 @@ fn run(stdout: &[u8], mode: OutputMode, schema: Option<&CompiledSchema>) -> Tool
         Vec::new(),
         &spec(mode),
         schema,
-        &store.keeper(Caller::Only),
+        &store.keeper(Identity::Only),
     )
 }
 
@@ -60,7 +61,7 @@ fn truncated_text_keeps_head_and_tail_and_says_how_much_is_missing() {
         Vec::new(),
         &spec(OutputMode::Text),
         None,
-        &store.keeper(Caller::Only),
+        &store.keeper(Identity::Only),
     );
     assert_eq!(
         texts(&result),
@@ -198,7 +199,7 @@ fn files_are_embedded_or_linked_after_stdout() {
         files(),
         &embed,
         None,
-        &store.keeper(Caller::Only),
+        &store.keeper(Identity::Only),
     );
     let kinds: Vec<String> = result
         .content
@@ -217,14 +218,16 @@ fn files_are_embedded_or_linked_after_stdout() {
         files(),
         &link,
         None,
-        &store.keeper(Caller::Only),
+        &store.keeper(Identity::Only),
     );
     assert_eq!(result.content.len(), 2, "empty stdout adds no block");
     let Content::ResourceLink(first) = &result.content[0] else {
         panic!("{result:?}")
     };
     assert_eq!(
-        store.read(&first.uri, &Caller::Only).map(|(mime, _)| mime),
+        store
+            .read(&first.uri, &Identity::Only)
+            .map(|(mime, _)| mime),
         Some("image/png".into())
     );
 }

@@ -1,0 +1,351 @@
+//! The one call pipeline. Every tool call goes through [`run`], whatever brought it: stdio or
+//! HTTP, either lifecycle, the first `tools/call` or a later round that answers its
+//! questions, a task started or resumed, `mcp-serve call`, `call --task` and `mcp-serve
+//! test`. An entry point only says where the call came from (its [`Caller`], how it gathers
+//! answers, whether it may become a task); each policy below is written once, here.
+//!
+//! The stages, in order:
+//!
+//! 1. **find** the tool in the registry the call started on;
+//! 2. **prepare** the arguments: defaults filled, validated against the input schema (a
+//!    violation is a tool error the model can correct);
+//! 3. **authorize**: the caller's token holds the tool's scopes; a tool that names the
+//!    caller (`{auth.…}`) needs a token at all;
+//! 4. **task or not**: the tool's `task` policy against what the request declared;
+//! 5. **gather** what the tool asks before it runs (`confirm`, `[tools.ask]`,
+//!    `[tools.sample]`, `roots`) through the entry's [`Gatherer`]: the connection (2025),
+//!    `input_required` rounds (2026), the terminal; inside the task instead, for an
+//!    `ask-in-task` tool;
+//! 6. **rate**: the call is counted against the tool's rate for this caller, once, when it
+//!    is about to run (or to become a task): after its questions, so neither skipping the
+//!    rounds nor replaying an answered round runs it uncounted;
+//! 7. **task**: kept in the task store, which runs stages 8 to 10 later ([`task`]);
+//! 8. **slot**: one of the server's `--max-calls` (waiting in `--queue`) and one of the
+//!    tool's own `max-calls`;
+//! 9. **backend** with the one [`CallContext`](crate::backend::CallContext), then the
+//!    **output** pipeline (`crate::results`) and the redaction of every manifest secret;
+//! 10. **record**: one metrics outcome per call that ended, one audit record per request.
+
+pub mod caller;
+mod gather;
+mod outcome;
+mod slot;
+mod task;
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::{Map, Value};
+
+pub use caller::{Caller, Identity, Seen, Ungranted};
+pub use gather::{Gathered, Gatherer};
+pub use outcome::Outcome;
+pub use task::{AsTask, Keep, Tasking};
+
+use crate::backend::CallContext;
+use crate::backend::events_pipe::EventSender;
+use crate::backend::http::HttpClients;
+use crate::backend::processes::Processes;
+use crate::registry::{Registry, UnknownTool};
+use crate::results::ToolResult;
+use crate::tasks::Tasks;
+use crate::tool::Tool;
+
+/// What every call can reach, whoever serves it: made once per server or CLI command.
+#[derive(Debug)]
+pub struct Services {
+    /// Every command is started and cleaned up through it.
+    pub processes: Arc<Processes>,
+    /// The HTTP tools' clients, kept across reloads with their connection pools.
+    pub clients: HttpClients,
+    /// Where calls are counted (`--metrics`), if anywhere.
+    pub metrics: Option<Arc<crate::metrics::Metrics>>,
+    /// What is recorded per call (`--audit`).
+    pub audit: crate::audit::Audit,
+    /// The server's `--max-calls` and `--queue`; none at a terminal.
+    pub calls: Option<crate::limit::Limiter>,
+    /// Where tasks are kept; none: no call becomes a task.
+    pub tasks: Option<Arc<Tasks>>,
+}
+
+impl Services {
+    /// For one command at a terminal (`call`, `test`): no server limit, no metrics.
+    pub fn terminal(processes: Arc<Processes>, clients: HttpClients) -> Self {
+        Self {
+            processes,
+            clients,
+            metrics: None,
+            audit: crate::audit::Audit::default(),
+            calls: None,
+            tasks: None,
+        }
+    }
+}
+
+/// What a call runs against: the registry it started on (a reload does not change it
+/// mid-call) and the variables withheld from its commands.
+#[derive(Debug, Clone)]
+pub struct Served {
+    pub registry: Arc<Registry>,
+    /// The server's own secrets' variables and the manifest's.
+    pub withheld_env: Arc<[String]>,
+}
+
+impl Served {
+    /// A registry served with only its own withheld variables (at a terminal).
+    pub fn alone(registry: Arc<Registry>) -> Self {
+        let withheld_env = registry.withheld_env().into();
+        Self {
+            registry,
+            withheld_env,
+        }
+    }
+}
+
+/// One call, as its entry point hands it over.
+#[derive(Debug)]
+pub struct Call<G> {
+    pub tool: String,
+    pub arguments: Option<Map<String, Value>>,
+    pub caller: Caller,
+    /// Where progress and log events go, when the client wants them.
+    pub events: Option<EventSender>,
+    pub tasking: Tasking,
+    /// How this entry asks what the tool needs to know.
+    pub gatherer: G,
+}
+
+/// What a call came to.
+#[derive(Debug)]
+pub enum Answer<P> {
+    /// It ran (or was refused as a tool error): the era-neutral result.
+    Done(ToolResult),
+    /// It needs answers first (2026): the entry's request for input.
+    Pending(P),
+    /// It became this task.
+    Task(Box<crate::tasks::Record>),
+}
+
+/// Why a call got no answer at all: a protocol error for the entry to report.
+#[derive(Debug, thiserror::Error)]
+pub enum CallError<E> {
+    #[error(transparent)]
+    UnknownTool(#[from] UnknownTool),
+    #[error(transparent)]
+    Ungranted(#[from] Ungranted),
+    /// The gatherer could not go on (a forged state, a missing capability).
+    #[error("the call's answers were refused")]
+    Gather(E),
+    /// A `task = "required"` tool, and the request does not declare the tasks extension.
+    #[error(
+        "`{0}` runs only as a task, and this request's clientCapabilities do not declare the io.modelcontextprotocol/tasks extension"
+    )]
+    TaskRequired(String),
+    #[error("could not start the task: {0}")]
+    TaskStart(#[source] crate::tasks::StoreError),
+    #[error("the request was cancelled")]
+    Cancelled,
+}
+
+/// How a call ended, with the time its backend took (what the metrics observe).
+#[derive(Debug, Clone, Copy)]
+struct Ended {
+    outcome: Outcome,
+    ran: Duration,
+}
+
+impl Ended {
+    fn before_running(outcome: Outcome) -> Self {
+        Self {
+            outcome,
+            ran: Duration::ZERO,
+        }
+    }
+}
+
+/// Runs a call through every stage; `cancelled` resolving stops it (and its backend's
+/// process group) wherever it is.
+pub async fn run<G: Gatherer>(
+    served: &Served,
+    services: &Arc<Services>,
+    call: Call<G>,
+    cancelled: impl Future<Output = ()> + Send,
+) -> Result<Answer<G::Pending>, CallError<G::Error>> {
+    let started = Instant::now();
+    let name = call.tool.clone();
+    let caller = call.caller.clone();
+    let audited = services
+        .audit
+        .enabled
+        .then(|| call.arguments.clone())
+        .flatten();
+    let answered = tokio::select! {
+        answered = stages(served, services, call) => answered,
+        () = cancelled => Err(CallError::Cancelled),
+    };
+    let ended = match &answered {
+        Ok((_, ended)) => *ended,
+        Err(CallError::Cancelled) => Ended::before_running(Outcome::Cancelled),
+        Err(_) => Ended::before_running(Outcome::Refused),
+    };
+    let known = !matches!(answered, Err(CallError::UnknownTool(_)));
+    outcome::record(
+        services,
+        &served.registry,
+        &outcome::Request {
+            tool: &name,
+            known,
+            caller: &caller,
+            ended: ended.outcome,
+            ran: ended.ran,
+            took: started.elapsed(),
+            arguments: audited.as_ref(),
+        },
+    );
+    answered.map(|(answer, _)| answer)
+}
+
+type Staged<P, E> = Result<(Answer<P>, Ended), CallError<E>>;
+
+async fn stages<G: Gatherer>(
+    served: &Served,
+    services: &Arc<Services>,
+    call: Call<G>,
+) -> Staged<G::Pending, G::Error> {
+    let Call {
+        tool,
+        arguments,
+        caller,
+        events,
+        tasking,
+        mut gatherer,
+    } = call;
+    let refused = |outcome, message: String| {
+        Ok((
+            Answer::Done(ToolResult::error(message)),
+            Ended::before_running(outcome),
+        ))
+    };
+    let tool = Arc::clone(served.registry.get(&tool)?);
+    let arguments = match tool.prepare(arguments) {
+        Ok(arguments) => arguments,
+        Err(message) => return refused(Outcome::InvalidArguments, message),
+    };
+    caller.grants(&tool.name, &tool.scopes)?;
+    if tool.uses_identity && caller.principal().is_none() {
+        // Without a token the identity would be missing, and a missing `{auth.sub}` leaves
+        // out what it fills: never run such a call for nobody.
+        let message = format!(
+            "`{}` acts for the caller an OAuth access token names, and this request carries none",
+            tool.name
+        );
+        return refused(Outcome::Refused, message);
+    }
+    let as_task = task::decide(&tool, services.tasks.as_ref(), tasking)?;
+    let asks_inside = as_task
+        .as_ref()
+        .is_some_and(|(_, as_task)| as_task.asks_inside && tool.ask_in_task);
+    let (arguments, left) = if tool.inputs.is_empty() || asks_inside {
+        (arguments, tool.inputs.clone())
+    } else {
+        match gatherer
+            .gather(&tool, arguments)
+            .await
+            .map_err(CallError::Gather)?
+        {
+            Gathered::Ready(arguments) => (arguments, crate::inputs::Inputs::default()),
+            Gathered::Pending(pending) => {
+                return Ok((
+                    Answer::Pending(pending),
+                    Ended::before_running(Outcome::Pending),
+                ));
+            }
+            Gathered::Refused(message) => return refused(Outcome::Refused, message),
+        }
+    };
+    if let Some(message) = over_rate(&tool, &caller) {
+        return refused(Outcome::RateLimited, message);
+    }
+    if let Some((tasks, as_task)) = as_task {
+        let job = task::Start {
+            served: served.clone(),
+            services: Arc::clone(services),
+            tool,
+            arguments,
+            inputs: left,
+            caller,
+            as_task,
+        };
+        let record = job.start(&tasks).await.map_err(CallError::TaskStart)?;
+        return Ok((
+            Answer::Task(Box::new(record)),
+            Ended::before_running(Outcome::Task),
+        ));
+    }
+    let (result, ended) =
+        execute(served, services, &tool, &arguments, caller.identity, events).await;
+    Ok((Answer::Done(result), ended))
+}
+
+/// The tool's rate for this caller, counted: the message that refuses a call over it.
+fn over_rate(tool: &Tool, caller: &Caller) -> Option<String> {
+    let refused = tool.rate.as_ref()?.check(&caller.rate_key()).err()?;
+    tracing::info!(tool = %tool.name, retry_after = ?refused.retry_after, "refused a call over its rate");
+    Some(refused.to_string())
+}
+
+/// Stages 8 and 9, for a call now or a task later: a slot, the backend, the output.
+async fn execute(
+    served: &Served,
+    services: &Services,
+    tool: &Tool,
+    arguments: &Map<String, Value>,
+    identity: Identity,
+    events: Option<EventSender>,
+) -> (ToolResult, Ended) {
+    let slots = match slot::acquire(services, tool).await {
+        Ok(slots) => slots,
+        Err(busy) => {
+            let ended = Ended::before_running(Outcome::Busy);
+            return (ToolResult::error(busy), ended);
+        }
+    };
+    let started = Instant::now();
+    let _running = services
+        .metrics
+        .as_deref()
+        .map(crate::metrics::Metrics::call_started);
+    let context = CallContext {
+        store: served.registry.store(),
+        caller: identity,
+        events,
+        withheld_env: &served.withheld_env,
+        processes: &services.processes,
+        clients: &services.clients,
+        metrics: services.metrics.as_deref(),
+    };
+    let schema = tool.output.as_ref().map(|output| &output.compiled);
+    // Only a tool that names the caller gets the identity (a copy of the arguments);
+    // others only lose a client's own `auth.…` keys, which costs nothing when absent.
+    let principal = tool
+        .uses_identity
+        .then(|| context.caller.principal())
+        .flatten();
+    let arguments = crate::auth::attach(arguments, principal);
+    let result = tool
+        .backend
+        .call(&arguments, &tool.output_spec, schema, &context)
+        .await;
+    drop(slots);
+    let outcome = if result.is_error {
+        Outcome::Error
+    } else {
+        Outcome::Ok
+    };
+    let ended = Ended {
+        outcome,
+        ran: started.elapsed(),
+    };
+    (result, ended)
+}

@@ -1,0 +1,215 @@
+//! Who is calling, as the transport saw it: built once per request (the stdio transport has
+//! one client; the HTTP layer puts what it saw in the request's extensions) and carried
+//! through the pipeline. Every policy that depends on the caller asks it here: the scopes it
+//! holds, the key its rate is counted under, who owns its tasks and kept outputs, and whether
+//! the server can ask it a question on its connection.
+
+use std::net::IpAddr;
+
+use sha2::Digest as _;
+
+use crate::auth::{Principal, Subject};
+
+/// What a call acts for: kept outputs and tasks belong to it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Identity {
+    /// The one client of a stdio server, or the person at `mcp-serve call`.
+    Only,
+    /// A 2025-era HTTP session of a server with `--sessions` (rmcp checked the id).
+    Session(String),
+    /// A stateless HTTP request nothing identifies: `resources/list` shows it nothing; its
+    /// links (unguessable) still read.
+    Anonymous,
+    /// An HTTP request with an OAuth access token: its subject, across replicas and
+    /// reconnections.
+    Subject(Subject),
+}
+
+impl Identity {
+    /// The token's principal, for `{auth.…}` placeholders and scopes.
+    pub fn principal(&self) -> Option<&Principal> {
+        match self {
+            Identity::Subject(subject) => Some(&subject.0),
+            _ => None,
+        }
+    }
+}
+
+/// What the HTTP layer saw of a request, put in its extensions for the handler: the token's
+/// subject (authentication ran first), the session id when the server keeps sessions, and
+/// the client's address. The handler resolves it to a [`Caller`] once it knows the request's
+/// protocol revision (a 2026 request has no session, whatever its headers say).
+#[derive(Debug, Clone, Default)]
+pub struct Seen {
+    pub subject: Option<Subject>,
+    pub session: Option<String>,
+    pub address: Option<IpAddr>,
+}
+
+impl Seen {
+    /// The caller of a request of this lifecycle.
+    pub fn caller(&self, stateless: bool) -> Caller {
+        let session = self.session.as_ref().filter(|_| !stateless);
+        let identity = match (&self.subject, session) {
+            (Some(subject), _) => Identity::Subject(subject.clone()),
+            (None, Some(session)) => Identity::Session(session.clone()),
+            (None, None) => Identity::Anonymous,
+        };
+        Caller {
+            identity,
+            address: self.address,
+            back_channel: session.is_some(),
+        }
+    }
+}
+
+/// The caller of one request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Caller {
+    pub identity: Identity,
+    /// The client's address, over HTTP.
+    pub address: Option<IpAddr>,
+    /// The server can send it a request and hear the answer on this connection (stdio, or a
+    /// 2025 session rmcp keeps), so questions can be asked there.
+    pub back_channel: bool,
+}
+
+/// A token that lacks a scope the tool needs.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{tool}` needs the scope {}", missing.join(" "))]
+pub struct Ungranted {
+    pub tool: String,
+    pub missing: Vec<String>,
+}
+
+impl Caller {
+    /// The one client of a stdio server, or the person at a terminal.
+    pub fn only() -> Self {
+        Self {
+            identity: Identity::Only,
+            address: None,
+            back_channel: true,
+        }
+    }
+
+    pub fn principal(&self) -> Option<&Principal> {
+        self.identity.principal()
+    }
+
+    /// Whether its token grants `scopes` (a caller without a token is not checked here:
+    /// the HTTP layer lets it in only where the server needs no token).
+    pub fn grants(&self, tool: &str, scopes: &[String]) -> Result<(), Ungranted> {
+        match self.principal() {
+            Some(principal) if !principal.grants(scopes) => Err(Ungranted {
+                tool: tool.to_owned(),
+                missing: principal
+                    .missing(scopes)
+                    .into_iter()
+                    .map(str::to_owned)
+                    .collect(),
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    /// Who a rate limit counts: the token's subject, else the client's address (never a
+    /// session, which a client can replace at will); the one stdio client is one caller.
+    pub fn rate_key(&self) -> String {
+        match (&self.identity, self.address) {
+            (Identity::Subject(subject), _) => format!("sub:{}", subject.0.subject),
+            (Identity::Only, _) => "stdio".to_owned(),
+            (_, Some(address)) => crate::rate::address_key(address),
+            (_, None) => "anonymous".to_owned(),
+        }
+    }
+
+    /// Who owns its tasks, as the store keeps it: a digest, never a live session id (which
+    /// is the session's credential). A subject's owner can never equal a session's (the
+    /// prefix differs before hashing). `None`: tasks nobody else can be told apart from.
+    pub fn task_owner(&self) -> Option<String> {
+        let named = match &self.identity {
+            Identity::Session(session) => format!("session:{session}"),
+            Identity::Subject(subject) => format!("sub:{}", subject.0.subject),
+            Identity::Only | Identity::Anonymous => return None,
+        };
+        let digest = sha2::Sha256::digest(format!("mcp-serve task owner\0{named}").as_bytes());
+        Some(format!("o:{}", hex(&digest)))
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    bytes.iter().fold(String::new(), |mut text, byte| {
+        let _ = write!(text, "{byte:02x}");
+        text
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn subject(name: &str, scopes: &[&str]) -> Subject {
+        Subject(std::sync::Arc::new(Principal {
+            subject: name.to_owned(),
+            scopes: scopes.iter().map(|scope| (*scope).to_owned()).collect(),
+            claims: serde_json::Map::new(),
+        }))
+    }
+
+    #[test]
+    fn a_stateless_request_has_no_session_whatever_its_headers() {
+        let seen = Seen {
+            subject: None,
+            session: Some("s1".into()),
+            address: Some("192.0.2.1".parse().expect("address")),
+        };
+        let legacy = seen.caller(false);
+        assert_eq!(legacy.identity, Identity::Session("s1".into()));
+        assert!(legacy.back_channel);
+        let modern = seen.caller(true);
+        assert_eq!(modern.identity, Identity::Anonymous);
+        assert!(!modern.back_channel);
+        // The rate key is the address either way: a new session resets nothing.
+        assert_eq!(legacy.rate_key(), "ip:192.0.2.1");
+        assert_eq!(modern.rate_key(), legacy.rate_key());
+    }
+
+    #[test]
+    fn a_subject_wins_and_its_scopes_are_checked() {
+        let seen = Seen {
+            subject: Some(subject("ann", &["read"])),
+            session: Some("s1".into()),
+            address: None,
+        };
+        let caller = seen.caller(false);
+        assert_eq!(caller.rate_key(), "sub:ann");
+        assert!(caller.back_channel, "the session still carries questions");
+        assert!(caller.grants("t", &["read".into()]).is_ok());
+        let refused = caller
+            .grants("t", &["read".into(), "write".into()])
+            .expect_err("write is missing");
+        assert_eq!(refused.to_string(), "`t` needs the scope write");
+        assert!(Caller::only().grants("t", &["write".into()]).is_ok());
+    }
+
+    #[test]
+    fn task_owners_are_digests_apart_for_sessions_and_subjects() {
+        let session = Seen {
+            session: Some("sub:ann".into()),
+            ..Seen::default()
+        }
+        .caller(false);
+        let owner = session.task_owner().expect("a session owns its tasks");
+        assert!(owner.starts_with("o:") && owner.len() == 66, "{owner}");
+        assert!(!owner.contains("ann"));
+        let ann = Seen {
+            subject: Some(subject("ann", &[])),
+            ..Seen::default()
+        }
+        .caller(true);
+        assert_ne!(ann.task_owner(), Some(owner.clone()));
+        assert_eq!(session.task_owner(), Some(owner));
+        assert_eq!(Caller::only().task_owner(), None);
+    }
+}
