@@ -18,7 +18,8 @@ pub enum LogFormat {
 pub fn init(verbose: u8, serving: bool, format: LogFormat) {
     let default = match verbose {
         // Commands for people keep stderr for their own messages.
-        0 if !serving => "mcp_serve=warn,rmcp=error",
+        // An audit record is asked for (`--audit`), so it is written.
+        0 if !serving => "mcp_serve=warn,mcp_serve::audit=info,rmcp=error",
         // rmcp logs every error response at `warn`; those are answers, not our failures.
         0 => "mcp_serve=info,rmcp=error,opentelemetry=warn",
         1 => "mcp_serve=debug,rmcp=warn",

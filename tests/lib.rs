@@ -32,6 +32,7 @@ mod modern_era;
 mod oauth;
 mod oauth_client;
 mod oauth_scopes;
+mod pipeline;
 mod prompts;
 mod properties;
 mod rate_limits;

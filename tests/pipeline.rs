@@ -1,0 +1,392 @@
+//! The call pipeline's matrix: every way a call reaches the pipeline (`entries::ALL`) × every
+//! policy it applies (rate per tool and caller, confirmation shown and honoured, the server's
+//! `--max-calls` with no queue, one audit record per request, one metrics outcome per
+//! call), each tool called plainly and through its question (`confirm`, answered the
+//! entry's way). A command leaves a line in a runs file each time it really runs, so a cell
+//! checks what ran, not only what was answered. Each cell prints `held` or why it does not
+//! apply; the test fails on any cell that does not hold.
+
+#[path = "pipeline/entries.rs"]
+mod entries;
+
+use std::fmt::Write as _;
+
+use serde_json::{Value, json};
+
+use crate::harness::Workspace;
+use entries::{ALL, Answer, Call, Ended, Entry, Kind};
+
+/// Every tool comes plain, `-asks` (a confirmation before it runs or becomes a task) and
+/// `-inside` (the confirmation asked inside its task). Each run appends to `runs-<name>`.
+fn manifest() -> String {
+    let bases = [
+        ("limited", "rate = \"2/m\"\n", "echo ok"),
+        ("slow", "", "sleep 2; echo ok"),
+        ("plain", "", "echo ok"),
+    ];
+    let mut text = String::new();
+    for (base, policy, body) in bases {
+        for (suffix, asks) in [
+            ("", ""),
+            ("-asks", "confirm = \"Go on?\"\n"),
+            ("-inside", "confirm = \"Go on?\"\nask-in-task = true\n"),
+        ] {
+            let name = format!("{base}{suffix}");
+            let _ = write!(
+                text,
+                "\n[[tools]]\nname = \"{name}\"\ndescription = \"{base}\"\ntask = \"optional\"\n\
+                 arguments.n = {{ type = \"integer\", optional = true }}\n{policy}{asks}\
+                 [tools.command]\nscript = 'echo run >> runs-{name}; {body}'\n"
+            );
+        }
+    }
+    text
+}
+
+/// How many times `tool`'s command ran.
+fn runs(workspace: &Workspace, tool: &str) -> usize {
+    std::fs::read_to_string(workspace.path(&format!("runs-{tool}")))
+        .map_or(0, |text| text.lines().count())
+}
+
+fn is_error(ended: &Ended) -> bool {
+    ended
+        .as_ref()
+        .map_or(true, |result| result["isError"] == json!(true))
+}
+
+fn says(ended: &Ended) -> String {
+    match ended {
+        Ok(result) => result["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned(),
+        Err(error) => error.to_string(),
+    }
+}
+
+/// One cell's verdict.
+enum Cell {
+    Held,
+    /// Does not apply to this entry, and why.
+    Apart(&'static str),
+}
+
+/// Runs `policy` on every entry, for the plain tool and its asking variant; prints each
+/// cell and fails with every cell that did not hold.
+fn matrix(policy: &str, cell: impl Fn(Kind, bool) -> Result<Cell, String>) {
+    let (mut held, mut apart, mut broken) = (0, 0, Vec::new());
+    for kind in ALL {
+        for asking in [false, true] {
+            let name = format!(
+                "{policy} × {} × {}",
+                kind.name(),
+                if asking { "asking" } else { "plain" }
+            );
+            match cell(kind, asking) {
+                Ok(Cell::Held) => {
+                    held += 1;
+                    eprintln!("held: {name}");
+                }
+                Ok(Cell::Apart(why)) => {
+                    apart += 1;
+                    eprintln!("apart: {name}: {why}");
+                }
+                Err(problem) => {
+                    eprintln!("BROKEN: {name}: {problem}");
+                    broken.push(format!("{name}: {problem}"));
+                }
+            }
+        }
+    }
+    eprintln!(
+        "{policy}: {} cells tried, {held} held, {apart} apart, {} broken",
+        held + apart + broken.len(),
+        broken.len()
+    );
+    assert!(broken.is_empty(), "{policy}: {broken:#?}");
+}
+
+fn check(condition: bool, problem: impl FnOnce() -> String) -> Result<(), String> {
+    if condition { Ok(()) } else { Err(problem()) }
+}
+
+/// The tool an entry calls for `base`: plain, or the variant that asks its way.
+fn tool(kind: Kind, base: &str, asking: bool) -> String {
+    if asking {
+        kind.asking(base)
+    } else {
+        base.to_owned()
+    }
+}
+
+#[test]
+fn every_entry_counts_a_call_against_its_rate_once() {
+    matrix("rate", |kind, asking| {
+        if kind.one_call_per_process() {
+            return Ok(Cell::Apart(
+                "one call per process: the limit is per process",
+            ));
+        }
+        if asking && !kind.can_ask() {
+            return Ok(Cell::Apart(
+                "asks, and nothing can be asked here (refused: the confirm cell)",
+            ));
+        }
+        let workspace = Workspace::new(&manifest());
+        let name = tool(kind, "limited", asking);
+        let mut entry = Entry::start(kind, &workspace);
+        let calls: Vec<Call> = (0..5).map(|_| Call::new(&name, Answer::Accept)).collect();
+        let ended = entry.run(&calls);
+        let ran = ended.iter().filter(|ended| !is_error(ended)).count();
+        let limited = ended
+            .iter()
+            .filter(|ended| says(ended).contains("rate limit: at most 2 calls a minute"))
+            .count();
+        check(ran == 2 && limited == 3, || {
+            format!("{ran} ran and {limited} were limited of 5: {ended:?}")
+        })?;
+        check(runs(&workspace, &name) == 2, || {
+            format!("the command ran {} times", runs(&workspace, &name))
+        })?;
+        Ok(Cell::Held)
+    });
+}
+
+#[test]
+fn every_entry_shows_a_confirmation_and_runs_only_on_acceptance() {
+    matrix("confirm", |kind, asking| {
+        if !asking {
+            return Ok(Cell::Apart("asks nothing"));
+        }
+        let workspace = Workspace::new(&manifest());
+        let name = kind.asking("plain");
+        let mut entry = Entry::start(kind, &workspace);
+        // An example always answers yes: `test` has no way to decline.
+        if kind != Kind::Test {
+            let declined = entry.run(&[Call::new(&name, Answer::Decline)]);
+            check(
+                is_error(&declined[0]) && runs(&workspace, &name) == 0,
+                || {
+                    format!(
+                        "declined, yet {:?} and {} runs",
+                        declined[0],
+                        runs(&workspace, &name)
+                    )
+                },
+            )?;
+        }
+        let accepted = entry.run(&[Call::new(&name, Answer::Accept)]);
+        if kind.can_ask() {
+            check(
+                !is_error(&accepted[0]) && runs(&workspace, &name) == 1,
+                || {
+                    format!(
+                        "accepted, yet {:?} and {} runs",
+                        accepted[0],
+                        runs(&workspace, &name)
+                    )
+                },
+            )?;
+        } else {
+            check(
+                is_error(&accepted[0])
+                    && says(&accepted[0]).contains("so it did not run")
+                    && runs(&workspace, &name) == 0,
+                || format!("nothing to ask on, yet {:?}", accepted[0]),
+            )?;
+        }
+        Ok(Cell::Held)
+    });
+}
+
+#[test]
+fn every_entry_takes_a_slot_of_max_calls_before_it_runs() {
+    matrix("max-calls", |kind, asking| {
+        if matches!(kind, Kind::Cli | Kind::CliTask | Kind::Test) {
+            return Ok(Cell::Apart("one call at a time: nothing runs beside it"));
+        }
+        if asking && !kind.can_ask() {
+            return Ok(Cell::Apart("asks, and nothing can be asked here"));
+        }
+        if asking && kind == Kind::HttpSessions {
+            return Ok(Cell::Apart("one question stream per session at a time"));
+        }
+        let workspace = Workspace::new(&manifest());
+        let slow = tool(kind, "slow", asking);
+        let plain = tool(kind, "plain", asking);
+        let mut entry = Entry::start(kind, &workspace);
+        let (first, second) = entry
+            .overlapping(
+                &Call::new(&slow, Answer::Accept),
+                &Call::new(&plain, Answer::Accept),
+            )
+            .ok_or("no overlap")?;
+        let busy = "the server is busy: 1 tool calls are already running";
+        // The slow call holds the one slot: the second is refused, its command never runs.
+        let refused = is_error(&second) && says(&second).contains(busy) && !is_error(&first);
+        let held = runs(&workspace, &plain) == 0 && runs(&workspace, &slow) == 1;
+        check(refused && held, || {
+            format!(
+                "first {first:?}, second {second:?}, runs {} and {}",
+                runs(&workspace, &slow),
+                runs(&workspace, &plain)
+            )
+        })?;
+        Ok(Cell::Held)
+    });
+}
+
+/// The audit records on `log` for `tool`.
+fn audit_records(log: &str, tool: &str) -> Vec<Value> {
+    log.lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|line| line["target"] == "mcp_serve::audit")
+        .filter(|line| line["fields"]["tool"] == tool || line["tool"] == tool)
+        .collect()
+}
+
+fn field<'a>(record: &'a Value, name: &str) -> &'a Value {
+    record
+        .get("fields")
+        .and_then(|fields| fields.get(name))
+        .unwrap_or(&record[name])
+}
+
+#[test]
+fn every_entry_writes_one_audit_record_per_request() {
+    matrix("audit", |kind, asking| {
+        if kind == Kind::Test {
+            return Ok(Cell::Apart("`test` takes no --audit"));
+        }
+        if asking && !kind.can_ask() {
+            return Ok(Cell::Apart("asks, and nothing can be asked here"));
+        }
+        let workspace = Workspace::new(&manifest());
+        let name = tool(kind, "plain", asking);
+        let mut entry = Entry::start(kind, &workspace);
+        let ended = entry.run(&[Call::new(&name, Answer::Accept)]);
+        check(!is_error(&ended[0]), || format!("{:?}", ended[0]))?;
+        // Records are written as the answer goes out: wait for the last one.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        let rounds =
+            usize::from(asking && matches!(kind, Kind::Stdio2026 | Kind::Http2026 | Kind::Task));
+        let expected = 1 + rounds;
+        let mut records = audit_records(&entry.log(), &name);
+        while records.len() < expected && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            records = audit_records(&entry.log(), &name);
+        }
+        let last = records
+            .last()
+            .map(|record| field(record, "outcome").clone());
+        let final_outcome = if matches!(kind, Kind::Task | Kind::TaskInside | Kind::CliTask) {
+            "task"
+        } else {
+            "ok"
+        };
+        check(
+            records.len() == expected && last == Some(json!(final_outcome)),
+            || {
+                format!(
+                    "{} records (expected {expected}), last {last:?}: {records:?}",
+                    records.len()
+                )
+            },
+        )?;
+        Ok(Cell::Held)
+    });
+}
+
+/// The calls of `tool` counted with `outcome` (any outcome: `None`), in the metrics text.
+fn calls(text: &str, tool: &str, outcome: Option<&str>) -> u64 {
+    let tool = format!("tool=\"{tool}\"");
+    let outcome = outcome.map(|outcome| format!("outcome=\"{outcome}\""));
+    text.lines()
+        .filter(|line| line.starts_with("mcp_serve_tool_calls_total{") && line.contains(&tool))
+        .filter(|line| {
+            outcome
+                .as_ref()
+                .is_none_or(|outcome| line.contains(outcome.as_str()))
+        })
+        .filter_map(|line| line.rsplit(' ').next()?.parse::<u64>().ok())
+        .sum()
+}
+
+#[test]
+fn every_entry_counts_one_metrics_outcome_per_call() {
+    matrix("metrics", |kind, asking| {
+        if matches!(kind, Kind::Cli | Kind::CliTask | Kind::Test) {
+            return Ok(Cell::Apart("no metrics at a terminal"));
+        }
+        if asking && !kind.can_ask() {
+            return Ok(Cell::Apart("asks, and nothing can be asked here"));
+        }
+        let workspace = Workspace::new(&manifest());
+        let name = tool(kind, "plain", asking);
+        let mut entry = Entry::start(kind, &workspace);
+        let mut bad = Call::new(&name, Answer::Accept);
+        bad.arguments = json!({"n": "not a number"});
+        // A declined question ends a call too: it is counted as refused.
+        let declines = asking && kind != Kind::Test;
+        let mut batch = vec![Call::new(&name, Answer::Accept), bad];
+        if declines {
+            batch.push(Call::new(&name, Answer::Decline));
+        }
+        let ended = entry.run(&batch);
+        check(!is_error(&ended[0]) && is_error(&ended[1]), || {
+            format!("{ended:?}")
+        })?;
+        let text = entry.metrics().ok_or("no metrics")?;
+        let ok = calls(&text, &name, Some("ok"));
+        let invalid = calls(&text, &name, Some("invalid_arguments"));
+        let refused = calls(&text, &name, Some("refused"));
+        let all = calls(&text, &name, None);
+        let expected_refusals = u64::from(declines);
+        check(
+            ok == 1 && invalid == 1 && refused == expected_refusals && all == 2 + expected_refusals,
+            || format!("ok {ok}, invalid {invalid}, refused {refused}, all {all}:\n{text}"),
+        )?;
+        Ok(Cell::Held)
+    });
+}
+
+#[test]
+fn call_and_call_task_read_json_arguments_from_stdin_alike() {
+    let workspace = Workspace::new(
+        r#"
+[[tools]]
+name = "count"
+description = "Prints its number"
+task = "optional"
+arguments.n = { type = "integer" }
+command.argv = ["echo", "n={n}"]
+"#,
+    );
+    for task in [false, true] {
+        let mut command = std::process::Command::new(crate::harness::BINARY);
+        crate::harness::keep_tasks_here(&mut command);
+        command
+            .arg("--config")
+            .arg(workspace.manifest())
+            .args(["call", "count", "--json", "-"])
+            .env("NO_COLOR", "1")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        if task {
+            command.arg("--task");
+        }
+        let mut child = command.spawn().expect("mcp-serve call");
+        std::io::Write::write_all(&mut child.stdin.take().expect("stdin"), br#"{"n": 3}"#)
+            .expect("write stdin");
+        let output = child.wait_with_output().expect("exit");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            output.status.success() && stdout.contains("n=3"),
+            "--task {task}: {:?} {stdout} {}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+}
