@@ -19,10 +19,10 @@
 //! 6. **rate**: the call is counted against the tool's rate for this caller, once, when it
 //!    is about to run (or to become a task): after its questions, so neither skipping the
 //!    rounds nor replaying an answered round runs it uncounted;
-//! 7. **task**: kept in the task store, which runs stages 8 to 10 later ([`task`]);
+//! 7. **task**: kept in the task store, which runs stages 8 to 10 later (`call::task`);
 //! 8. **slot**: one of the server's `--max-calls` (waiting in `--queue`) and one of the
 //!    tool's own `max-calls`;
-//! 9. **backend** with the one [`CallContext`](crate::backend::CallContext), then the
+//! 9. **backend** with the one [`CallContext`], then the
 //!    **output** pipeline (`crate::results`) and the redaction of every manifest secret;
 //! 10. **record**: one metrics outcome per call that ended, one audit record per request.
 

@@ -2,13 +2,38 @@
 //!
 //! # Layout
 //!
-//! A call flows through the modules in one direction:
+//! ## How a call flows
+//!
+//! Every tool call, whatever brought it, goes through one pipeline, [`call::run`]:
 //!
 //! ```text
-//! manifest ──► registry ──► tool ──────► backend ─────────► results ──────► mcp (adapter) ──► transport
-//!  (TOML,       (tools in    (defaults,   (command | http    (output          (rmcp: JSON-RPC,   (stdio |
-//!   checked)     order)       validation,  | static)          pipeline,        lifecycle, eras)   Streamable
-//!                             limits)                         content blocks)                     HTTP)
+//!  entry points (where a call came from)       the pipeline, crate::call: each stage once
+//!  ─────────────────────────────────────       ──────────────────────────────────────────────
+//!  mcp::handler    stdio and HTTP, both eras,    1 find       the registry the call started on
+//!                  every input_required round    2 prepare    defaults, the input schema (tool)
+//!  mcp::elicit     asking on the connection      3 authorize  scopes, identity (call::Caller)
+//!  tasks::runner   a task, asking inside it      4 task?      the tool's policy, the request's
+//!  commands::call  call, call --task, test       5 gather     through the entry's Gatherer
+//!  commands::test                                6 rate       once, as the call is about to run
+//!                                                7 task       kept; it runs stages 8 to 10 later
+//!                                                8 slot       --max-calls, the tool's max-calls
+//!                                                9 backend    one CallContext; results (output)
+//!                                               10 record     metrics per call, audit per request
+//! ```
+//!
+//! An entry point only says where the call came from: its [`call::Caller`] (the HTTP gate
+//! records who it saw as `call::Seen`; the handler resolves it for the request's lifecycle),
+//! how answers are gathered (a [`call::Gatherer`]) and whether it may become a task
+//! ([`call::Tasking`]). What every call can reach (processes, HTTP clients, limits, metrics,
+//! audit, tasks) is one [`call::Services`]; the backend's `CallContext` is built in one place.
+//!
+//! ## The modules
+//!
+//! ```text
+//! manifest ──► registry ──► tool ──► call ──► backend ──► results ──► mcp (adapter) ──► transport
+//!  (TOML,       (tools in    (defs,   (the     (command |  (output     (rmcp: JSON-RPC,   (stdio |
+//!   checked)     order)       schemas) pipeline) http |    pipeline,   lifecycle, eras)   Streamable
+//!                                               static)    content)                       HTTP)
 //! ```
 //!
 //! - [`manifest`] reads the TOML, reports every problem at once as a [`diagnostic`] pointing
@@ -18,18 +43,19 @@
 //!   `output`, `schemas`, `identity`, `tool`, `prompt`, `resource`).
 //! - [`registry`] holds the server identity, the [`tool`]s, [`prompt`]s and declared
 //!   [`resource`]s and templates in manifest order, and the store of kept outputs; `mcp` builds the `tools/list` answer of each protocol [`era`] once (`mcp::listing`; over stdio, serialized once).
-//! - [`tool`] is the one call path: defaults, input validation against the compiled
-//!   [`schema`] (compiled at load when the author wrote it, on first use when we generated
-//!   it), the tool's [`limit`], the [`backend`], then the output pipeline in [`results`]
-//!   (a command's stdout or an HTTP response becomes content blocks and structured output;
-//!   truncation; the resource store, scoped to the caller, bounded on disk, kept across
-//!   reloads).
+//! - [`tool`] is a tool as loaded: its definition per era, its compiled [`schema`]s
+//!   (compiled at load when the author wrote it, on first use when we generated it) and
+//!   `prepare` (defaults, validation); [`call`] runs it (above). The output pipeline is in
+//!   [`results`] (a command's stdout or an HTTP response becomes content blocks and
+//!   structured output; truncation; the resource store, scoped to the caller, bounded on
+//!   disk, kept across reloads).
 //! - [`ask`] is what a tool asks the user before it runs (`confirm`, `[tools.ask]`) or the
 //!   client's model (`[tools.sample]`); [`inputs`] is the one engine that gathers them, with
-//!   the client's roots, in rounds: `mcp::elicit` sends each round over a 2025 client's
-//!   connection, `mcp::mrtr` answers a 2026 client `input_required` with a sealed
-//!   `requestState`. Only an accepted answer that fits the fields reaches the backend, as
-//!   placeholders.
+//!   the client's roots, in rounds; its drivers are the pipeline's gatherers: `mcp::elicit`
+//!   sends each round over a 2025 client's connection, `mcp::mrtr` answers a 2026 client
+//!   `input_required` with a sealed `requestState`, `tasks::runner` asks inside a task,
+//!   `commands::answer` at the terminal. Only an accepted answer that fits the fields
+//!   reaches the backend, as placeholders.
 //! - [`template`] is the one rendering routine: each argument value becomes text for one
 //!   *sink* (an argv element, an environment value, a URL path segment, a query or form
 //!   value, a header value, text in JSON, text to read), with that sink's encoding and what it
@@ -44,7 +70,7 @@
 //!   `HttpClients`, one per redirect rule set) or returns declared results. Running commands
 //!   report progress and logs as [`events`]. What a call may reach (the output store, its
 //!   caller, events, the withheld variables, the processes, the clients) comes in its
-//!   `CallContext`: no process-wide state.
+//!   `CallContext`, which only the pipeline builds: no process-wide state.
 //! - [`sandbox`] confines a command (`[tools.sandbox]`): a sandboxed command starts as this
 //!   binary's hidden `__sandbox` subcommand (`main` runs it before parsing the command line),
 //!   the trampoline, which reads the call's policy, confines itself (a user namespace for the
@@ -60,9 +86,9 @@
 //!   `tasks::record` is what is kept, `tasks::store` keeps it where every process serving the
 //!   manifest can reach it (`SQLite` in `--data-dir`, or Redis with `--task-store`; a status
 //!   moves only from running to one terminal status, by compare-and-set), `tasks::runner`
-//!   runs a task here (its questions, the one call path, progress kept, a lease renewed, a
-//!   cancel from any process heard). `mcp::tasks` adapts it to rmcp; `commands::tasks` and
-//!   `call --task` read and drive the store for people.
+//!   runs a task here (its questions, the pipeline's last stages, progress kept, a lease
+//!   renewed, a cancel from any process heard). `mcp::tasks` adapts it to rmcp;
+//!   `commands::tasks` and `call --task` read and drive the store for people.
 //! - [`openapi`] is `mcp-serve import openapi`: an `OpenAPI` 3.0/3.1 description (JSON or
 //!   YAML) becomes manifest text, one HTTP tool per operation (filters, names, schemas as
 //!   JSON Schema 2020-12 with `$defs`, credentials as `${env:…}`); it writes templates only,
@@ -70,8 +96,8 @@
 //! - [`reload`] watches the manifest (`--watch`) and swaps the registry in whole.
 //! - [`commands`] are the commands for people (`check`, `list`, `call`, `test`, `init`,
 //!   `install`); [`cli`] parses the command line and [`run`] wires everything for `main`.
-//! - Operators: [`auth`] (the OAuth resource server and the caller's identity), [`rate`]
-//!   (limits per tool and caller), [`metrics`] (Prometheus), [`traces`] (OpenTelemetry
+//! - Operators: [`auth`] (the OAuth resource server and the principal a token names),
+//!   [`rate`] (limits per tool and caller), [`metrics`] (Prometheus), [`traces`] (OpenTelemetry
 //!   spans over OTLP/HTTP: `mcp::traced` puts each request in its span, the backends hand
 //!   the trace context on to commands and HTTP APIs), [`audit`] (a record per call) and
 //!   [`logging`] (text or JSON lines on stderr).
