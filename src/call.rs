@@ -64,7 +64,7 @@ pub struct Services {
     /// What is recorded per call (`--audit`).
     pub audit: crate::audit::Audit,
     /// The server's `--max-calls` and `--queue`; none at a terminal.
-    pub calls: Option<crate::limit::Limiter>,
+    pub calls: Option<crate::limit::Slots>,
     /// Where tasks are kept; none: no call becomes a task.
     pub tasks: Option<Arc<Tasks>>,
 }

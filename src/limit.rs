@@ -8,7 +8,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 /// A limit on concurrent calls with a bounded wait queue.
 #[derive(Debug)]
-pub struct Limiter {
+pub struct Slots {
     permits: Arc<Semaphore>,
     max: usize,
     queue: usize,
@@ -22,7 +22,7 @@ pub struct Busy {
     pub queue: usize,
 }
 
-impl Limiter {
+impl Slots {
     pub fn new(max: usize, queue: usize) -> Self {
         Self {
             permits: Arc::new(Semaphore::new(max)),
@@ -73,11 +73,11 @@ impl Drop for Leave<'_> {
 mod tests {
     use std::time::Duration;
 
-    use super::{Busy, Limiter};
+    use super::{Busy, Slots};
 
     #[tokio::test]
     async fn waits_in_a_bounded_queue_then_fails_fast() {
-        let limiter = std::sync::Arc::new(Limiter::new(1, 1));
+        let limiter = std::sync::Arc::new(Slots::new(1, 1));
         let first = limiter.acquire().await.expect("a free slot");
         let queued = {
             let limiter = limiter.clone();
@@ -98,7 +98,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_cancelled_wait_leaves_the_queue() {
-        let limiter = Limiter::new(1, 1);
+        let limiter = Slots::new(1, 1);
         let _held = limiter.acquire().await.expect("a free slot");
         let waited = tokio::time::timeout(Duration::from_millis(20), limiter.acquire()).await;
         assert!(waited.is_err());
@@ -109,7 +109,7 @@ mod tests {
 
     #[tokio::test]
     async fn no_queue_means_fail_fast() {
-        let limiter = Limiter::new(1, 0);
+        let limiter = Slots::new(1, 0);
         let _held = limiter.acquire().await.expect("a free slot");
         assert!(limiter.acquire().await.is_err());
     }

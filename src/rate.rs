@@ -74,7 +74,7 @@ impl Rate {
 
 /// One tool's limiter, keyed by caller.
 #[derive(Debug)]
-pub struct Limiter {
+pub struct RateLimiter {
     rate: Rate,
     callers: DefaultKeyedRateLimiter<String>,
     checks: AtomicU32,
@@ -87,7 +87,7 @@ pub struct Refused {
     pub rate: Rate,
 }
 
-impl Limiter {
+impl RateLimiter {
     pub fn new(rate: Rate) -> Self {
         Self {
             rate,
@@ -156,7 +156,7 @@ mod tests {
             (rate.calls.get(), rate.per, rate.burst.get()),
             (2, Duration::from_secs(60), 3)
         );
-        let limiter = Limiter::new(rate);
+        let limiter = RateLimiter::new(rate);
         for _ in 0..3 {
             assert!(limiter.check("ada").is_ok());
         }

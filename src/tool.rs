@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 
 use crate::backend::Backend;
 use crate::era::Era;
-use crate::limit::Limiter;
+use crate::limit::Slots;
 use crate::results::OutputSpec;
 use crate::schema::{self, CompiledSchema};
 
@@ -22,7 +22,7 @@ pub struct Tool {
     pub output_spec: OutputSpec,
     pub backend: Backend,
     /// This tool's own bound on calls in flight, when it declares one.
-    pub limit: Option<Limiter>,
+    pub limit: Option<Slots>,
     /// What `mcp-serve test` runs.
     pub examples: Vec<Example>,
     /// What the client is asked before the backend runs (`confirm`, `[tools.ask]`,
@@ -36,7 +36,7 @@ pub struct Tool {
     /// OAuth scopes a caller needs to list and call it (`scopes`).
     pub scopes: Vec<String>,
     /// Calls per caller (`rate`, `burst`, or the server's).
-    pub rate: Option<std::sync::Arc<crate::rate::Limiter>>,
+    pub rate: Option<std::sync::Arc<crate::rate::RateLimiter>>,
     /// Its templates use `{auth.…}`: it runs only for a caller a token names.
     pub uses_identity: bool,
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use toml::Spanned;
 
 use super::Checker;
-use crate::rate::{Limiter, Rate};
+use crate::rate::{RateLimiter, Rate};
 
 /// A `rate` (and its `burst`), checked; `None` when absent or wrong (wrong is reported).
 pub(super) fn parse(
@@ -34,8 +34,8 @@ pub(super) fn limiter(
     burst: Option<&Spanned<u32>>,
     default: Option<Rate>,
     checker: &mut Checker,
-) -> Option<Arc<Limiter>> {
+) -> Option<Arc<RateLimiter>> {
     parse(rate, burst, checker)
         .or(default)
-        .map(|rate| Arc::new(Limiter::new(rate)))
+        .map(|rate| Arc::new(RateLimiter::new(rate)))
 }

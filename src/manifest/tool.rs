@@ -19,7 +19,7 @@ use super::schemas::{compile, input_schema, output_schema};
 use super::static_result::build_static;
 use super::wire::{ServerWire, ToolWire};
 use crate::backend::Backend;
-use crate::limit::Limiter;
+use crate::limit::Slots;
 use crate::registry::Registry;
 use crate::results::{OutputMode, OutputSpec};
 use crate::schema::{self, CompiledSchema};
@@ -256,7 +256,7 @@ fn examples(wire: &ToolWire, checker: &mut Checker) -> Vec<Example> {
 }
 
 /// `max-concurrent` and `queue`.
-fn tool_limit(wire: &ToolWire, checker: &mut Checker) -> Option<Limiter> {
+fn tool_limit(wire: &ToolWire, checker: &mut Checker) -> Option<Slots> {
     let queue = match &wire.queue {
         Some(queue) if queue.get_ref() < &0 => {
             checker.error("`queue` cannot be negative", queue.span());
@@ -276,7 +276,7 @@ fn tool_limit(wire: &ToolWire, checker: &mut Checker) -> Option<Limiter> {
             checker.error("`max-concurrent` is at least 1", max.span());
             None
         }
-        Some(max) => Some(Limiter::new(
+        Some(max) => Some(Slots::new(
             usize::try_from(*max.get_ref()).unwrap_or(usize::MAX),
             queue,
         )),

@@ -181,7 +181,7 @@ pub(crate) fn router(handler: Handler, options: &HttpOptions, lifecycle: &Lifecy
     // `/metrics` (merged next).
     let mcp = match options.request_rate {
         Some(rate) => mcp.route_layer(axum::middleware::from_fn_with_state(
-            Arc::new(crate::rate::Limiter::new(rate)),
+            Arc::new(crate::rate::RateLimiter::new(rate)),
             throttle::limit_requests,
         )),
         None => mcp,

@@ -21,7 +21,7 @@ use crate::backend::http::HttpClients;
 use crate::backend::processes::Processes;
 use crate::era::Era;
 use crate::events::LogLevel;
-use crate::limit::Limiter;
+use crate::limit::Slots;
 use crate::registry::Registry;
 
 /// The handler rmcp calls. Cheap to clone: everything lives behind one `Arc`.
@@ -211,7 +211,7 @@ impl Handler {
                     clients: HttpClients::default(),
                     metrics: options.metrics,
                     audit: options.audit,
-                    calls: Some(Limiter::new(options.max_calls, options.queue)),
+                    calls: Some(Slots::new(options.max_calls, options.queue)),
                     tasks: options.tasks,
                 }),
                 log_level: RwLock::new(LogLevel::Info),
@@ -340,7 +340,7 @@ impl Handler {
             .services
             .calls
             .as_ref()
-            .map_or(0, Limiter::in_flight)
+            .map_or(0, Slots::in_flight)
     }
 
     pub(super) fn remember_peer(&self, peer: Peer<RoleServer>) {

@@ -12,11 +12,6 @@ use crate::call::Caller;
 use crate::tasks::Tasks;
 use crate::tasks::runner::{TaskError, Whom};
 
-/// Who may see a caller's tasks.
-fn whom(caller: &Caller) -> Option<String> {
-    caller.task_owner()
-}
-
 /// The task a call became, as rmcp answers it.
 pub(super) fn created(record: &crate::tasks::Record) -> Result<CallToolResponse, ErrorData> {
     let task: Task = serde_json::from_value(Value::Object(record.task_json()))
@@ -31,7 +26,7 @@ pub(super) async fn get(
     caller: &Caller,
 ) -> Result<GetTaskResult, ErrorData> {
     let (record, answered) = tasks
-        .get(id, Whom::Caller(whom(caller).as_deref()))
+        .get(id, Whom::Caller(caller.task_owner().as_deref()))
         .await
         .map_err(error)?;
     let detailed: DetailedTask = serde_json::from_value(Value::Object(record.detailed(&answered)))
@@ -47,7 +42,7 @@ pub(super) async fn update(
     responses: Map<String, Value>,
 ) -> Result<(), ErrorData> {
     tasks
-        .answer(id, Whom::Caller(whom(caller).as_deref()), responses)
+        .answer(id, Whom::Caller(caller.task_owner().as_deref()), responses)
         .await
         .map_err(error)
 }
@@ -55,7 +50,7 @@ pub(super) async fn update(
 /// `tasks/cancel`.
 pub(super) async fn cancel(tasks: &Arc<Tasks>, id: &str, caller: &Caller) -> Result<(), ErrorData> {
     tasks
-        .cancel(id, Whom::Caller(whom(caller).as_deref()))
+        .cancel(id, Whom::Caller(caller.task_owner().as_deref()))
         .await
         .map_err(error)
 }

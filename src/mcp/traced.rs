@@ -45,7 +45,7 @@ use crate::traces::context::{Carried, TRACEPARENT, TRACESTATE, incoming};
 pub(crate) struct Traced(pub(crate) Handler);
 
 /// What a request acts on, for its span's name and attributes.
-enum Target {
+enum SpanTarget {
     None,
     Tool(String),
     Prompt(String),
@@ -64,7 +64,7 @@ impl RequestTrace {
     fn start(
         method: &'static str,
         request: &RequestContext<RoleServer>,
-        target: impl FnOnce() -> Target,
+        target: impl FnOnce() -> SpanTarget,
     ) -> Self {
         let parent = parent(request);
         let Some(tracer) = crate::traces::tracer() else {
@@ -136,7 +136,7 @@ macro_rules! plain_requests {
             request: $params,
             context: RequestContext<RoleServer>,
         ) -> impl Future<Output = Result<$answer, ErrorData>> + Send + '_ {
-            RequestTrace::start($method, &context, || Target::None)
+            RequestTrace::start($method, &context, || SpanTarget::None)
                 .around(self.0.$name(request, context), answered)
         }
     )*};
@@ -185,7 +185,7 @@ impl ServerHandler for Traced {
         &self,
         context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<(), ErrorData>> + Send + '_ {
-        RequestTrace::start("ping", &context, || Target::None)
+        RequestTrace::start("ping", &context, || SpanTarget::None)
             .around(self.0.ping(context), answered)
     }
 
@@ -193,7 +193,7 @@ impl ServerHandler for Traced {
         &self,
         context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<DiscoverResult, ErrorData>> + Send + '_ {
-        RequestTrace::start("server/discover", &context, || Target::None)
+        RequestTrace::start("server/discover", &context, || SpanTarget::None)
             .around(self.0.discover(context), answered)
     }
 
@@ -205,9 +205,9 @@ impl ServerHandler for Traced {
         RequestTrace::start("tools/call", &context, || {
             // A name the client made up is not a span name (any length, any number of them).
             if self.0.registry().get(&request.name).is_ok() {
-                Target::Tool(request.name.to_string())
+                SpanTarget::Tool(request.name.to_string())
             } else {
-                Target::None
+                SpanTarget::None
             }
         })
         .around(self.0.call_tool(request, context), is_tool_error)
@@ -219,7 +219,7 @@ impl ServerHandler for Traced {
         context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<GetPromptResponse, ErrorData>> + Send + '_ {
         RequestTrace::start("prompts/get", &context, || {
-            Target::Prompt(request.name.clone())
+            SpanTarget::Prompt(request.name.clone())
         })
         .around(self.0.get_prompt(request, context), answered)
     }
@@ -230,7 +230,7 @@ impl ServerHandler for Traced {
         context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<ReadResourceResponse, ErrorData>> + Send + '_ {
         // No URI: a kept output's link is the capability to read it.
-        RequestTrace::start("resources/read", &context, || Target::None)
+        RequestTrace::start("resources/read", &context, || SpanTarget::None)
             .around(self.0.read_resource(request, context), answered)
     }
 
@@ -309,7 +309,7 @@ fn parent(context: &RequestContext<RoleServer>) -> Option<Context> {
 /// The span's name and attributes, as the MCP semantic conventions give them.
 fn describe(
     method: &'static str,
-    target: &Target,
+    target: &SpanTarget,
     context: &RequestContext<RoleServer>,
 ) -> (Cow<'static, str>, Vec<KeyValue>) {
     let mut attributes = vec![
@@ -334,13 +334,13 @@ fn describe(
         }
     }
     let name = match target {
-        Target::None => Cow::Borrowed(method),
-        Target::Tool(tool) => {
+        SpanTarget::None => Cow::Borrowed(method),
+        SpanTarget::Tool(tool) => {
             attributes.push(KeyValue::new("gen_ai.tool.name", tool.clone()));
             attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
             Cow::Owned(format!("{method} {tool}"))
         }
-        Target::Prompt(prompt) => {
+        SpanTarget::Prompt(prompt) => {
             attributes.push(KeyValue::new("gen_ai.prompt.name", prompt.clone()));
             Cow::Owned(format!("{method} {prompt}"))
         }

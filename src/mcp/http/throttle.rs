@@ -10,11 +10,11 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use crate::rate::Limiter;
+use crate::rate::RateLimiter;
 
 /// Counts the request against its caller's allowance, or refuses it.
 pub(super) async fn limit_requests(
-    State(limiter): State<Arc<Limiter>>,
+    State(limiter): State<Arc<RateLimiter>>,
     request: Request,
     next: Next,
 ) -> Response {
