@@ -446,7 +446,8 @@ fn command_run(command: &Command, cli: &Cli) -> Result<ExitCode, UsageError> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Test { tool } => {
-            commands::test::command(registry, tool.as_deref()).map_err(UsageError)
+            commands::test::command(registry, tool.as_deref(), audit(&cli.serve))
+                .map_err(UsageError)
         }
         Command::Install {
             host,

@@ -256,9 +256,6 @@ fn field<'a>(record: &'a Value, name: &str) -> &'a Value {
 #[test]
 fn every_entry_writes_one_audit_record_per_request() {
     matrix("audit", |kind, asking| {
-        if kind == Kind::Test {
-            return Ok(Cell::Apart("`test` takes no --audit"));
-        }
         if asking && !kind.can_ask() {
             return Ok(Cell::Apart("asks, and nothing can be asked here"));
         }

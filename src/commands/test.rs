@@ -20,14 +20,19 @@ use crate::tool::Example;
 mod stand_in;
 
 /// Runs every example (of `only`, when given); returns the report and whether all passed.
-pub async fn run(registry: &Arc<Registry>, only: Option<&str>) -> (String, bool) {
+pub async fn run(
+    registry: &Arc<Registry>,
+    only: Option<&str>,
+    audit: crate::audit::Audit,
+) -> (String, bool) {
     let mut report = String::new();
     let (mut passed, mut failed) = (0, 0);
     let processes = Arc::new(Processes::supervising().0);
-    let shared = Arc::new(Services::terminal(
-        Arc::clone(&processes),
-        HttpClients::default(),
-    ));
+    let terminal = |clients| Services {
+        audit,
+        ..Services::terminal(Arc::clone(&processes), clients)
+    };
+    let shared = Arc::new(terminal(HttpClients::default()));
     let served = Served::alone(Arc::clone(registry));
     for tool in registry
         .tools()
@@ -52,12 +57,7 @@ pub async fn run(registry: &Arc<Registry>, only: Option<&str>) -> (String, bool)
             };
             let services = stand_in.as_ref().map_or_else(
                 || Arc::clone(&shared),
-                |stand_in| {
-                    Arc::new(Services::terminal(
-                        Arc::clone(&processes),
-                        HttpClients::standing_in(stand_in.address),
-                    ))
-                },
+                |stand_in| Arc::new(terminal(HttpClients::standing_in(stand_in.address))),
             );
             // An example answers a tool's confirmation, never its questions.
             let call = Call {
@@ -123,13 +123,17 @@ fn check_request(upstream: &crate::tool::ExampleUpstream, seen: &[stand_in::Seen
 }
 
 /// Runs `mcp-serve test`: exit 1 when an example fails.
-pub fn command(registry: Registry, only: Option<&str>) -> Result<ExitCode, String> {
+pub fn command(
+    registry: Registry,
+    only: Option<&str>,
+    audit: crate::audit::Audit,
+) -> Result<ExitCode, String> {
     let registry = Arc::new(registry);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|error| format!("error: could not start the async runtime: {error}"))?;
-    let (report, all_passed) = runtime.block_on(run(&registry, only));
+    let (report, all_passed) = runtime.block_on(run(&registry, only, audit));
     runtime.shutdown_timeout(Duration::from_secs(1));
     super::print(&report);
     Ok(if all_passed {

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use toml::Spanned;
 
 use super::Checker;
-use crate::rate::{RateLimiter, Rate};
+use crate::rate::{Rate, RateLimiter};
 
 /// A `rate` (and its `burst`), checked; `None` when absent or wrong (wrong is reported).
 pub(super) fn parse(

@@ -380,7 +380,7 @@ impl<'a> Entry<'a> {
         let output = std::process::Command::new(BINARY)
             .arg("--config")
             .arg(&path)
-            .arg("test")
+            .args(["--audit", "--log-format", "json", "test"])
             .env("NO_COLOR", "1")
             .env("MCP_SERVE_DATA_DIR", self.workspace.path("."))
             .output()
