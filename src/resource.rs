@@ -196,12 +196,13 @@ impl ResourceTemplate {
         match &self.source {
             TemplateSource::Text(template) => Ok(Contents::Text {
                 mime_type: self.mime_type.clone(),
-                // In a JSON document a value is JSON string text: it cannot end the string.
+                // In a JSON document a value is the inside of a JSON string: it cannot end
+                // the string (the template was checked at load to put each one in a string).
                 text: template
                     .render(
                         values,
-                        if self.mime_type.contains("json") {
-                            Sink::JsonText
+                        if crate::results::mime::is_json(&self.mime_type) {
+                            Sink::JsonString
                         } else {
                             Sink::Display
                         },

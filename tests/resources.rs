@@ -329,3 +329,84 @@ fn the_example_serves_its_catalog_and_product_media() {
         );
     }
 }
+
+const JSON_TEMPLATES: &str = r#"
+[[resource-templates]]
+uri-template = "j://{v}"
+name = "j"
+mime-type = "application/json"
+text = '{{"v": "{v}", "admin": false}}'
+
+[[resource-templates]]
+uri-template = "ld://{v}"
+name = "ld"
+mime-type = "application/ld+json; charset=utf-8"
+text = '{{"@id": "x:{v}", "admin": false}}'
+
+[[resource-templates]]
+uri-template = "plain://{v}"
+name = "plain"
+text = '{{"v": "{v}", "admin": false}}'
+"#;
+
+#[test]
+fn json_text_templates_encode_each_value_as_json_string_text() {
+    let workspace = Workspace::new(JSON_TEMPLATES);
+    let mut server = workspace.serve_legacy();
+    let hostile = r#"a", "admin": true, "x": ""#;
+    let encoded = "a%22%2C%20%22admin%22%3A%20true%2C%20%22x%22%3A%20%22";
+    for (uri, key, prefix) in [("j://", "v", ""), ("ld://", "@id", "x:")] {
+        let response = read(&mut server, &format!("{uri}{encoded}"));
+        let text = response["result"]["contents"][0]["text"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{response}"));
+        let document: Value = serde_json::from_str(text).expect("still JSON");
+        assert_eq!(
+            document,
+            json!({key: format!("{prefix}{hostile}"), "admin": false}),
+            "{uri}: {text}"
+        );
+    }
+    // The control: the same value in a text/plain template arrives as it was sent.
+    let response = read(&mut server, &format!("plain://{encoded}"));
+    assert_eq!(
+        response["result"]["contents"][0]["text"],
+        json!(format!(r#"{{"v": "{hostile}", "admin": false}}"#)),
+        "{response}"
+    );
+}
+
+#[test]
+fn a_json_text_template_with_a_placeholder_outside_a_string_does_not_load() {
+    let workspace = Workspace::new(
+        r#"
+[[resource-templates]]
+uri-template = "n://{n}"
+name = "n"
+mime-type = "application/json"
+text = '{{"n": {n}}}'
+
+[[resource-templates]]
+uri-template = "b://{n}"
+name = "b"
+mime-type = "application/vnd.api+json"
+text = '{{"n": "{n}"'
+"#,
+    );
+    let (code, _, stderr) = run(
+        &[
+            "check",
+            "--config",
+            workspace.manifest().to_str().expect("path"),
+        ],
+        workspace.dir.path(),
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(
+        stderr
+            .matches("a JSON text template is JSON with each placeholder inside a string")
+            .count(),
+        2,
+        "{stderr}"
+    );
+}

@@ -1,6 +1,7 @@
 //! `[[resources]]` and `[[resource-templates]]`: URIs checked, contents from `text`, `blob`
 //! or a file (which must exist at load and is read again at each read), template variables
-//! declared and their placeholders checked.
+//! declared and their placeholders checked, and a JSON text template checked to put each
+//! placeholder inside a string.
 
 use std::collections::HashSet;
 
@@ -16,6 +17,7 @@ use crate::resource::{
     DeclaredResource, Piece, ResourceTemplate, Source, TemplateSource, Variable, parse_uri_template,
 };
 use crate::results::mime;
+use crate::template::{Sink, Template};
 
 /// Checks every declared resource; the ones with problems are left out.
 pub(super) fn build_resources(
@@ -255,12 +257,19 @@ fn template_source(
 ) -> Option<TemplateSource> {
     let span = wire.uri_template.span();
     match (&wire.text, &wire.file) {
-        (Some(text), None) => Some(TemplateSource::Text(template_at(
-            text.get_ref(),
-            text.span(),
-            facts,
-            checker,
-        )?)),
+        (Some(text), None) => {
+            let template = template_at(text.get_ref(), text.span(), facts, checker)?;
+            if wire.mime_type.as_deref().is_some_and(mime::is_json) && !strings_only(&template) {
+                checker
+                    .error(
+                        "a JSON text template is JSON with each placeholder inside a string",
+                        text.span(),
+                    )
+                    .hint("values are encoded as the inside of a JSON string, for example: text = '{{\"name\": \"{name}\"}}'");
+                return None;
+            }
+            Some(TemplateSource::Text(template))
+        }
         (None, Some(file)) => {
             let text = file.get_ref();
             // The folder is what comes before the first placeholder's path segment; it must
@@ -303,6 +312,20 @@ fn template_source(
             None
         }
     }
+}
+
+/// Whether the template is JSON with every placeholder inside a string: filled with a
+/// control character (which JSON allows only escaped, inside a string), it must parse.
+fn strings_only(template: &Template) -> bool {
+    let probe: serde_json::Map<String, Value> = template
+        .placeholders()
+        .map(|name| (name.to_owned(), Value::String("\u{1}".into())))
+        .collect();
+    template
+        .render(&probe, Sink::JsonString)
+        .ok()
+        .flatten()
+        .is_some_and(|text| serde_json::from_str::<Value>(&text).is_ok())
 }
 
 /// The first bytes of a regular file, to guess its type; never blocks on a FIFO.
