@@ -330,6 +330,193 @@ fn the_example_serves_its_catalog_and_product_media() {
     }
 }
 
+/// Reads each URI in `uris`, up to `window` requests in flight at once (answers may come in
+/// any order); the responses in request order.
+fn read_many(server: &mut Server, uris: &[String], window: usize) -> Vec<Value> {
+    let mut responses = Vec::with_capacity(uris.len());
+    for chunk in uris.chunks(window.max(1)) {
+        let ids: Vec<i64> = chunk
+            .iter()
+            .map(|uri| server.start_request("resources/read", json!({"uri": uri})))
+            .collect();
+        let mut answers = std::collections::HashMap::new();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while answers.len() < ids.len() {
+            let message = server
+                .next_message(deadline)
+                .expect("every read is answered");
+            if let Some(id) = message["id"].as_i64().filter(|id| ids.contains(id)) {
+                answers.insert(id, message);
+            }
+        }
+        responses.extend(ids.iter().filter_map(|id| answers.remove(id)));
+    }
+    responses
+}
+
+const PLANTED: &str = r#"
+# A tool that writes where the declared files live, as a sandboxed tool with
+# `write = ["./notes", "./deep"]` may: it swaps a file, then a folder, for a link out.
+[[tools]]
+name = "plant"
+[tools.command]
+script = 'ln -sfn ../secret.txt notes/readme.md && rm -r deep/inner && ln -s ../outside deep/inner && echo planted'
+
+[[resources]]
+uri = "notes://readme"
+name = "readme"
+file = "notes/readme.md"
+
+[[resources]]
+uri = "deep://readme"
+name = "deep"
+file = "deep/inner/readme.md"
+
+[[resources]]
+uri = "notes://todo"
+name = "todo"
+file = "notes/todo.md"
+"#;
+
+#[test]
+fn a_declared_file_swapped_for_a_symlink_is_never_read_through_it() {
+    let workspace = Workspace::new(PLANTED);
+    for folder in ["notes", "deep/inner", "outside"] {
+        std::fs::create_dir_all(workspace.path(folder)).expect("folder");
+    }
+    std::fs::write(workspace.path("notes/readme.md"), "# Notes\n").expect("readme");
+    std::fs::write(workspace.path("notes/todo.md"), "- buy milk\n").expect("todo");
+    std::fs::write(workspace.path("deep/inner/readme.md"), "# Deep\n").expect("deep");
+    std::fs::write(workspace.path("secret.txt"), "the secret\n").expect("secret");
+    std::fs::write(workspace.path("outside/readme.md"), "the outside secret\n").expect("out");
+    let mut server = workspace.serve_legacy();
+    for (uri, expected) in [
+        ("notes://readme", "# Notes\n"),
+        ("deep://readme", "# Deep\n"),
+    ] {
+        let before = read(&mut server, uri);
+        assert_eq!(
+            before["result"]["contents"][0]["text"],
+            json!(expected),
+            "{before}"
+        );
+    }
+
+    let planted = server.call("plant", json!({}));
+    assert_eq!(crate::harness::text(&planted), "planted", "{planted}");
+    // The control: through the links, the secrets are there to be read.
+    assert_eq!(
+        std::fs::read_to_string(workspace.path("notes/readme.md")).expect("follows"),
+        "the secret\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(workspace.path("deep/inner/readme.md")).expect("follows"),
+        "the outside secret\n"
+    );
+    for uri in ["notes://readme", "deep://readme"] {
+        let response = read(&mut server, uri);
+        assert!(
+            !response.to_string().contains("secret"),
+            "{uri} was read through the link: {response}"
+        );
+        let message = response["error"]["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains("symbolic link"),
+            "{uri}: a clear resource error: {response}"
+        );
+    }
+    // The file beside them that nobody swapped still reads.
+    let todo = read(&mut server, "notes://todo");
+    assert_eq!(
+        todo["result"]["contents"][0]["text"],
+        json!("- buy milk\n"),
+        "{todo}"
+    );
+
+    // Nor does a server started on the planted folder follow them.
+    let (code, _, stderr) = run(
+        &[
+            "check",
+            "--config",
+            workspace.manifest().to_str().expect("path"),
+        ],
+        workspace.dir.path(),
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("`notes/readme.md` is a symbolic link")
+            && stderr.contains("`deep/inner/readme.md` is a symbolic link"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("/tools.toml:12:8\n"), "{stderr}");
+}
+
+#[test]
+fn a_template_read_racing_a_symlink_swap_never_serves_the_outside_file() {
+    const READS: usize = 6_000;
+    let workspace = workspace();
+    std::fs::write(workspace.path("notes/race.md"), "public\n").expect("race");
+    std::os::unix::fs::symlink(workspace.path("secret.txt"), workspace.path("notes/.other"))
+        .expect("link");
+    let mut server = workspace.serve_legacy();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let writer = {
+        let stop = std::sync::Arc::clone(&stop);
+        let notes = workspace.path("notes");
+        std::thread::spawn(move || {
+            // `race.md` and `.other` trade places in one step (`RENAME_EXCHANGE`): one is the
+            // file, the other a link to the secret outside the folder.
+            let mut swaps = 0_u64;
+            // Bounded: a few million swaps at most, however slow the reads are.
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) && swaps < 20_000_000 {
+                rustix::fs::renameat_with(
+                    rustix::fs::CWD,
+                    notes.join(".other"),
+                    rustix::fs::CWD,
+                    notes.join("race.md"),
+                    rustix::fs::RenameFlags::EXCHANGE,
+                )
+                .expect("swap");
+                swaps += 1;
+            }
+            swaps
+        })
+    };
+    let uris = vec!["notes://pages/race.md".to_owned(); READS];
+    let responses = read_many(&mut server, &uris, 64);
+    // The control: a reader that follows links gets the secret through the same swap.
+    let followed = (0..1_000)
+        .filter(|_| {
+            std::fs::read_to_string(workspace.path("notes/race.md"))
+                .is_ok_and(|text| text.contains("the secret"))
+        })
+        .count();
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let swaps = writer.join().expect("writer");
+    let leaked = responses
+        .iter()
+        .filter(|response| response.to_string().contains("the secret"))
+        .count();
+    let public = responses
+        .iter()
+        .filter(|response| response["result"]["contents"][0]["text"] == json!("public\n"))
+        .count();
+    let refused = responses
+        .iter()
+        .filter(|response| response.get("error").is_some())
+        .count();
+    eprintln!(
+        "template race: {READS} reads over {swaps} swaps: {public} served the file, {refused} refused, {leaked} leaked; {followed} of 1000 reads that follow links got the secret"
+    );
+    assert_eq!(leaked, 0, "reads served the file outside the folder");
+    assert_eq!(public + refused, READS);
+    assert!(public > 0 && refused > 0, "the swap was seen both ways");
+    assert!(
+        followed > 0,
+        "the race is real: a reader that follows links leaks"
+    );
+}
+
 const JSON_TEMPLATES: &str = r#"
 [[resource-templates]]
 uri-template = "j://{v}"

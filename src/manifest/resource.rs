@@ -1,9 +1,11 @@
 //! `[[resources]]` and `[[resource-templates]]`: URIs checked, contents from `text`, `blob`
-//! or a file (which must exist at load and is read again at each read), template variables
-//! declared and their placeholders checked, and a JSON text template checked to put each
-//! placeholder inside a string.
+//! or a file (which must exist at load, with no symbolic link on its path, and is read again
+//! at each read), template variables declared and their placeholders checked, and a JSON
+//! text template checked to put each placeholder inside a string.
 
 use std::collections::HashSet;
+use std::io::Read as _;
+use std::path::{Component, Path, PathBuf};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
@@ -13,6 +15,7 @@ use super::Checker;
 use super::facts::{ArgumentFacts, template_at};
 use super::identity::icons_json;
 use super::wire::{ResourceTemplateWire, ResourceWire};
+use crate::resource::open::{self, OpenError};
 use crate::resource::{
     DeclaredResource, Piece, ResourceTemplate, Source, TemplateSource, Variable, parse_uri_template,
 };
@@ -72,29 +75,7 @@ fn build_resource(
                 return None;
             }
         },
-        (None, None, Some(file)) => {
-            let path = checker.resolve(file.get_ref());
-            let Ok(path) = std::fs::canonicalize(&path).map_err(|error| {
-                checker.error(
-                    format!("could not read `{}`: {error}", path.display()),
-                    file.span(),
-                );
-            }) else {
-                return None;
-            };
-            if !path.is_file() {
-                checker.error(
-                    format!("`{}` is not a regular file", path.display()),
-                    file.span(),
-                );
-                return None;
-            }
-            let mime_type = wire
-                .mime_type
-                .clone()
-                .unwrap_or_else(|| mime::guess(file.get_ref(), &head_of(&path)).to_owned());
-            (Source::File(path), mime_type)
-        }
+        (None, None, Some(file)) => declared_file(file, wire.mime_type.as_ref(), checker)?,
         _ => {
             checker.error(
                 "a resource has one of `text`, `blob` (base64) and `file`",
@@ -146,6 +127,53 @@ fn build_resource(
         source,
         scopes,
     })
+}
+
+/// A declared `file`: opened now with no symbolic link on its path (as it will be at each
+/// read), a regular file, its type guessed from its first bytes unless `mime_type` is given.
+fn declared_file(
+    file: &toml::Spanned<String>,
+    mime_type: Option<&String>,
+    checker: &mut Checker,
+) -> Option<(Source, String)> {
+    let written = file.get_ref();
+    let path = lexical(&checker.resolve(written));
+    let opened = match open::file(&path) {
+        Ok(opened) => opened,
+        Err(OpenError::Link) => {
+            let real = std::fs::canonicalize(&path).ok();
+            let diagnostic = checker.error(
+                format!(
+                    "`{written}` is a symbolic link, or a folder on its path is; a declared file is never read through one"
+                ),
+                file.span(),
+            );
+            if let Some(real) = real {
+                diagnostic.hint(format!("name the file itself: `{}`", real.display()));
+            }
+            return None;
+        }
+        Err(error) => {
+            checker.error(
+                format!("could not read `{}`: {error}", path.display()),
+                file.span(),
+            );
+            return None;
+        }
+    };
+    if !opened.metadata().is_ok_and(|metadata| metadata.is_file()) {
+        checker.error(
+            format!("`{}` is not a regular file", path.display()),
+            file.span(),
+        );
+        return None;
+    }
+    let mut head = Vec::new();
+    let _ = opened.take(512).read_to_end(&mut head);
+    let mime_type = mime_type
+        .cloned()
+        .unwrap_or_else(|| mime::guess(written, &head).to_owned());
+    Some((Source::File(path), mime_type))
 }
 
 /// Checks every resource template; the ones with problems are left out.
@@ -291,14 +319,8 @@ fn template_source(
                 return None;
             }
             let relative = text[folder.len()..].trim_start_matches('/');
-            let directory = checker.resolve(if folder.is_empty() { "." } else { folder });
-            if !directory.is_dir() {
-                checker.error(
-                    format!("the folder `{}` does not exist", directory.display()),
-                    file.span(),
-                );
-                return None;
-            }
+            let directory = lexical(&checker.resolve(folder));
+            open_folder(&directory, folder, file.span(), checker)?;
             Some(TemplateSource::File {
                 directory,
                 path: template_at(relative, file.span(), facts, checker)?,
@@ -328,17 +350,53 @@ fn strings_only(template: &Template) -> bool {
         .is_some_and(|text| serde_json::from_str::<Value>(&text).is_ok())
 }
 
-/// The first bytes of a regular file, to guess its type; never blocks on a FIFO.
-fn head_of(path: &std::path::Path) -> Vec<u8> {
-    use std::io::Read as _;
-    use std::os::unix::fs::OpenOptionsExt as _;
-    let mut head = Vec::new();
-    if let Ok(file) = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)
-    {
-        let _ = file.take(512).read_to_end(&mut head);
+/// Opens a template's folder as it will be at each read, with no symbolic link on its path;
+/// `None`, with a diagnostic at `span`, when it cannot be.
+fn open_folder(
+    directory: &Path,
+    shown: &str,
+    span: std::ops::Range<usize>,
+    checker: &mut Checker,
+) -> Option<()> {
+    match open::folder(directory) {
+        Ok(_) => Some(()),
+        Err(OpenError::Link) => {
+            let real = std::fs::canonicalize(directory).ok();
+            let diagnostic = checker.error(
+                format!(
+                    "`{shown}` is a symbolic link, or a folder on its path is; a file template's folder is never reached through one"
+                ),
+                span,
+            );
+            if let Some(real) = real {
+                diagnostic.hint(format!("name the folder itself: `{}`", real.display()));
+            }
+            None
+        }
+        Err(error) if error.is_missing() => {
+            checker.error(
+                format!("the folder `{}` does not exist", directory.display()),
+                span,
+            );
+            None
+        }
+        Err(error) => {
+            checker.error(
+                format!(
+                    "could not open the folder `{}`: {error}",
+                    directory.display()
+                ),
+                span,
+            );
+            None
+        }
     }
-    head
+}
+
+/// `path` with `.` components and repeated `/` collapsed (`..` kept: it names a real
+/// parent, and the kernel resolves it).
+fn lexical(path: &Path) -> PathBuf {
+    path.components()
+        .filter(|part| !matches!(part, Component::CurDir))
+        .collect()
 }
