@@ -217,7 +217,7 @@ complete = ["1"]
         "two variables need literal text between them",
         "template refers to undeclared argument `b`",
         "`z` is not a variable of `x://{a}`",
-        "a file template names its folder before the first placeholder",
+        "a file template cannot serve the manifest's folder",
     ] {
         assert!(
             stderr.contains(expected),
@@ -520,6 +520,91 @@ fn a_template_read_racing_a_symlink_swap_never_serves_the_outside_file() {
     assert!(
         followed > 0,
         "the race is real: a reader that follows links leaks"
+    );
+}
+
+/// `check`'s exit code and stderr for a manifest with one file template of `file`.
+fn check_template(workspace: &Workspace, file: &str) -> (i32, String) {
+    std::fs::write(
+        workspace.manifest(),
+        format!(
+            "[[tools]]\nname = \"api\"\n[tools.http]\nurl = \"https://api.example.com/v1\"\nheaders = {{ Authorization = \"Bearer ${{file:secrets/token}}\" }}\n\n[[resource-templates]]\nuri-template = \"x://{{a}}/{{b}}\"\nname = \"t\"\nfile = '{file}'\n"
+        ),
+    )
+    .expect("manifest");
+    let (code, _, stderr) = run(
+        &[
+            "check",
+            "--config",
+            workspace.manifest().to_str().expect("path"),
+        ],
+        workspace.dir.path(),
+    );
+    (code, stderr)
+}
+
+#[test]
+fn a_file_template_never_serves_the_root_the_manifest_folder_or_its_secrets() {
+    let workspace = Workspace::new("");
+    std::fs::create_dir_all(workspace.path("notes/sub")).expect("notes");
+    std::fs::create_dir(workspace.path("secrets")).expect("secrets");
+    std::fs::write(workspace.path("secrets/token"), "s3cr3t\n").expect("token");
+    std::os::unix::fs::symlink(workspace.dir.path(), workspace.path("notes/home")).expect("link");
+    std::os::unix::fs::symlink(workspace.path("notes"), workspace.path("notes-link"))
+        .expect("link");
+    let here = workspace.dir.path().display().to_string();
+    let parent = workspace
+        .dir
+        .path()
+        .parent()
+        .expect("parent")
+        .display()
+        .to_string();
+    let refused = [
+        "///{a}/{b}".to_owned(),
+        "//{a}/{b}".to_owned(),
+        "/./{a}/{b}".to_owned(),
+        "/{a}/{b}".to_owned(),
+        "./{a}/{b}".to_owned(),
+        ".//./{a}/{b}".to_owned(),
+        format!("{here}/{{a}}/{{b}}"),
+        format!("{here}//{{a}}/{{b}}"),
+        format!("{here}/./{{a}}/{{b}}"),
+        format!("{here}///{{a}}/{{b}}"),
+        format!("{parent}/{{a}}/{{b}}"),
+        "notes/home/{a}/{b}".to_owned(),
+        "secrets/{a}/{b}".to_owned(),
+        "./secrets//{a}/{b}".to_owned(),
+        format!("{here}/secrets/{{a}}/{{b}}"),
+        "notes-link/{a}/{b}".to_owned(),
+    ];
+    for file in &refused {
+        let (code, stderr) = check_template(&workspace, file);
+        assert_eq!(code, 2, "`{file}` loaded: {stderr}");
+        assert!(
+            stderr.contains("a file template cannot serve")
+                || stderr.contains("is a symbolic link"),
+            "`{file}`: {stderr}"
+        );
+        assert!(stderr.contains("/tools.toml:10:8\n"), "`{file}`: {stderr}");
+    }
+    // The control: a folder of its own, however written, loads.
+    let allowed = [
+        "notes/{a}/{b}".to_owned(),
+        "./notes/{a}/{b}".to_owned(),
+        "notes//{a}/{b}".to_owned(),
+        "notes/./sub/{a}/{b}".to_owned(),
+        format!("{here}/notes/{{a}}/{{b}}"),
+        format!("{here}//notes///{{a}}/{{b}}"),
+    ];
+    for file in &allowed {
+        let (code, stderr) = check_template(&workspace, file);
+        assert_eq!(code, 0, "`{file}`: {stderr}");
+    }
+    eprintln!(
+        "template folders: {} spellings refused, {} allowed",
+        refused.len(),
+        allowed.len()
     );
 }
 
