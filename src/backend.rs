@@ -91,7 +91,7 @@ impl Backend {
                     processes: context.processes,
                 };
                 match command
-                    .run(arguments, capture, spec.files.is_some(), &run)
+                    .run(arguments, capture, spec.files.map(|files| files.max), &run)
                     .await
                 {
                     Ok(output) => ToolResult::from_command(

@@ -220,7 +220,11 @@ impl Registry {
         !self.resources.is_empty()
             || !self.templates.is_empty()
             || self.tools.values().any(|tool| {
-                tool.output_spec.keep_full_output || tool.output_spec.files == Some(FilesMode::Link)
+                tool.output_spec.keep_full_output
+                    || tool
+                        .output_spec
+                        .files
+                        .is_some_and(|files| files.mode == FilesMode::Link)
             })
     }
 

@@ -1,7 +1,12 @@
 //! Declared resources (`[[resources]]`) and resource templates (`[[resource-templates]]`):
 //! contents given in the manifest or read from a file at each read. A template's variables
-//! fill text, or name a file inside the template's folder and nowhere else.
+//! fill text, or name a file inside the template's folder and nowhere else. No file is ever
+//! read through a symbolic link ([`open`]).
 
+pub mod open;
+
+use std::fs::File;
+use std::os::fd::AsFd as _;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
@@ -19,7 +24,8 @@ const MAX_VARIABLE: usize = 255;
 pub enum Source {
     Text(String),
     Blob(Vec<u8>),
-    /// Read at each `resources/read`; text when the MIME type is textual.
+    /// Read at each `resources/read`; text when the MIME type is textual. An absolute path
+    /// (from the manifest's real folder), opened with no symbolic link followed on it.
     File(PathBuf),
 }
 
@@ -74,7 +80,8 @@ pub struct Variable {
 pub enum TemplateSource {
     /// Text with `{variable}` placeholders.
     Text(Template),
-    /// A file: `directory` joined with the rendered relative path, which must stay inside it.
+    /// A file: the rendered relative path beneath `directory` (a real, absolute folder, with
+    /// no symbolic link on it), which must stay inside it.
     File { directory: PathBuf, path: Template },
 }
 
@@ -105,7 +112,16 @@ impl DeclaredResource {
                 mime_type: self.mime_type.clone(),
                 bytes: bytes.clone(),
             }),
-            Source::File(path) => read_file(path, &self.mime_type, &self.uri),
+            Source::File(path) => {
+                let file = open::file(path).map_err(|error| match error {
+                    open::OpenError::Link => ReadError::Unreadable(format!(
+                        "`{}` is not read: its file, or a folder on its path, is a symbolic link, and a declared file is never read through one",
+                        self.uri
+                    )),
+                    other => ReadError::NotFound(format!("no resource `{}`: {other}", self.uri)),
+                })?;
+                read_file(file, &self.mime_type, &self.uri)
+            }
         }
     }
 }
@@ -196,12 +212,13 @@ impl ResourceTemplate {
         match &self.source {
             TemplateSource::Text(template) => Ok(Contents::Text {
                 mime_type: self.mime_type.clone(),
-                // In a JSON document a value is JSON string text: it cannot end the string.
+                // In a JSON document a value is the inside of a JSON string: it cannot end
+                // the string (the template was checked at load to put each one in a string).
                 text: template
                     .render(
                         values,
-                        if self.mime_type.contains("json") {
-                            Sink::JsonText
+                        if crate::results::mime::is_json(&self.mime_type) {
+                            Sink::JsonString
                         } else {
                             Sink::Display
                         },
@@ -216,8 +233,8 @@ impl ResourceTemplate {
                     .ok()
                     .flatten()
                     .unwrap_or_default();
-                let path = confined(directory, &relative)
-                    .ok_or_else(|| ReadError::NotFound(format!("no resource `{uri}`")))?;
+                let not_found = || ReadError::NotFound(format!("no resource `{uri}`"));
+                let file = confined(directory, &relative).ok_or_else(not_found)?;
                 let mime_type = if self.mime_declared {
                     self.mime_type.clone()
                 } else {
@@ -225,7 +242,7 @@ impl ResourceTemplate {
                         .unwrap_or(&self.mime_type)
                         .to_owned()
                 };
-                read_file(&path, &mime_type, uri)
+                read_file(file, &mime_type, uri)
             }
         }
     }
@@ -256,32 +273,27 @@ fn acceptable(value: &str) -> bool {
         && !value.chars().any(char::is_control)
 }
 
-/// `directory/relative`, only when it exists and its real path lies inside the real
-/// `directory` (no `..`, no absolute path, no symlink out).
-fn confined(directory: &Path, relative: &str) -> Option<PathBuf> {
+/// `relative` beneath `directory`, opened once, relative to the folder's handle, with no
+/// symbolic link followed on the way (so a file swapped for a link out between a check and
+/// the open cannot be served: there is no second open); `None` when it is not there, is a
+/// link, or would leave the folder (`..`, an absolute path).
+fn confined(directory: &Path, relative: &str) -> Option<File> {
     let relative = Path::new(relative);
-    if relative.is_absolute()
-        || relative
+    if relative.as_os_str().is_empty()
+        || !relative
             .components()
-            .any(|part| !matches!(part, std::path::Component::Normal(_)))
+            .all(|part| matches!(part, std::path::Component::Normal(_)))
     {
         return None;
     }
-    let base = std::fs::canonicalize(directory).ok()?;
-    let path = std::fs::canonicalize(base.join(relative)).ok()?;
-    path.starts_with(&base).then_some(path)
+    let folder = open::folder(directory).ok()?;
+    open::file_beneath(folder.as_fd(), relative).ok()
 }
 
-fn read_file(path: &Path, mime_type: &str, uri: &str) -> Result<Contents, ReadError> {
+/// Reads an opened resource file: only a regular file (asked of the handle, never by
+/// name), at most [`MAX_FILE`] bytes.
+fn read_file(file: File, mime_type: &str, uri: &str) -> Result<Contents, ReadError> {
     use std::io::Read as _;
-    use std::os::unix::fs::OpenOptionsExt as _;
-    // Without blocking on a FIFO (or a device) that someone put in the folder: only a
-    // regular file is read.
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)
-        .map_err(|error| ReadError::NotFound(format!("no resource `{uri}`: {error}")))?;
     let metadata = file
         .metadata()
         .map_err(|error| ReadError::Unreadable(format!("`{uri}`: {error}")))?;

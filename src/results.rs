@@ -57,12 +57,26 @@ pub enum FilesMode {
     Link,
 }
 
+/// The most output files a tool takes unless its `max-files` says otherwise.
+pub const DEFAULT_MAX_FILES: usize = 100;
+
+/// The largest `max-files` a manifest may give.
+pub const MAX_FILES_LIMIT: usize = 10_000;
+
+/// What becomes of the files a command leaves in its output directory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FilesSpec {
+    pub mode: FilesMode,
+    /// The most files taken (`max-files`); the scan stops there and the result says so.
+    pub max: usize,
+}
+
 /// Everything the pipeline needs to know about one tool.
 #[derive(Debug, Clone)]
 pub struct OutputSpec {
     pub tool: String,
     pub mode: OutputMode,
-    pub files: Option<FilesMode>,
+    pub files: Option<FilesSpec>,
     /// Keep the whole stdout as a resource when it is cut short.
     pub keep_full_output: bool,
 }
@@ -100,6 +114,40 @@ impl Captured {
 pub struct OutputFile {
     pub name: String,
     pub bytes: Vec<u8>,
+}
+
+/// The files taken from a command's output directory, by name.
+#[derive(Debug, Default)]
+pub struct OutputFiles {
+    pub files: Vec<OutputFile>,
+    /// Why the directory was read no further, when it was not read to its end.
+    pub stopped: Option<Stopped>,
+    /// Entries of the directory read (`.` and `..` aside): at most twice the limit, plus one.
+    pub examined: usize,
+}
+
+/// Why an output directory was read no further: the result says so.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stopped {
+    /// There were more regular files than the tool takes.
+    Files { most: usize },
+    /// More entries than that were links, folders or other things that are never taken.
+    Others { most: usize },
+}
+
+impl Stopped {
+    /// The note at the end of the result.
+    fn note(self) -> String {
+        match self {
+            Self::Files { most } => format!(
+                "[… more files left out: this tool takes at most {most} file{} from its output directory (`max-files`) …]",
+                if most == 1 { "" } else { "s" }
+            ),
+            Self::Others { most } => format!(
+                "[… the output directory was read no further: more than {most} of its entries are links or folders, which are never taken (`max-files`) …]"
+            ),
+        }
+    }
 }
 
 /// An era-neutral tool result.
@@ -141,7 +189,7 @@ impl ToolResult {
     /// Builds the result from a command's successful output and files.
     pub fn from_command(
         stdout: Captured,
-        files: Vec<OutputFile>,
+        files: OutputFiles,
         spec: &OutputSpec,
         output_schema: Option<&CompiledSchema>,
         store: &Keeper<'_>,
@@ -165,17 +213,20 @@ impl ToolResult {
         if result.is_error {
             return result;
         }
-        if let Some(files_mode) = spec.files {
+        if let Some(files_spec) = spec.files {
             // Empty stdout says nothing when files carry the answer.
-            if files.iter().len() > 0
+            if !files.files.is_empty()
                 && matches!(result.content.as_slice(), [Content::Text { text, .. }] if text.is_empty())
             {
                 result.content.clear();
             }
-            for file in files {
+            for file in files.files {
                 result
                     .content
-                    .push(file_block(file, files_mode, &spec.tool, store));
+                    .push(file_block(file, files_spec.mode, &spec.tool, store));
+            }
+            if let Some(stopped) = files.stopped {
+                result.content.push(Content::text(stopped.note()));
             }
         }
         result

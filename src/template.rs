@@ -132,7 +132,7 @@ impl Template {
                             Sink::Argv => {
                                 return Err(RenderError::Missing { name: name.clone() });
                             }
-                            Sink::Display => continue,
+                            Sink::Display | Sink::JsonString => continue,
                             _ => return Ok(None),
                         }
                     };
@@ -147,6 +147,7 @@ impl Template {
                     }
                     match sink {
                         Sink::PathSegment => out.push_str(&encode_segment(&text)),
+                        Sink::JsonString => push_json_string(&mut out, &text),
                         _ => out.push_str(&text),
                     }
                 }
@@ -186,8 +187,12 @@ pub enum Sink {
     Query,
     /// A header value: no NUL, CR or LF.
     Header,
-    /// Text inside a JSON string.
+    /// Text that becomes a JSON string value (the serializer encodes it).
     JsonText,
+    /// Text written into a JSON document's string literal, as the inside of one: quotes,
+    /// backslashes and control characters escaped, so a value can never end the string. An
+    /// absent argument reads as nothing.
+    JsonString,
     /// Text for a person or a model to read: an absent argument reads as nothing.
     Display,
 }
@@ -206,7 +211,7 @@ impl Sink {
             Self::Argv => "a NUL byte, which cannot be passed to a command",
             Self::Env => "a NUL byte, which an environment variable cannot carry",
             Self::Header => "a line break or NUL byte, which a header cannot carry",
-            Self::PathSegment | Self::Query | Self::JsonText | Self::Display => {
+            Self::PathSegment | Self::Query | Self::JsonText | Self::JsonString | Self::Display => {
                 "a character the destination cannot carry"
             }
         }
@@ -223,6 +228,27 @@ const SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
 /// One path segment value, percent-encoded: it cannot add `/`, `?` or `#`.
 pub fn encode_segment(value: &str) -> String {
     percent_encoding::utf8_percent_encode(value, SEGMENT).to_string()
+}
+
+/// Appends `text` as the inside of a JSON string literal (RFC 8259 section 7): `"` and `\`
+/// escaped, and every control character (U+0000 to U+001F) as `\n`, `\t`… or `\u00XX`.
+fn push_json_string(out: &mut String, text: &str) {
+    use std::fmt::Write as _;
+    for character in text.chars() {
+        match character {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            control if control < ' ' => {
+                let _ = write!(out, "\\u{:04x}", u32::from(control));
+            }
+            other => out.push(other),
+        }
+    }
 }
 
 /// One element of a command line as the manifest declares it.
@@ -585,6 +611,37 @@ mod tests {
             template.render(&arguments(json!({})), Sink::Display),
             Ok(Some("q=".into()))
         );
+    }
+
+    #[test]
+    fn a_json_string_value_can_never_end_its_string() {
+        let template = Template::parse(r#"{{"v": "{v}", "admin": false}}"#).expect("parses");
+        let mut tried = 0;
+        for value in [
+            r#"a", "admin": true, "x": ""#,
+            "back\\slash\\",
+            "\"",
+            "line\nbreak\r\ttab\u{0}nul\u{1f}unit\u{8}\u{c}",
+            "\u{2028}\u{7f}é🙂</script>",
+        ] {
+            let rendered = template
+                .render(&arguments(json!({ "v": value })), Sink::JsonString)
+                .expect("renders")
+                .expect("present");
+            let document: Value = serde_json::from_str(&rendered).expect("still JSON");
+            assert_eq!(document, json!({"v": value, "admin": false}), "{rendered}");
+            tried += 1;
+        }
+        assert_eq!(
+            template.render(&arguments(json!({})), Sink::JsonString),
+            Ok(Some(r#"{"v": "", "admin": false}"#.into()))
+        );
+        // A value that is not a string is its JSON text, inside the string.
+        assert_eq!(
+            template.render(&arguments(json!({"v": {"k": "\""}})), Sink::JsonString),
+            Ok(Some(r#"{"v": "{\"k\":\"\\\"\"}", "admin": false}"#.into()))
+        );
+        eprintln!("JSON string sink: {tried} hostile values, each one string");
     }
 
     #[test]

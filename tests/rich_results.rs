@@ -258,3 +258,119 @@ fn resources_are_offered_only_when_a_tool_keeps_outputs() {
         "{init}"
     );
 }
+
+/// A tool that leaves `count` empty files in its output directory, kept as `files` says,
+/// with `extra` lines in its `[tools.command]` table.
+fn littering(name: &str, count: usize, files: &str, extra: &str) -> String {
+    format!(
+        r#"
+[[tools]]
+name = "{name}"
+[tools.command]
+script = 'i=0; while [ $i -lt {count} ]; do : > "$MCP_SERVE_OUTPUT_DIR/f$i.txt"; i=$((i+1)); done; echo done'
+files = "{files}"
+{extra}
+"#
+    )
+}
+
+/// The blocks of a result that are not text.
+fn file_blocks(result: &Value) -> usize {
+    result["content"].as_array().map_or(0, |blocks| {
+        blocks
+            .iter()
+            .filter(|block| block["type"] != json!("text"))
+            .count()
+    })
+}
+
+#[test]
+fn output_files_are_bounded_in_number_and_the_result_says_so() {
+    let manifest = [
+        littering("embed-3000", 3_000, "embed", "max-output = \"16KiB\""),
+        littering("embed-100", 100, "embed", ""),
+    ]
+    .concat();
+    let workspace = Workspace::new(&manifest);
+    let mut server = workspace.serve_legacy();
+
+    let result = server.call("embed-3000", json!({}));
+    let blocks = result["content"].as_array().map_or(0, Vec::len);
+    eprintln!("output files: 3,000 empty files embedded as {blocks} blocks");
+    assert_eq!(result["isError"], json!(false), "{result}");
+    assert_eq!(file_blocks(&result), 100, "the default of 100 files");
+    let note = result["content"]
+        .as_array()
+        .and_then(|blocks| blocks.last())
+        .and_then(|block| block["text"].as_str())
+        .unwrap_or_default();
+    assert!(
+        note.contains("more files left out: this tool takes at most 100 files")
+            && note.contains("`max-files`"),
+        "{note}"
+    );
+    // The control: exactly as many files as the limit are all kept, with no note.
+    let result = server.call("embed-100", json!({}));
+    assert_eq!(file_blocks(&result), 100);
+    assert!(
+        !result.to_string().contains("left out"),
+        "{}",
+        text(&result)
+    );
+}
+
+#[test]
+fn max_files_caps_linked_files_and_is_checked() {
+    let workspace = Workspace::new(&littering("link-20000", 20_000, "link", "max-files = 5"));
+    let mut server = workspace.serve_legacy();
+    let result = server.call("link-20000", json!({}));
+    assert_eq!(file_blocks(&result), 5, "{result}");
+    assert!(
+        result
+            .to_string()
+            .contains("this tool takes at most 5 files"),
+        "{result}"
+    );
+    let listed = server.request("resources/list", json!({}));
+    assert_eq!(
+        listed["result"]["resources"].as_array().map(Vec::len),
+        Some(5),
+        "only the files taken are kept: {listed}"
+    );
+
+    let broken = Workspace::new(
+        &[
+            littering("zero", 1, "embed", "max-files = 0"),
+            littering("huge", 1, "embed", "max-files = 10001"),
+            r#"
+[[tools]]
+name = "no-files"
+[tools.command]
+argv = ["true"]
+max-files = 3
+"#
+            .to_owned(),
+        ]
+        .concat(),
+    );
+    let (code, _, stderr) = crate::harness::run(
+        &[
+            "check",
+            "--config",
+            broken.manifest().to_str().expect("path"),
+        ],
+        broken.dir.path(),
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(
+        stderr
+            .matches("`max-files` is a number of files from 1 to 10000")
+            .count(),
+        2,
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("`max-files` applies with `files`"),
+        "{stderr}"
+    );
+}

@@ -23,7 +23,7 @@ use super::process_group::GroupGuard;
 use super::processes::{CALL_VARIABLE, INSTANCE_VARIABLE, Processes};
 use super::supervise::{Finished, Forwarding, STDERR_TAIL_BYTES, Supervision, supervise};
 use crate::events::LogLevel;
-use crate::results::{Captured, OutputFile};
+use crate::results::{Captured, OutputFiles};
 use crate::sandbox::policy::CallPaths;
 use crate::sandbox::{
     EXIT_CONFINE_FAILED, Exceeded, FAILURE_PREFIX, POLICY_VARIABLE, Sandbox, TRAMPOLINE,
@@ -103,7 +103,7 @@ pub struct RunContext<'a> {
 pub struct CommandOutput {
     pub stdout: Captured,
     /// What it wrote into its output directory, when it had one.
-    pub files: Vec<OutputFile>,
+    pub files: OutputFiles,
 }
 
 /// Why a command call failed; `Display` is the one-line reason.
@@ -192,13 +192,13 @@ fn humanize(duration: Duration) -> String {
 
 impl CommandBackend {
     /// Runs the command for one call, capturing stdout as `capture` says and, with
-    /// `output_dir`, giving it a directory for files (`MCP_SERVE_OUTPUT_DIR`). Dropping the
-    /// returned future kills the process group.
+    /// `output_files` (the most files taken), giving it a directory for files
+    /// (`MCP_SERVE_OUTPUT_DIR`). Dropping the returned future kills the process group.
     pub async fn run(
         &self,
         arguments: &Map<String, Value>,
         capture: CaptureOptions,
-        output_dir: bool,
+        output_files: Option<usize>,
         context: &RunContext<'_>,
     ) -> Result<CommandOutput, CommandError> {
         let events = context.events;
@@ -212,7 +212,7 @@ impl CommandBackend {
             let events = events.filter(|_| self.events || self.stderr_log.is_some());
             let directory = self.prepare(
                 &mut command,
-                output_dir,
+                output_files.is_some(),
                 self.events && events.is_some(),
                 &program,
             )?;
@@ -271,9 +271,11 @@ impl CommandBackend {
             trace::finished(run.as_ref(), &finished);
             self.outcome(finished, program.clone()).and_then(|stdout| {
                 let files = match &outputs {
-                    Some(directory) => collect_files(directory, self.max_output)
-                        .map_err(|problem| CommandError::Files { program, problem })?,
-                    None => Vec::new(),
+                    Some(directory) => {
+                        collect_files(directory, self.max_output, output_files.unwrap_or(0))
+                            .map_err(|problem| CommandError::Files { program, problem })?
+                    }
+                    None => OutputFiles::default(),
                 };
                 Ok(CommandOutput { stdout, files })
             })

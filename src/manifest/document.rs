@@ -102,7 +102,7 @@ pub(super) fn load(source: &str, checker: &mut Checker) -> Option<Registry> {
     checker.oauth = server.auth.is_some();
     let prompts = build_prompts(&prompts, checker);
     let resources = build_resources(&resources, checker);
-    let templates = build_templates(&templates, checker);
+    let templates = build_templates(&templates, source, checker);
     build_tools(server, tools, checker).map(|registry| {
         registry
             .with_prompts(prompts)

@@ -1,8 +1,11 @@
-//! How a command's output becomes a result: `output`, `mime-type`, `files`, `keep-output`.
+//! How a command's output becomes a result: `output`, `mime-type`, `files`, `max-files`,
+//! `keep-output`.
 
 use super::Checker;
 use super::wire::CommandWire;
-use crate::results::{BinaryKind, FilesMode, OutputMode, OutputSpec};
+use crate::results::{
+    BinaryKind, DEFAULT_MAX_FILES, FilesMode, FilesSpec, MAX_FILES_LIMIT, OutputMode, OutputSpec,
+};
 use crate::suggest::suggest;
 
 const MODES: [&str; 6] = ["text", "json", "content", "image", "audio", "resource"];
@@ -68,17 +71,7 @@ pub(super) fn output_spec(
             );
         }
     }
-    let files = wire.files.as_ref().and_then(|files| match files.get_ref().as_str() {
-        "embed" => Some(FilesMode::Embed),
-        "link" => Some(FilesMode::Link),
-        other => {
-            checker
-                .error(format!("unknown `files` mode `{other}`"), files.span())
-                .suggest(suggest(other, ["embed", "link"]))
-                .hint("`embed` puts each file in the result; `link` keeps it as a resource and links to it");
-            None
-        }
-    });
+    let files = files_spec(wire, checker);
     if wire.keep_output == Some(true) && mode != OutputMode::Text {
         checker
             .error(
@@ -93,4 +86,42 @@ pub(super) fn output_spec(
         files,
         keep_full_output: wire.keep_output.unwrap_or(false),
     }
+}
+
+/// `files` and `max-files`: what becomes of the files the command leaves, and how many.
+fn files_spec(wire: &CommandWire, checker: &mut Checker) -> Option<FilesSpec> {
+    let files_mode = wire.files.as_ref().and_then(|files| match files.get_ref().as_str() {
+        "embed" => Some(FilesMode::Embed),
+        "link" => Some(FilesMode::Link),
+        other => {
+            checker
+                .error(format!("unknown `files` mode `{other}`"), files.span())
+                .suggest(suggest(other, ["embed", "link"]))
+                .hint("`embed` puts each file in the result; `link` keeps it as a resource and links to it");
+            None
+        }
+    });
+    let max = match &wire.max_files {
+        None => DEFAULT_MAX_FILES,
+        Some(value) => {
+            if wire.files.is_none() {
+                checker
+                    .error("`max-files` applies with `files`", value.span())
+                    .hint(
+                        "`files = \"embed\"` or `\"link\"` gives the command a directory for files",
+                    );
+            }
+            usize::try_from(*value.get_ref())
+                .ok()
+                .filter(|max| (1..=MAX_FILES_LIMIT).contains(max))
+                .unwrap_or_else(|| {
+                    checker.error(
+                        format!("`max-files` is a number of files from 1 to {MAX_FILES_LIMIT}"),
+                        value.span(),
+                    );
+                    DEFAULT_MAX_FILES
+                })
+        }
+    };
+    files_mode.map(|mode| FilesSpec { mode, max })
 }

@@ -438,6 +438,9 @@ pub(super) struct CommandWire {
     /// `embed` or `link`: files the command writes into `$MCP_SERVE_OUTPUT_DIR` become blocks.
     #[schemars(with = "Option<String>")]
     pub(super) files: Option<Spanned<String>>,
+    /// With `files`: the most files taken (default 100); the result says when more were left.
+    #[schemars(with = "Option<i64>", range(min = 1, max = 10_000))]
+    pub(super) max_files: Option<Spanned<i64>>,
     /// Keep the whole stdout as a resource when it is cut short.
     pub(super) keep_output: Option<bool>,
     /// The command may write progress and log lines to `$MCP_SERVE_EVENTS`.

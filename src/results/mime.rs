@@ -84,9 +84,24 @@ pub fn is_textual(mime_type: &str) -> bool {
         || essence.ends_with("+xml")
 }
 
+/// Whether content of this type is a JSON document: `application/json` (or the `text/json`
+/// some servers send) and every `…/…+json` type, parameters and letter case aside.
+pub fn is_json(mime_type: &str) -> bool {
+    let essence = mime_type
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    matches!(essence.as_str(), "application/json" | "text/json")
+        || essence
+            .split_once('/')
+            .is_some_and(|(_, subtype)| subtype.ends_with("+json"))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{guess, is_textual, sniff};
+    use super::{guess, is_json, is_textual, sniff};
 
     #[test]
     fn sniffs_common_formats() {
@@ -106,5 +121,27 @@ mod tests {
         assert!(is_textual("text/plain; charset=utf-8"));
         assert!(is_textual("application/vnd.api+json"));
         assert!(!is_textual("image/png"));
+    }
+
+    #[test]
+    fn knows_json_types() {
+        for json in [
+            "application/json",
+            "Application/JSON; charset=utf-8",
+            "application/ld+json",
+            "application/vnd.api+json",
+            "text/json",
+        ] {
+            assert!(is_json(json), "{json}");
+        }
+        for other in [
+            "text/plain",
+            "application/jsonl",
+            "text/x-jsonnet",
+            "+json",
+            "image/png",
+        ] {
+            assert!(!is_json(other), "{other}");
+        }
     }
 }

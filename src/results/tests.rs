@@ -2,7 +2,8 @@ use serde_json::json;
 
 use super::store::{ResourceStore, StoreLimits};
 use super::{
-    BinaryKind, Captured, Content, FilesMode, OutputFile, OutputMode, OutputSpec, ToolResult,
+    BinaryKind, Captured, Content, FilesMode, FilesSpec, OutputFile, OutputFiles, OutputMode,
+    OutputSpec, Stopped, ToolResult,
 };
 use crate::call::Identity;
 use crate::era::Era;
@@ -21,7 +22,7 @@ fn run(stdout: &[u8], mode: OutputMode, schema: Option<&CompiledSchema>) -> Tool
     let store = ResourceStore::new(StoreLimits::default());
     ToolResult::from_command(
         Captured::complete(stdout.to_vec()),
-        Vec::new(),
+        OutputFiles::default(),
         &spec(mode),
         schema,
         &store.keeper(Identity::Only),
@@ -58,7 +59,7 @@ fn truncated_text_keeps_head_and_tail_and_says_how_much_is_missing() {
     };
     let result = ToolResult::from_command(
         stdout,
-        Vec::new(),
+        OutputFiles::default(),
         &spec(OutputMode::Text),
         None,
         &store.keeper(Identity::Only),
@@ -180,8 +181,8 @@ fn binary_output_becomes_one_block_of_its_kind() {
 #[test]
 fn files_are_embedded_or_linked_after_stdout() {
     let store = ResourceStore::new(StoreLimits::default());
-    let files = || {
-        vec![
+    let files = || OutputFiles {
+        files: vec![
             OutputFile {
                 name: "chart.png".into(),
                 bytes: b"\x89PNG\r\n\x1a\n".to_vec(),
@@ -190,10 +191,14 @@ fn files_are_embedded_or_linked_after_stdout() {
                 name: "data.json".into(),
                 bytes: b"{}".to_vec(),
             },
-        ]
+        ],
+        ..OutputFiles::default()
     };
     let mut embed = spec(OutputMode::Text);
-    embed.files = Some(FilesMode::Embed);
+    embed.files = Some(FilesSpec {
+        mode: FilesMode::Embed,
+        max: 100,
+    });
     let result = ToolResult::from_command(
         Captured::complete(b"done\n".to_vec()),
         files(),
@@ -212,7 +217,10 @@ fn files_are_embedded_or_linked_after_stdout() {
         .collect();
     assert_eq!(kinds, ["text", "image", "resource"]);
     let mut link = spec(OutputMode::Text);
-    link.files = Some(FilesMode::Link);
+    link.files = Some(FilesSpec {
+        mode: FilesMode::Link,
+        max: 100,
+    });
     let result = ToolResult::from_command(
         Captured::complete(Vec::new()),
         files(),
@@ -230,6 +238,48 @@ fn files_are_embedded_or_linked_after_stdout() {
             .map(|(mime, _)| mime),
         Some("image/png".into())
     );
+}
+
+#[test]
+fn files_left_out_are_said_after_the_files_taken() {
+    let store = ResourceStore::new(StoreLimits::default());
+    let mut embed = spec(OutputMode::Text);
+    embed.files = Some(FilesSpec {
+        mode: FilesMode::Embed,
+        max: 1,
+    });
+    for (stopped, expected) in [
+        (
+            Stopped::Files { most: 1 },
+            "[… more files left out: this tool takes at most 1 file from its output directory (`max-files`) …]",
+        ),
+        (
+            Stopped::Others { most: 1 },
+            "[… the output directory was read no further: more than 1 of its entries are links or folders, which are never taken (`max-files`) …]",
+        ),
+    ] {
+        let files = OutputFiles {
+            files: vec![OutputFile {
+                name: "a.txt".into(),
+                bytes: b"a".to_vec(),
+            }],
+            stopped: Some(stopped),
+            examined: 3,
+        };
+        let result = ToolResult::from_command(
+            Captured::complete(Vec::new()),
+            files,
+            &embed,
+            None,
+            &store.keeper(Identity::Only),
+        );
+        assert_eq!(result.content.len(), 2, "{result:?}");
+        assert!(
+            matches!(&result.content[0], Content::Resource { .. }),
+            "{result:?}"
+        );
+        assert_eq!(result.content[1], Content::text(expected));
+    }
 }
 
 #[test]
