@@ -101,6 +101,7 @@ fn serve(
     let mut options = options;
     if let Some(options) = options.as_mut() {
         options.metrics.clone_from(&metrics);
+        options.oauth = verifier(&registry)?;
     }
     let handler_options = HandlerOptions {
         max_calls,
@@ -189,6 +190,16 @@ fn audit(args: &ServeArgs) -> crate::audit::Audit {
         enabled: args.observe.audit,
         values: args.observe.audit_values,
     }
+}
+
+/// What checks tokens when the manifest has `[server.auth]`, with its clients to the issuer.
+fn verifier(
+    registry: &Registry,
+) -> Result<Option<Arc<crate::auth::oauth::Verifier>>, crate::auth::keys::ClientError> {
+    let settings = registry.auth.as_deref();
+    settings
+        .map(|settings| crate::auth::oauth::Verifier::new(settings.clone()).map(Arc::new))
+        .transpose()
 }
 
 /// Variables that stay in our environment but out of every command's: the token's, and
@@ -328,7 +339,8 @@ fn http_options(
         allowed_hosts,
         allowed_origins,
         token,
-        oauth: oauth.map(|settings| Arc::new(crate::auth::oauth::Verifier::new(settings.clone()))),
+        // Made in `serve`, where a client that cannot be made stops the start (exit 1).
+        oauth: None,
         metrics: None,
         metrics_route: false,
         max_body_bytes: args.max_body,

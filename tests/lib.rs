@@ -11,6 +11,7 @@ mod upstream;
 
 mod ask;
 mod audit;
+mod auth_clients;
 mod cli;
 mod command_backend;
 mod conformance;

@@ -12,7 +12,7 @@ use sha2::{Digest as _, Sha256};
 use tokio::sync::Mutex;
 
 use super::Principal;
-use super::keys::Unavailable;
+use super::keys::{ClientError, Unavailable};
 use super::oauth::Rejection;
 
 /// The longest an active answer is kept.
@@ -56,23 +56,17 @@ pub struct Introspection {
 }
 
 impl Introspection {
-    pub fn new(endpoint: Endpoint, leeway: Duration) -> Self {
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let client = reqwest::Client::builder()
-            .timeout(Duration::from_secs(10))
-            .redirect(reqwest::redirect::Policy::none())
-            .no_proxy()
-            .build()
-            .unwrap_or_default();
+    pub fn new(endpoint: Endpoint, leeway: Duration) -> Result<Self, ClientError> {
+        let client = super::keys::issuer_client("asks the issuer about opaque tokens")?;
         let per_second = std::num::NonZeroU32::new(MAX_QUESTIONS_PER_SECOND)
             .unwrap_or(std::num::NonZeroU32::MIN);
-        Self {
+        Ok(Self {
             endpoint,
             client,
             cache: Mutex::new(HashMap::new()),
             questions: governor::RateLimiter::direct(governor::Quota::per_second(per_second)),
             leeway,
-        }
+        })
     }
 
     pub async fn check(&self, token: &str, issuer: &str, audience: &str) -> Answer {

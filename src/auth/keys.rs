@@ -18,6 +18,45 @@ pub const MAX_AGE: Duration = Duration::from_secs(3600);
 /// The largest metadata or key set accepted.
 const MAX_BYTES: usize = 1024 * 1024;
 
+/// How long a request to the issuer may take, connection to last byte.
+const ISSUER_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// An HTTP client that asks the issuer could not be made (the TLS setup failed: no CA
+/// certificates, a broken store). The server does not start without it: a client without
+/// the timeout and the no-redirect rule is never used instead.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("could not make the HTTP client that {purpose}: {reason}")]
+pub struct ClientError {
+    /// What the client is for: "fetches the issuer's keys".
+    pub purpose: &'static str,
+    pub reason: String,
+}
+
+/// A client for the issuer: a 10-second timeout, no redirects (an answer from elsewhere is
+/// not the issuer's), no proxy from the environment.
+pub(super) fn issuer_client(purpose: &'static str) -> Result<reqwest::Client, ClientError> {
+    // The same TLS provider as the HTTP backend's clients; installing twice is harmless.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder()
+        .timeout(ISSUER_TIMEOUT)
+        .redirect(reqwest::redirect::Policy::none())
+        .no_proxy()
+        .build()
+        .map_err(|error| ClientError {
+            purpose,
+            reason: deepest_cause(&error),
+        })
+}
+
+/// The innermost cause of `error` (reqwest's own text is only "builder error").
+fn deepest_cause(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut deepest = error;
+    while let Some(cause) = deepest.source() {
+        deepest = cause;
+    }
+    deepest.to_string()
+}
+
 /// Why the keys are not at hand.
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("the issuer's keys could not be fetched: {0}")]
@@ -50,22 +89,14 @@ struct State {
 }
 
 impl Keys {
-    pub fn new(issuer: &str, jwks_url: Option<&str>) -> Self {
-        // The same TLS provider as the HTTP backend's clients; installing twice is harmless.
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let client = reqwest::Client::builder()
-            .timeout(Duration::from_secs(10))
-            .redirect(reqwest::redirect::Policy::none())
-            .no_proxy()
-            .build()
-            .unwrap_or_default();
-        Self {
-            client,
+    pub fn new(issuer: &str, jwks_url: Option<&str>) -> Result<Self, ClientError> {
+        Ok(Self {
+            client: issuer_client("fetches the issuer's keys")?,
             issuer: issuer.trim_end_matches('/').to_owned(),
             jwks_url: jwks_url.map(ToOwned::to_owned),
             current: std::sync::RwLock::new(Current::default()),
             state: Mutex::new(State::default()),
-        }
+        })
     }
 
     fn current(&self) -> Current {
@@ -209,7 +240,21 @@ fn pick(set: Option<&JwkSet>, kid: Option<&str>) -> Option<Jwk> {
 
 #[cfg(test)]
 mod tests {
-    use super::metadata_urls;
+    use super::{ClientError, deepest_cause, metadata_urls};
+
+    #[test]
+    fn a_client_error_names_what_the_client_is_for_and_the_innermost_cause() {
+        let inner = std::io::Error::other("No CA certificates were loaded from the system");
+        let outer = std::io::Error::other(inner);
+        let error = ClientError {
+            purpose: "fetches the issuer's keys",
+            reason: deepest_cause(&outer),
+        };
+        assert_eq!(
+            error.to_string(),
+            "could not make the HTTP client that fetches the issuer's keys: No CA certificates were loaded from the system"
+        );
+    }
 
     #[test]
     fn metadata_is_looked_for_where_rfc_8414_and_openid_put_it() {

@@ -129,18 +129,20 @@ pub struct Verifier {
 }
 
 impl Verifier {
-    pub fn new(settings: Settings) -> Self {
-        let keys = Keys::new(&settings.issuer, settings.jwks_url.as_deref());
+    /// Makes the clients that ask the issuer; the server does not start without them.
+    pub fn new(settings: Settings) -> Result<Self, super::keys::ClientError> {
+        let keys = Keys::new(&settings.issuer, settings.jwks_url.as_deref())?;
         let introspection = settings
             .introspection
             .clone()
-            .map(|endpoint| super::introspection::Introspection::new(endpoint, settings.leeway));
-        Self {
+            .map(|endpoint| super::introspection::Introspection::new(endpoint, settings.leeway))
+            .transpose()?;
+        Ok(Self {
             settings,
             keys,
             introspection,
             verified: super::verified::Verified::default(),
-        }
+        })
     }
 
     pub fn settings(&self) -> &Settings {

@@ -72,7 +72,14 @@ impl HttpClients {
         } else {
             make(rules)
         }
-        .map_err(|error| format!("cannot make an HTTP client: {error}"))?;
+        .map_err(|error| {
+            // reqwest's own text is only "builder error": the cause says what to fix.
+            let mut cause: &dyn std::error::Error = &error;
+            while let Some(deeper) = cause.source() {
+                cause = deeper;
+            }
+            format!("cannot make an HTTP client: {cause}")
+        })?;
         clients.insert(rules, client.clone());
         Ok(client)
     }
