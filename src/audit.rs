@@ -28,7 +28,9 @@ pub struct Record<'a> {
 }
 
 impl Audit {
-    pub fn record(&self, record: &Record<'_>, redactor: Option<&crate::secret::Redactor>) {
+    /// Logs the record; `--audit-values` are redacted for every secret the manifest
+    /// references (`redactor` is the registry's), not only the called tool's.
+    pub fn record(&self, record: &Record<'_>, redactor: &crate::secret::Redactor) {
         if !self.enabled {
             return;
         }
@@ -38,7 +40,7 @@ impl Audit {
                 .arguments
                 .map(|arguments| Value::Object(arguments.clone()).to_string())
                 .unwrap_or_default();
-            redactor.map_or(text.clone(), |redactor| redactor.redact(&text))
+            redactor.redact(&text)
         } else {
             String::new()
         };

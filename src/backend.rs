@@ -43,6 +43,8 @@ pub struct CallContext<'a> {
     pub clients: &'a HttpClients,
     /// Where calls are counted (`--metrics`), if anywhere.
     pub metrics: Option<&'a crate::metrics::Metrics>,
+    /// Every secret the manifest references: redacted from every result.
+    pub redactor: &'a crate::secret::Redactor,
 }
 
 /// A tool's backend.
@@ -113,7 +115,10 @@ impl Backend {
                 }
             }
             Self::Static(result) => result.render(arguments, output_schema),
-            Self::Http(http) => http.call(arguments, output_schema, context.clients).await,
+            Self::Http(http) => {
+                http.call(arguments, output_schema, context.clients, context.redactor)
+                    .await
+            }
         }
     }
 }

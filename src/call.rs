@@ -221,11 +221,10 @@ async fn stages<G: Gatherer>(
         tasking,
         mut gatherer,
     } = call;
+    // A refusal may quote the arguments (a schema violation names the value).
     let refused = |outcome, message: String| {
-        Ok((
-            Answer::Done(ToolResult::error(message)),
-            Ended::before_running(outcome),
-        ))
+        let result = ToolResult::error(message).redacted(served.registry.redactor());
+        Ok((Answer::Done(result), Ended::before_running(outcome)))
     };
     let tool = Arc::clone(served.registry.get(&tool)?);
     let arguments = match tool.prepare(arguments) {
@@ -324,6 +323,7 @@ async fn execute(
         processes: &services.processes,
         clients: &services.clients,
         metrics: services.metrics.as_deref(),
+        redactor: served.registry.redactor(),
     };
     let schema = tool.output.as_ref().map(|output| &output.compiled);
     // Only a tool that names the caller gets the identity (a copy of the arguments);
@@ -336,7 +336,8 @@ async fn execute(
     let result = tool
         .backend
         .call(&arguments, &tool.output_spec, schema, &context)
-        .await;
+        .await
+        .redacted(context.redactor);
     drop(slots);
     let outcome = if result.is_error {
         Outcome::Error

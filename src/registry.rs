@@ -10,6 +10,7 @@ use crate::prompt::Prompt;
 use crate::resource::{DeclaredResource, ResourceTemplate};
 use crate::results::FilesMode;
 use crate::results::store::{ResourceStore, StoreLimits};
+use crate::secret::Redactor;
 use crate::suggest::suggest;
 use crate::tool::Tool;
 
@@ -38,6 +39,9 @@ pub struct Registry {
     pub task_settings: crate::tasks::Settings,
     /// `[server.auth]`, when the manifest makes this server an OAuth resource server.
     pub auth: Option<std::sync::Arc<crate::auth::oauth::Settings>>,
+    /// Every secret the manifest references (each tool's, the server's), redacted from
+    /// every tool's results, errors, dry runs and audit records.
+    redactor: Redactor,
 }
 
 /// `tools/call` named a tool that does not exist.
@@ -54,7 +58,7 @@ impl Registry {
             .into_iter()
             .map(|tool| (tool.name.clone(), Arc::new(tool)))
             .collect();
-        Self {
+        let mut registry = Self {
             server,
             tools,
             prompts: IndexMap::new(),
@@ -64,7 +68,38 @@ impl Registry {
             withheld_env: Vec::new(),
             task_settings: crate::tasks::Settings::default(),
             auth: None,
-        }
+            redactor: Redactor::default(),
+        };
+        registry.redactor = registry.every_secret();
+        registry
+    }
+
+    /// One redactor for every secret the tools and `[server.auth]` hold.
+    fn every_secret(&self) -> Redactor {
+        let server: Vec<String> = self
+            .auth
+            .iter()
+            .flat_map(|auth| {
+                let hmac = auth
+                    .hmac_secret
+                    .as_deref()
+                    .map(|secret| String::from_utf8_lossy(secret).into_owned());
+                let client = auth
+                    .introspection
+                    .as_ref()
+                    .map(|endpoint| endpoint.client_secret.clone());
+                hmac.into_iter().chain(client)
+            })
+            .collect();
+        Redactor::combined(
+            self.tools().filter_map(|tool| tool.backend.redactor()),
+            &server,
+        )
+    }
+
+    /// What hides every secret the manifest references, in any tool's output.
+    pub fn redactor(&self) -> &Redactor {
+        &self.redactor
     }
 
     #[must_use]
@@ -76,6 +111,7 @@ impl Registry {
     #[must_use]
     pub fn with_auth(mut self, auth: Option<crate::auth::oauth::Settings>) -> Self {
         self.auth = auth.map(std::sync::Arc::new);
+        self.redactor = self.every_secret();
         self
     }
 

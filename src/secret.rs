@@ -4,6 +4,8 @@
 use std::path::Path;
 use std::sync::Arc;
 
+mod result;
+
 /// Why a secret reference could not be resolved.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SecretError {
@@ -95,6 +97,11 @@ pub fn resolve_encoded(
 pub struct Redactor {
     /// Every form of every secret, longest first.
     forms: Arc<[String]>,
+    /// The same forms in one automaton that finds the leftmost, longest one: a text is read
+    /// once however many secrets the manifest has, and a secret that contains another is
+    /// replaced whole. `None` when there are none, or when it could not be built (a huge
+    /// `${file:}` secret): then each form is searched in turn, longest first.
+    matcher: Option<aho_corasick::AhoCorasick>,
 }
 
 /// What a redacted secret reads as.
@@ -102,16 +109,45 @@ pub const REDACTED: &str = "[redacted]";
 
 impl Redactor {
     pub fn new(secrets: &[String]) -> Self {
-        let mut forms: Vec<String> = secrets
-            .iter()
-            .filter(|secret| !secret.is_empty())
-            .flat_map(|secret| forms_of(secret))
+        Self::from_forms(
+            secrets
+                .iter()
+                .filter(|secret| !secret.is_empty())
+                .flat_map(|secret| forms_of(secret))
+                .collect(),
+        )
+    }
+
+    /// One redactor for every secret `redactors` know and `secrets` (the manifest-wide one:
+    /// each HTTP tool's secrets and the server's).
+    pub fn combined<'a>(
+        redactors: impl IntoIterator<Item = &'a Redactor>,
+        secrets: &[String],
+    ) -> Self {
+        let mut forms: Vec<String> = redactors
+            .into_iter()
+            .flat_map(|redactor| redactor.forms.iter().cloned())
             .collect();
+        forms.extend(Self::new(secrets).forms.iter().cloned());
+        Self::from_forms(forms)
+    }
+
+    fn from_forms(mut forms: Vec<String>) -> Self {
+        forms.retain(|form| !form.is_empty());
         // Longest first, so a secret that contains another is replaced whole.
         forms.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
         forms.dedup();
+        let matcher = (!forms.is_empty())
+            .then(|| {
+                aho_corasick::AhoCorasick::builder()
+                    .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+                    .build(forms.iter())
+                    .ok()
+            })
+            .flatten();
         Self {
             forms: forms.into(),
+            matcher,
         }
     }
 
@@ -119,7 +155,29 @@ impl Redactor {
         self.forms.is_empty()
     }
 
+    /// Whether `bytes` hold any form of any secret.
+    pub fn finds(&self, bytes: &[u8]) -> bool {
+        match &self.matcher {
+            Some(matcher) => matcher.is_match(bytes),
+            None => self.forms.iter().any(|form| {
+                let form = form.as_bytes();
+                bytes.windows(form.len()).any(|window| window == form)
+            }),
+        }
+    }
+
     pub fn redact(&self, text: &str) -> String {
+        if let Some(matcher) = &self.matcher {
+            if !matcher.is_match(text) {
+                return text.to_owned();
+            }
+            let mut out = String::with_capacity(text.len());
+            matcher.replace_all_with(text, &mut out, |_, _, out| {
+                out.push_str(REDACTED);
+                true
+            });
+            return out;
+        }
         let mut text = text.to_owned();
         for form in self.forms.iter() {
             if text.contains(form.as_str()) {
@@ -131,6 +189,17 @@ impl Redactor {
 
     /// Redacts raw bytes (a response body about to become a blob).
     pub fn redact_bytes(&self, bytes: Vec<u8>) -> Vec<u8> {
+        if let Some(matcher) = &self.matcher {
+            if !matcher.is_match(&bytes) {
+                return bytes;
+            }
+            let mut out = Vec::with_capacity(bytes.len());
+            matcher.replace_all_with_bytes(&bytes, &mut out, |_, _, out| {
+                out.extend_from_slice(REDACTED.as_bytes());
+                true
+            });
+            return out;
+        }
         let mut bytes = bytes;
         for form in self.forms.iter() {
             let form = form.as_bytes();
@@ -291,6 +360,22 @@ mod tests {
     use std::path::Path;
 
     use super::{Redactor, SecretError, resolve};
+
+    #[test]
+    fn combined_redactors_know_every_secret_and_replace_the_longest_first() {
+        let one = Redactor::new(&["abc".into()]);
+        let two = Redactor::new(&["abcdef".into()]);
+        let both = Redactor::combined([&one, &two], &["xyz".into()]);
+        assert_eq!(
+            both.redact("abcdef abc xyz abcxyz"),
+            "[redacted] [redacted] [redacted] [redacted][redacted]"
+        );
+        assert!(Redactor::combined([&Redactor::default()], &[]).is_empty());
+        assert_eq!(
+            both.redact_bytes(b"\xffabcdef\xff".to_vec()),
+            b"\xff[redacted]\xff"
+        );
+    }
 
     #[test]
     fn the_forms_other_encoders_produce_are_redacted_too() {

@@ -37,6 +37,7 @@ mod pipeline;
 mod prompts;
 mod properties;
 mod rate_limits;
+mod redaction;
 mod resources;
 mod rich_results;
 mod safety_commands;

@@ -14,8 +14,8 @@ use serde_json::{Map, Value};
 pub use client::{HttpClients, RedirectRules};
 pub use request::{Body, JsonTemplate, UrlTemplate};
 
+use crate::results::ToolResult;
 use crate::results::response::Response;
-use crate::results::{Content, ToolResult};
 use crate::schema::CompiledSchema;
 use crate::secret::Redactor;
 use crate::template::Template;
@@ -70,19 +70,23 @@ enum HttpError {
 }
 
 impl HttpBackend {
+    /// Sends the request and makes its result. `redactor` knows every secret the manifest
+    /// references (this tool's among them): the response, an error's excerpt and the log
+    /// line are redacted with it before they are cut, decoded or encoded.
     pub async fn call(
         &self,
         arguments: &Map<String, Value>,
         output_schema: Option<&CompiledSchema>,
         clients: &HttpClients,
+        redactor: &Redactor,
     ) -> ToolResult {
         match self.exchange(arguments, clients).await {
             Ok((content_type, bytes)) => {
                 // Before anything is decoded or encoded: a blob's base64 cannot hide a secret.
-                let bytes = if self.redactor.is_empty() {
+                let bytes = if redactor.is_empty() {
                     bytes
                 } else {
-                    self.redactor.redact_bytes(bytes)
+                    redactor.redact_bytes(bytes)
                 };
                 let response = Response {
                     tool: &self.tool,
@@ -90,17 +94,17 @@ impl HttpBackend {
                     bytes,
                     pointer: self.pointer.as_deref(),
                 };
-                let mut result = ToolResult::from_response(response, output_schema);
-                self.redact(&mut result);
-                result
+                // What JSON escapes (`\u0061`) hid from the byte-level pass is found once
+                // parsed.
+                ToolResult::from_response(response, output_schema).redacted(redactor)
             }
             Err(error) => {
-                let mut text = self.redactor.redact(&error.to_string());
+                let mut text = redactor.redact(&error.to_string());
                 if let HttpError::Status { excerpt, .. } = &error
                     && !excerpt.is_empty()
                 {
                     text.push_str("\n\n");
-                    let excerpt = self.redactor.redact(excerpt);
+                    let excerpt = redactor.redact(excerpt);
                     let mut cut = excerpt.len().min(EXCERPT_BYTES);
                     while !excerpt.is_char_boundary(cut) {
                         cut -= 1;
@@ -110,21 +114,6 @@ impl HttpBackend {
                 tracing::info!(tool = %self.tool, reason = %text.lines().next().unwrap_or_default(), "HTTP call failed");
                 ToolResult::error(text)
             }
-        }
-    }
-
-    /// What JSON escapes (`\u0061`) hid from the byte-level redaction is found once parsed.
-    fn redact(&self, result: &mut ToolResult) {
-        if self.redactor.is_empty() {
-            return;
-        }
-        for block in &mut result.content {
-            if let Content::Text { text, .. } = block {
-                *text = self.redactor.redact(text);
-            }
-        }
-        if let Some(structured) = result.structured.as_mut() {
-            self.redactor.redact_json(structured);
         }
     }
 

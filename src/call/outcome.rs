@@ -91,10 +91,7 @@ pub(super) fn record(services: &Services, registry: &Registry, request: &Request
             took: request.took,
             arguments: request.arguments,
         },
-        registry
-            .get(request.tool)
-            .ok()
-            .and_then(|tool| tool.backend.redactor()),
+        registry.redactor(),
     );
 }
 

@@ -305,16 +305,19 @@ pub fn command(
     );
     let arguments = arguments(&tool, args)?;
     if args.dry_run {
-        return Ok(match dry_run(&tool, arguments) {
-            Ok(plan) => {
-                super::print(&plan);
-                ExitCode::SUCCESS
-            }
-            Err(message) => {
-                eprintln!("{} {message}", super::label("error"));
-                ExitCode::from(super::EXIT_FAILURE)
-            }
-        });
+        let redacted = |text: String| registry.redactor().redact(&text);
+        return Ok(
+            match dry_run(&tool, arguments).map(redacted).map_err(redacted) {
+                Ok(plan) => {
+                    super::print(&plan);
+                    ExitCode::SUCCESS
+                }
+                Err(message) => {
+                    eprintln!("{} {message}", super::label("error"));
+                    ExitCode::from(super::EXIT_FAILURE)
+                }
+            },
+        );
     }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

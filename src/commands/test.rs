@@ -90,7 +90,7 @@ pub async fn run(
         }
     }
     let _ = writeln!(report, "\n{passed} passed, {failed} failed");
-    (report, failed == 0)
+    (registry.redactor().redact(&report), failed == 0)
 }
 
 /// What the stand-in was asked, against what the example expects.

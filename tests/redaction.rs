@@ -1,0 +1,294 @@
+//! Redaction against a hostile reader of everything mcp-serve shows: every secret the
+//! manifest references kept out of every tool's results, errors, dry runs and audit records,
+//! not only out of the tool that uses it.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::harness::{BINARY, Server, Workspace, keep_tasks_here, text};
+
+/// Runs `mcp-serve` with `args` in `cwd` and `env`, returning (exit code, stdout, stderr).
+fn run_with(args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> (i32, String, String) {
+    let mut command = Command::new(BINARY);
+    keep_tasks_here(&mut command);
+    let output = command
+        .args(args)
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .env_remove("MCP_SERVE_CONFIG")
+        .env("NO_COLOR", "1")
+        .envs(env.iter().copied())
+        .output()
+        .expect("run mcp-serve");
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// The server's log once `needle` appears `count` times in it (or after 10 seconds).
+fn log_with(server: &Server, needle: &str, count: usize) -> String {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let log = server.stderr();
+        if log.matches(needle).count() >= count || Instant::now() > deadline {
+            return log;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// One HTTP tool holds two secrets (a `${file:}` and an `${env:}`), `[server.auth]` two
+/// more; the command tools know none of them but can be made to return them.
+const MANY_SECRETS: &str = r#"
+[server.auth]
+issuer = "https://id.example.com"
+audience = "https://mcp.example.com/mcp"
+hmac-secret = "${file:hmac.txt}"
+introspection-url = "https://id.example.com/introspect"
+client-id = "mcp"
+client-secret = "${env:CLIENT_SECRET}"
+
+[[tools]]
+name = "hook"
+[tools.http]
+url = "http://127.0.0.1:9/"
+headers = { X-Key = "${file:token.txt}", Authorization = "Bearer ${env:API_KEY}" }
+
+[[tools]]
+name = "cat"
+[tools.arguments.name]
+type = "string"
+[tools.command]
+argv = ["cat", "--", "{name}"]
+
+[[tools]]
+name = "echo"
+[tools.arguments.text]
+type = "string"
+[tools.command]
+argv = ["echo", "{text}"]
+
+[[tools]]
+name = "count"
+[tools.arguments.n]
+type = "integer"
+[tools.static]
+content = [{ type = "text", text = "counted" }]
+
+[[tools]]
+name = "cat-to-stderr"
+[tools.arguments.name]
+type = "string"
+[tools.command]
+script = 'cat -- "$1" >&2; exit 3'
+args = ["{name}"]
+
+[[tools]]
+name = "cat-as-blob"
+[tools.arguments.name]
+type = "string"
+[tools.command]
+argv = ["cat", "--", "{name}"]
+output = "resource"
+mime-type = "application/octet-stream"
+
+[[tools]]
+name = "cat-everywhere"
+[tools.arguments.name]
+type = "string"
+[tools.command]
+script = '''
+s=$(cat -- "$1")
+printf '{"content":[{"type":"text","text":"%s"},{"type":"resource","resource":{"uri":"file:///r/%s","mimeType":"text/plain","text":"%s"}},{"type":"resource_link","uri":"file:///l/%s","name":"%s","title":"%s","description":"%s"}],"structuredContent":{"%s":"%s"}}' "$s" "$s" "$s" "$s" "$s" "$s" "$s" "$s" "$s"
+'''
+args = ["{name}"]
+output = "content"
+"#;
+
+/// The `${file:token.txt}` secret (URL- and JSON-safe, so a script can put it anywhere).
+const FILE_SECRET: &str = "file-s3cret-Qv8r.x_y";
+const ENV_SECRET: &str = "env-s3cret-Jt4m/+=&";
+const HMAC_SECRET: &str = "hmac-s3cret-Wd2k-0123456789abcdefghij";
+const CLIENT_SECRET: &str = "client-s3cret-Lp6n";
+
+fn secrets_workspace(manifest: &str) -> Workspace {
+    let workspace = Workspace::new(manifest);
+    std::fs::write(workspace.path("token.txt"), format!("{FILE_SECRET}\n")).expect("token");
+    std::fs::write(workspace.path("hmac.txt"), format!("{HMAC_SECRET}\n")).expect("hmac");
+    // The same bytes, under a name no reference uses.
+    std::fs::write(workspace.path("copy.txt"), format!("{FILE_SECRET}\n")).expect("copy");
+    workspace
+}
+
+const SECRET_ENV: [(&str, &str); 2] = [("API_KEY", ENV_SECRET), ("CLIENT_SECRET", CLIENT_SECRET)];
+
+/// Everything a result shows, blobs decoded.
+fn shown(result: &Value) -> String {
+    use base64::Engine as _;
+    let mut shown = result.to_string();
+    for block in result["content"].as_array().into_iter().flatten() {
+        if let Some(blob) = block["resource"]["blob"].as_str() {
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(blob)
+                .expect("base64");
+            shown.push_str(&String::from_utf8_lossy(&bytes));
+        }
+    }
+    shown
+}
+
+fn assert_no_secret(place: &str, shown: &str) {
+    for secret in [FILE_SECRET, ENV_SECRET, HMAC_SECRET, CLIENT_SECRET] {
+        assert!(
+            !shown.contains(secret),
+            "{place} shows {secret:?}:\n{shown}"
+        );
+    }
+    for marker in ["Qv8r", "Jt4m", "Wd2k", "Lp6n"] {
+        assert!(
+            !shown.contains(marker),
+            "{place} shows `{marker}`:\n{shown}"
+        );
+    }
+}
+
+#[test]
+fn every_secret_the_manifest_references_is_redacted_from_every_tool() {
+    let workspace = secrets_workspace(MANY_SECRETS);
+    let token = workspace.path("token.txt").display().to_string();
+    let hmac = workspace.path("hmac.txt").display().to_string();
+    // At the default level (info): at `-vv` the MCP library logs each request as received,
+    // and these requests carry the secrets (docs/security.md, guarantee 3).
+    let mut server = Server::start_with(&workspace.manifest(), &[], &SECRET_ENV);
+    server.handshake("2025-11-25");
+    let mut places = 0;
+
+    // A file another tool's `${file:}` names, read by a command that names no secret.
+    let result = server.call("cat", json!({"name": token}));
+    assert_eq!(text(&result), "[redacted]", "{result}");
+    let result = server.call("cat", json!({"name": hmac}));
+    assert_eq!(text(&result), "[redacted]", "{result}");
+    // An `${env:}` secret's value, and the others, handed to a command as an argument.
+    for secret in [ENV_SECRET, FILE_SECRET, HMAC_SECRET, CLIENT_SECRET] {
+        let result = server.call("echo", json!({"text": format!("say {secret} twice")}));
+        assert_eq!(text(&result), "say [redacted] twice", "{result}");
+        places += 1;
+    }
+    // A refusal quotes the argument that does not fit the schema.
+    let result = server.call("count", json!({"n": ENV_SECRET}));
+    assert_eq!(result["isError"], json!(true), "{result}");
+    assert!(text(&result).contains("[redacted]"), "{result}");
+    assert_no_secret("a refusal", &result.to_string());
+    places += 1;
+    // In an error's quoted stderr, an embedded blob, and every string of a content document.
+    let result = server.call("cat-to-stderr", json!({"name": token}));
+    assert_eq!(result["isError"], json!(true), "{result}");
+    assert!(text(&result).contains("[redacted]"), "{result}");
+    let result = server.call("cat-as-blob", json!({"name": token}));
+    assert!(shown(&result).contains("[redacted]"), "{result}");
+    let result = server.call("cat-everywhere", json!({"name": token}));
+    assert_eq!(result["isError"], json!(false), "{result}");
+    assert_eq!(result["content"][0]["text"], "[redacted]", "{result}");
+    assert_eq!(
+        result["content"][1]["resource"]["uri"],
+        "file:///r/[redacted]"
+    );
+    assert_eq!(result["content"][1]["resource"]["text"], "[redacted]");
+    assert_eq!(result["content"][2]["uri"], "file:///l/[redacted]");
+    assert_eq!(result["content"][2]["name"], "[redacted]");
+    assert_eq!(result["content"][2]["title"], "[redacted]");
+    assert_eq!(
+        result["structuredContent"],
+        json!({"[redacted]": "[redacted]"})
+    );
+    for (tool, name) in [
+        ("cat", &token),
+        ("cat-to-stderr", &token),
+        ("cat-as-blob", &token),
+        ("cat-everywhere", &token),
+    ] {
+        let result = server.call(tool, json!({"name": name}));
+        assert_no_secret(tool, &shown(&result));
+        places += 1;
+    }
+    let log = log_with(&server, "command failed", 2);
+    server.close();
+    assert_eq!(log.matches("command failed").count(), 2, "{log}");
+    assert_no_secret("the log", &log);
+
+    // The dry run of a command shows its argv, secrets redacted.
+    let (code, stdout, stderr) = run_with(
+        &[
+            "call",
+            "echo",
+            &format!("text={ENV_SECRET}"),
+            "--dry-run",
+            "--config",
+            "tools.toml",
+        ],
+        workspace.dir.path(),
+        &SECRET_ENV,
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("[redacted]"), "{stdout}");
+    assert_no_secret("`--dry-run`", &(stdout + &stderr));
+    places += 2;
+    eprintln!("manifest-wide redaction: 4 secrets, {places} places, 0 leaks");
+
+    // What is redacted is the value, wherever it is read from: a copy of the file too.
+    let copy = workspace.path("copy.txt").display().to_string();
+    let mut server = Server::start_with(&workspace.manifest(), &[], &SECRET_ENV);
+    server.handshake("2025-11-25");
+    let result = server.call("cat", json!({"name": copy}));
+    assert_eq!(
+        text(&result),
+        "[redacted]",
+        "the bytes are the secret, wherever they are"
+    );
+    server.close();
+    // Unguarded control: the same manifest, with the references that made them secrets
+    // written out instead, gives the same bytes back verbatim.
+    let unreferenced = secrets_workspace(
+        &MANY_SECRETS
+            .replace("${file:token.txt}", "fixed")
+            .replace("${env:API_KEY}", "fixed"),
+    );
+    let token = unreferenced.path("token.txt").display().to_string();
+    let mut server = Server::start_with(&unreferenced.manifest(), &[], &SECRET_ENV);
+    server.handshake("2025-11-25");
+    let result = server.call("cat", json!({"name": token}));
+    assert_eq!(text(&result), FILE_SECRET, "{result}");
+    let result = server.call("echo", json!({"text": ENV_SECRET}));
+    assert_eq!(text(&result), ENV_SECRET, "{result}");
+}
+
+#[test]
+fn audit_values_hide_every_secret_the_manifest_references() {
+    let workspace = secrets_workspace(MANY_SECRETS);
+    let mut server = Server::start_with(
+        &workspace.manifest(),
+        &["--audit", "--audit-values", "--log-format", "json"],
+        &SECRET_ENV,
+    );
+    server.handshake("2025-11-25");
+    // A command tool, which references no secret, called with all four.
+    let note = format!("{FILE_SECRET} {ENV_SECRET} {HMAC_SECRET} {CLIENT_SECRET}");
+    server.call("echo", json!({"text": note}));
+    let log = log_with(&server, "mcp_serve::audit", 1);
+    server.close();
+    let record = log
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .find(|line| line["target"] == "mcp_serve::audit")
+        .unwrap_or_else(|| panic!("no audit record:\n{log}"));
+    assert_eq!(
+        record["fields"]["values"], r#"{"text":"[redacted] [redacted] [redacted] [redacted]"}"#,
+        "{record}"
+    );
+    assert_no_secret("the log", &log);
+}
