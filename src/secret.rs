@@ -24,7 +24,8 @@ pub enum SecretError {
 /// The secrets one manifest string referenced.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Used {
-    /// Their values (empty ones left out: there is nothing to redact).
+    /// Their values (empty ones left out: there is nothing to redact), and the other forms
+    /// a base URL's value takes in a request ([`base_url_forms`]).
     pub values: Vec<String>,
     /// The environment variables they came from.
     pub variables: Vec<String>,
@@ -246,6 +247,55 @@ impl Redactor {
     }
 }
 
+/// The shortest secret path: a base URL's path shorter than this (`/v1`, `/api/v2`) is no
+/// secret, and redacting it alone would garble every answer that names it.
+const MIN_SECRET_PATH: usize = 8;
+
+/// The secrets a base URL (`url = "${env:HOOK}/items/{id}"`) holds besides its value as
+/// written: the forms a request carries it in. The URL parser rewrites what it was given
+/// (the host lower-cased, `127.1` as `127.0.0.1`, the scheme's default port dropped, tabs and
+/// newlines dropped, `\` as `/`, characters outside the path's set percent-encoded), and an
+/// upstream sees only the path (which it may echo as sent or decoded). So: the base without
+/// its trailing `/` (as it is joined), as the parser writes it (and with lower-case hex),
+/// and its path alone, as written, as parsed and percent-decoded, with and without its
+/// leading `/`, when it is at least [`MIN_SECRET_PATH`] bytes.
+pub fn base_url_forms(base: &str) -> Vec<String> {
+    use percent_encoding::percent_decode_str;
+    let trimmed = base.trim_end_matches('/');
+    let mut forms = vec![trimmed.to_owned()];
+    let mut paths = Vec::new();
+    if let Some((_, rest)) = trimmed.split_once("://")
+        && let Some(at) = rest.find('/')
+    {
+        paths.push(rest[at..].to_owned());
+    }
+    if let Ok(url) = reqwest::Url::parse(trimmed) {
+        let parsed = url.as_str();
+        forms.push(parsed.to_owned());
+        forms.push(parsed.trim_end_matches('/').to_owned());
+        forms.push(lower_hex(parsed));
+        paths.push(url.path().to_owned());
+        paths.push(lower_hex(url.path()));
+        paths.push(
+            percent_decode_str(url.path())
+                .decode_utf8_lossy()
+                .into_owned(),
+        );
+    }
+    for path in paths {
+        let path = path.trim_end_matches('/');
+        let segments = path.trim_start_matches('/');
+        if segments.len() >= MIN_SECRET_PATH {
+            forms.push(path.to_owned());
+            forms.push(segments.to_owned());
+        }
+    }
+    forms.retain(|form| form != base);
+    forms.sort();
+    forms.dedup();
+    forms
+}
+
 /// The forms a secret can take between the manifest and a result: ours, and those the
 /// usual encoders of an upstream produce (JavaScript's `encodeURIComponent`, Python's
 /// `quote`, Go's `PathEscape`; JSON from Go, which escapes `&`, `<`, `>`, and from Python,
@@ -359,7 +409,41 @@ fn lower_hex(encoded: &str) -> String {
 mod tests {
     use std::path::Path;
 
-    use super::{Redactor, SecretError, resolve};
+    use super::{Redactor, SecretError, base_url_forms, resolve};
+
+    #[test]
+    fn a_base_url_is_known_as_the_parser_writes_it_and_by_its_path_alone() {
+        let forms = base_url_forms("http://LOCALHOST:80/hooks/T0K\\\u{e9}N\t%41/");
+        for expected in [
+            "http://LOCALHOST:80/hooks/T0K\\\u{e9}N\t%41",
+            "http://localhost/hooks/T0K/%C3%A9N%41",
+            "http://localhost/hooks/T0K/%c3%a9N%41",
+            "/hooks/T0K/%C3%A9N%41",
+            "hooks/T0K/%c3%a9N%41",
+            "/hooks/T0K/\u{e9}NA",
+            "hooks/T0K\\\u{e9}N\t%41",
+        ] {
+            assert!(
+                forms.iter().any(|form| form == expected),
+                "{expected:?} not in {forms:?}"
+            );
+        }
+        // A short path is no secret: only whole URLs are known.
+        let forms = base_url_forms("https://API.example.com/v1/");
+        assert_eq!(
+            forms,
+            ["https://API.example.com/v1", "https://api.example.com/v1"]
+        );
+        let redactor = Redactor::new(
+            &std::iter::once("http://127.1:80/0123456789".to_owned())
+                .chain(base_url_forms("http://127.1:80/0123456789"))
+                .collect::<Vec<_>>(),
+        );
+        assert_eq!(
+            redactor.redact("GET http://127.0.0.1/0123456789/items/1 and /0123456789/x"),
+            "GET [redacted]/items/1 and [redacted]/x"
+        );
+    }
 
     #[test]
     fn combined_redactors_know_every_secret_and_replace_the_longest_first() {

@@ -1,6 +1,7 @@
-//! Redaction against a hostile reader of everything mcp-serve shows: every secret the
-//! manifest references kept out of every tool's results, errors, dry runs and audit records,
-//! not only out of the tool that uses it.
+//! Redaction against a hostile reader of everything mcp-serve shows: a secret base URL in
+//! whatever form the URL parser rewrites it to, and every secret the manifest references
+//! kept out of every tool's results, errors, dry runs and audit records, not only out of the
+//! tool that uses it.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -9,6 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::harness::{BINARY, Server, Workspace, keep_tasks_here, text};
+use crate::upstream::{Recorded, Reply, Upstream};
 
 /// Runs `mcp-serve` with `args` in `cwd` and `env`, returning (exit code, stdout, stderr).
 fn run_with(args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> (i32, String, String) {
@@ -30,6 +32,15 @@ fn run_with(args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> (i32, String, St
     )
 }
 
+/// A webhook token with characters the URL parser rewrites: a backslash becomes `/`, a tab
+/// is dropped, `é`, `"`, `<`, `>` and a backtick are percent-encoded, `%41` is kept (and
+/// decoded by the upstream).
+/// Its markers are plain letters and digits, which survive every encoding: a marker seen
+/// anywhere is a leak, whatever form the rest took.
+const TOKEN: &str = "Hk7q\\\u{e9}\"<>`^|Mm3d%41\t~!$'()*+,;=:@[]Zx9w";
+/// Every marker of [`TOKEN`], and of the password one spelling carries.
+const MARKERS: [&str; 4] = ["Hk7q", "Mm3d", "Zx9w", "Pw5s"];
+
 /// The server's log once `needle` appears `count` times in it (or after 10 seconds).
 fn log_with(server: &Server, needle: &str, count: usize) -> String {
     let deadline = Instant::now() + Duration::from_secs(10);
@@ -40,6 +51,205 @@ fn log_with(server: &Server, needle: &str, count: usize) -> String {
         }
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+fn assert_no_marker(place: &str, shown: &str) {
+    for marker in MARKERS {
+        assert!(
+            !shown.contains(marker),
+            "{place} shows the secret (`{marker}`):\n{shown}"
+        );
+    }
+}
+
+/// The base URL spellings: the same loopback upstream written as the URL parser will not
+/// leave it, and whether a request there reaches it.
+fn spellings(port: u16) -> Vec<(String, bool)> {
+    vec![
+        (format!("http://127.0.0.1:{port}/{TOKEN}"), true),
+        (format!("http://LOCALHOST:{port}/{TOKEN}"), true),
+        (format!("http://127.1:{port}/{TOKEN}"), true),
+        (format!("http://0x7F.1:{port}/{TOKEN}"), true),
+        (format!("http://2130706433:{port}/{TOKEN}"), true),
+        (format!("http://127.000.000.001:0{port}/{TOKEN}"), true),
+        (
+            format!("http://hook:Pw5s\u{e9}@127.1:{port}/{TOKEN}/"),
+            true,
+        ),
+        (format!("http://LocalHost:80/{TOKEN}"), false),
+        (format!("http://[0:0::1]:{port}/{TOKEN}"), false),
+    ]
+}
+
+const HOOK_TOOL: &str = r#"
+[[tools]]
+name = "hook"
+[tools.arguments.id]
+type = "string"
+[tools.http]
+url = "${env:HOOK}/items/{id}"
+
+[[tools.examples]]
+name = "asks for the wrong path"
+arguments = { id = "1" }
+[tools.examples.upstream]
+path = "/wrong"
+body = "ok"
+"#;
+
+/// Echoes the request line and the percent-decoded path: as text, as a 500's body, as JSON.
+fn echo() -> Upstream {
+    Upstream::start(|request: &Recorded, _| {
+        let path = request.path().to_owned();
+        let decoded = percent_encoding::percent_decode_str(&path)
+            .decode_utf8_lossy()
+            .into_owned();
+        let echoed = format!("{}\n{decoded}", request.request_line);
+        if path.ends_with("/fail") {
+            Reply::new(500, "text/plain", echoed)
+        } else if path.ends_with("/json") {
+            Reply::new(
+                200,
+                "application/json",
+                json!({"line": request.request_line, "path": decoded}).to_string(),
+            )
+        } else {
+            Reply::new(200, "text/plain", echoed)
+        }
+    })
+}
+
+/// Calls the tool over stdio with the base at `base`: the upstream echoes the path (as text,
+/// in a 500 and as JSON), or the connection fails; then reads the log. Returns the places
+/// checked.
+fn answers_and_log(
+    workspace: &Workspace,
+    upstream: &Upstream,
+    base: &str,
+    reachable: bool,
+) -> usize {
+    let mut checked = 0;
+    let env = [("HOOK", base)];
+    // Over stdio: the answer echoes the path, fails quoting it, or cannot connect.
+    let mut server = Server::start_with(&workspace.manifest(), &["-vv"], &env);
+    server.handshake("2025-11-25");
+    let before = upstream.recorded().len();
+    for id in ["ok", "fail", "json"] {
+        let result = server.call("hook", json!({"id": id}));
+        assert_no_marker(
+            &format!("the result of {id} for {base:?}"),
+            &result.to_string(),
+        );
+        assert!(
+            text(&result).contains(&format!("[redacted]/items/{id}")),
+            "{base:?}: {result}"
+        );
+        if reachable && id == "ok" {
+            assert_eq!(
+                text(&result),
+                "GET [redacted]/items/ok HTTP/1.1\n[redacted]/items/ok",
+                "{base:?}"
+            );
+        }
+        checked += 1;
+    }
+    if reachable {
+        let recorded = upstream.recorded();
+        assert_eq!(recorded.len(), before + 3, "{base:?}");
+        assert!(
+            recorded[before]
+                .path()
+                .starts_with("/Hk7q/%C3%A9%22%3C%3E%60^|Mm3d%41~"),
+            "the request did not carry the token: {}",
+            recorded[before].request_line
+        );
+    }
+    // Each failed call is logged once; the log never shows the token either.
+    let failures = if reachable { 1 } else { 3 };
+    let log = log_with(&server, "HTTP call failed", failures);
+    server.close();
+    assert_eq!(log.matches("HTTP call failed").count(), failures, "{log}");
+    assert_no_marker(&format!("the log for {base:?}"), &log);
+    checked += 1;
+    checked
+}
+
+#[test]
+fn a_secret_base_url_is_redacted_in_every_form_the_url_parser_gives_it() {
+    let upstream = echo();
+    let workspace = Workspace::new(HOOK_TOOL);
+    let cwd = workspace.dir.path();
+    let (mut cases, mut places) = (0, 0);
+    for (base, reachable) in spellings(upstream.port) {
+        let env = [("HOOK", base.as_str())];
+        // The dry run shows the request it would send: the base as the parser wrote it.
+        let (code, stdout, stderr) = run_with(
+            &[
+                "call",
+                "hook",
+                "id=1",
+                "--dry-run",
+                "--config",
+                "tools.toml",
+            ],
+            cwd,
+            &env,
+        );
+        assert_eq!(code, 0, "{base}: {stderr}");
+        assert_no_marker(
+            &format!("`--dry-run` of {base:?}"),
+            &(stdout.clone() + &stderr),
+        );
+        assert_eq!(
+            stdout.lines().next(),
+            Some("GET [redacted]/items/1"),
+            "{base:?}"
+        );
+        places += 1;
+
+        places += answers_and_log(&workspace, &upstream, &base, reachable);
+
+        // `mcp-serve test` reports the path its stand-in was asked for.
+        let (code, stdout, stderr) = run_with(&["test", "--config", "tools.toml"], cwd, &env);
+        assert_eq!(code, 1, "{base:?}: {stdout}{stderr}");
+        assert_no_marker(
+            &format!("`mcp-serve test` of {base:?}"),
+            &(stdout.clone() + &stderr),
+        );
+        assert!(
+            stdout.contains("the upstream was asked for [redacted]/items/1, expected /wrong"),
+            "{base:?}: {stdout}"
+        );
+        places += 1;
+        cases += 1;
+    }
+    eprintln!(
+        "secret base URLs: {cases} spellings × {} places (dry run, 3 answers, log, stand-in report), 0 leaks",
+        places / cases
+    );
+
+    // Unguarded control: the same URL written out in the manifest is no secret, and its
+    // path is shown as the parser wrote it.
+    let control = Workspace::new(
+        "[[tools]]\nname = \"hook\"\n[tools.arguments.id]\ntype = \"string\"\n[tools.http]\nurl = \"http://LOCALHOST:80/Hk7qMm3dZx9w/items/{id}\"\n",
+    );
+    let (code, stdout, stderr) = run_with(
+        &[
+            "call",
+            "hook",
+            "id=1",
+            "--dry-run",
+            "--config",
+            "tools.toml",
+        ],
+        control.dir.path(),
+        &[],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        stdout.lines().next(),
+        Some("GET http://localhost/Hk7qMm3dZx9w/items/1")
+    );
 }
 
 /// One HTTP tool holds two secrets (a `${file:}` and an `${env:}`), `[server.auth]` two

@@ -131,10 +131,15 @@ fn base_reference(
     let (reference, rest) = text.split_at(end + 1);
     let base = match resolve_encoded(reference, &checker.base_dir, str::to_owned) {
         // Like every reference, its value is a secret: a webhook URL holds its token in the
-        // path. Answers that quote it show it redacted; a base that is no secret is written
-        // out in the manifest instead.
+        // path. Answers that quote it show it redacted, in every form the request carries
+        // it (as the URL parser rewrites it, its path alone); a base that is no secret is
+        // written out in the manifest instead.
         Ok((base, used)) => {
             secrets.used.extend(used);
+            secrets
+                .used
+                .values
+                .extend(crate::secret::base_url_forms(&base));
             base
         }
         Err(error) => {
