@@ -652,3 +652,41 @@ fn unreadable_bodies_get_a_json_rpc_error_in_both_eras() {
         .expect("POST");
     assert_eq!(response.status(), 415);
 }
+
+#[test]
+fn a_431_reaches_a_client_that_goes_on_writing_its_headers() {
+    use std::io::{Read as _, Write as _};
+    let server = example(&[]);
+    let address = server.base.trim_start_matches("http://").to_owned();
+    let tries = 20;
+    let mut read = 0;
+    let mut lost = Vec::new();
+    for attempt in 0..tries {
+        let outcome = (|| -> std::io::Result<String> {
+            let mut stream = std::net::TcpStream::connect(&address)?;
+            stream.set_read_timeout(Some(Duration::from_secs(10)))?;
+            stream.set_write_timeout(Some(Duration::from_secs(10)))?;
+            stream.write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: ")?;
+            // Past the 64 KiB limit: the server answers 431 ...
+            stream.write_all(&vec![b'a'; 70 * 1024])?;
+            let mut first = [0u8; 1];
+            stream.peek(&mut first)?;
+            // ... while this client, like one that writes its whole request before it
+            // reads, goes on writing the rest of its 200 KB header in chunks.
+            for _ in 0..16 {
+                stream.write_all(&[b'a'; 8 * 1024])?;
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            stream.write_all(b"\r\n\r\n")?;
+            let mut status = [0u8; 12];
+            stream.read_exact(&mut status)?;
+            Ok(String::from_utf8_lossy(&status).into_owned())
+        })();
+        match outcome {
+            Ok(status) if status == "HTTP/1.1 431" => read += 1,
+            other => lost.push(format!("try {attempt}: {other:?}")),
+        }
+    }
+    eprintln!("{read} of {tries} clients still writing read the 431");
+    assert_eq!(read, tries, "{}", lost.join("\n"));
+}
