@@ -883,25 +883,6 @@ content = [{{ type = "text", text = "quick" }}]
         "Bearer {}",
         crate::oauth::sign(&key, issuer.claims("bob", ""))
     );
-    let ask = |replica: &HttpServer, token: &str, method: &str, params: Value| -> Value {
-        let mut params = params;
-        params["_meta"] = tasks_meta();
-        let name = params["name"]
-            .as_str()
-            .or_else(|| params["taskId"].as_str())
-            .unwrap_or_default()
-            .to_owned();
-        let response = replica.post(
-            &json!({"jsonrpc": "2.0", "id": 3, "method": method, "params": params}),
-            &[
-                ("Authorization", token),
-                ("MCP-Protocol-Version", "2026-07-28"),
-                ("Mcp-Method", method),
-                ("Mcp-Name", &name),
-            ],
-        );
-        crate::http_harness::message(response, 3)
-    };
     let started = ask(
         &replicas[0],
         &alice,
@@ -923,4 +904,70 @@ content = [{{ type = "text", text = "quick" }}]
         !everything_in(port).contains("alice"),
         "Redis holds a subject"
     );
+    the_owner_key_outlives_redis_losing_it(&replicas, &alice, port);
+}
+
+/// A 2026 request with a bearer token; the reply.
+fn ask(replica: &HttpServer, token: &str, method: &str, mut params: Value) -> Value {
+    params["_meta"] = tasks_meta();
+    let name = params["name"]
+        .as_str()
+        .or_else(|| params["taskId"].as_str())
+        .unwrap_or_default()
+        .to_owned();
+    let response = replica.post(
+        &json!({"jsonrpc": "2.0", "id": 3, "method": method, "params": params}),
+        &[
+            ("Authorization", token),
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", method),
+            ("Mcp-Name", &name),
+        ],
+    );
+    crate::http_harness::message(response, 3)
+}
+
+/// Redis loses everything (a restart without persistence): the next task started writes its
+/// replica's key back. Another key appears (made by a process that started meanwhile): a
+/// replica that starts a task adopts it, and one that reads a task tagged with it reads the
+/// key again. Either way both replicas still find the caller's tasks.
+fn the_owner_key_outlives_redis_losing_it(replicas: &[HttpServer], token: &str, port: u16) {
+    let redis = |args: &[&str]| -> String {
+        let output = Command::new(program("redis-cli"))
+            .args(["-p", &port.to_string(), "--raw"])
+            .args(args)
+            .output()
+            .expect("redis-cli");
+        String::from_utf8_lossy(&output.stdout).trim().to_owned()
+    };
+    let start = |replica: &HttpServer| -> String {
+        let started = ask(
+            replica,
+            token,
+            "tools/call",
+            json!({"name": "quick", "arguments": {}}),
+        );
+        started["result"]["taskId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("a task: {started}"))
+            .to_owned()
+    };
+    let found = |replica: &HttpServer, id: &str| -> bool {
+        ask(replica, token, "tasks/get", json!({"taskId": id}))
+            .get("result")
+            .is_some()
+    };
+    let key = redis(&["GET", "mcp-serve:owner-key"]);
+    assert_eq!(key.len(), 64, "{key}");
+    redis(&["FLUSHALL"]);
+    let id = start(&replicas[1]);
+    assert_eq!(redis(&["GET", "mcp-serve:owner-key"]), key, "written back");
+    assert!(found(&replicas[0], &id));
+
+    let made_anew = "f".repeat(64);
+    redis(&["SET", "mcp-serve:owner-key", &made_anew]);
+    let id = start(&replicas[0]);
+    assert_eq!(redis(&["GET", "mcp-serve:owner-key"]), made_anew, "adopted");
+    assert!(found(&replicas[0], &id));
+    assert!(found(&replicas[1], &id), "read again by the other replica");
 }
