@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_mcp_serve_global_optspecs
-    string join \n c/config= v/verbose max-calls= queue= watch state-key-file= heartbeat= task-store= data-dir= task-lease= http= path= sessions max-sessions= session-idle= sse allowed-host= allowed-origin= auth-token-env= auth-token-file= allow-unauthenticated max-body= request-rate= request-burst= header-timeout= body-timeout= shutdown-grace= metrics metrics-addr= log-format= audit audit-values otlp-endpoint= h/help V/version
+    string join \n c/config= v/verbose max-calls= queue= watch state-key-file= heartbeat= task-store= data-dir= task-lease= max-tasks= max-task-bytes= max-tasks-per-caller= max-task-bytes-per-caller= http= path= sessions max-sessions= session-idle= sse allowed-host= allowed-origin= auth-token-env= auth-token-file= allow-unauthenticated max-body= request-rate= request-burst= header-timeout= body-timeout= shutdown-grace= metrics metrics-addr= log-format= audit audit-values otlp-endpoint= h/help V/version
 end
 
 function __fish_mcp_serve_needs_command
@@ -32,6 +32,10 @@ complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l heartbeat -d 'For a
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l task-lease -d 'A running task\'s lease: its server renews it; a task whose server died reads as failed once it runs out' -r
+complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l max-tasks -d 'The most tasks the store keeps, running or ended and kept for their `task-ttl`; beyond it a new task is refused' -r
+complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l max-task-bytes -d 'The most the store keeps of tasks: results, progress, logs, answers, and the arguments of running tasks; beyond it a new task or a result is refused' -r
+complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l max-tasks-per-caller -d 'As --max-tasks, per caller (a session, a token\'s subject; callers that nothing names, such as stateless requests without OAuth, are one caller)' -r
+complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l max-task-bytes-per-caller -d 'As --max-task-bytes, per caller' -r
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l http -d 'Serve Streamable HTTP on this address instead of stdio (port 0 picks a free port)' -r
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l path -d 'The MCP endpoint\'s path' -r
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l max-sessions -d 'With --sessions: the most sessions open at once' -r

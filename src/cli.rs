@@ -167,6 +167,38 @@ pub struct TaskArgs {
     /// once it runs out
     #[arg(long, value_name = "DURATION", default_value = "15s", value_parser = parse_lease, global = true)]
     pub task_lease: Duration,
+
+    /// The most tasks the store keeps, running or ended and kept for their `task-ttl`;
+    /// beyond it a new task is refused
+    #[arg(long, value_name = "N", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_tasks: u64,
+
+    /// The most the store keeps of tasks: results, progress, logs, answers, and the
+    /// arguments of running tasks; beyond it a new task or a result is refused
+    #[arg(long, value_name = "SIZE", default_value = "1GiB", value_parser = parse_size_text)]
+    pub max_task_bytes: usize,
+
+    /// As --max-tasks, per caller (a session, a token's subject; callers that nothing
+    /// names, such as stateless requests without OAuth, are one caller)
+    #[arg(long, value_name = "N", default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_tasks_per_caller: u64,
+
+    /// As --max-task-bytes, per caller
+    #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = parse_size_text)]
+    pub max_task_bytes_per_caller: usize,
+}
+
+impl TaskArgs {
+    /// What the task store may keep.
+    pub fn limits(&self) -> crate::tasks::Limits {
+        let bytes = |size: usize| u64::try_from(size).unwrap_or(u64::MAX);
+        crate::tasks::Limits {
+            tasks: self.max_tasks,
+            bytes: bytes(self.max_task_bytes),
+            tasks_per_caller: self.max_tasks_per_caller,
+            bytes_per_caller: bytes(self.max_task_bytes_per_caller),
+        }
+    }
 }
 
 fn parse_rate_text(text: &str) -> Result<crate::rate::Rate, String> {

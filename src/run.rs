@@ -92,9 +92,10 @@ fn serve(
     let has_tasks = registry
         .tools()
         .any(|tool| tool.task != crate::tasks::Policy::Never);
-    let tasks = crate::tasks::Tasks::new(
+    let tasks = crate::tasks::Tasks::with_limits(
         task_location(args).map_err(|UsageError(message)| anyhow::anyhow!(message))?,
         args.tasks.task_lease,
+        args.tasks.limits(),
     );
     let metrics = (args.observe.metrics || args.observe.metrics_addr.is_some())
         .then(|| Arc::new(crate::metrics::Metrics::new()));

@@ -9,7 +9,11 @@
 //!   `store::shared` (Redis, `--task-store redis://…`, shared by replicas). A record is
 //!   written before the answer that names it; a status only ever moves from running
 //!   (`working`, `input_required`) to one terminal status, by compare-and-set, so a cancel
-//!   and a completion racing on two replicas agree on one outcome.
+//!   and a completion racing on two replicas agree on one outcome. What it keeps is bounded
+//!   ([`Limits`]) per owner and in all, checked in the same transaction (Lua script) that
+//!   writes, so replicas racing cannot pass a bound together.
+//! - [`owner`] is who owns a task as the store keeps it: a keyed hash, never the caller's
+//!   session id or subject.
 //! - [`runner`] runs a task in this process: the questions in rounds (`crate::inputs`), the
 //!   tool's one call path, progress and logs kept with the task, a lease renewed while it
 //!   runs (a task whose process died reads as `failed` once its lease has run out), and a
@@ -17,6 +21,7 @@
 //!
 //! `mcp::tasks` adapts this to rmcp; `commands::tasks` reads the store for operators.
 
+pub mod owner;
 pub mod record;
 pub mod runner;
 pub mod store;
@@ -73,6 +78,34 @@ impl Default for Settings {
         Self {
             ttl: Duration::from_secs(3600),
             poll_interval: Duration::from_secs(1),
+        }
+    }
+}
+
+/// How much the task store keeps, live tasks and ended ones kept for their `task-ttl` alike
+/// (`--max-tasks`, `--max-task-bytes`, `--max-tasks-per-caller`,
+/// `--max-task-bytes-per-caller`). A task's bytes are its record as stored (its result,
+/// progress and logs) and its answers, and while it runs the arguments the process running
+/// it holds. Callers that nothing names (stdio, stateless HTTP without a token's subject)
+/// are one caller.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    pub tasks: u64,
+    pub bytes: u64,
+    pub tasks_per_caller: u64,
+    pub bytes_per_caller: u64,
+}
+
+impl Default for Limits {
+    /// A caller that starts 100 tasks within a `task-ttl` (an hour by default) is far past
+    /// any agent's use, and 64 MiB is 16 results of `--max-body`'s default 4 MiB. In all, room
+    /// for 100 such callers, held to 1 GiB: Redis keeps it all in memory.
+    fn default() -> Self {
+        Self {
+            tasks: 10_000,
+            bytes: 1 << 30,
+            tasks_per_caller: 100,
+            bytes_per_caller: 64 << 20,
         }
     }
 }

@@ -471,3 +471,222 @@ fn sessions_are_offered_capped_and_cancellable() {
         "cancellation did not kill the command"
     );
 }
+
+/// Bodies rmcp cannot read, each with the JSON-RPC error stdio answers the same bytes with:
+/// (what it is, the bytes, the code, the id).
+fn unreadable_corpus() -> Vec<(&'static str, Vec<u8>, i64, Value)> {
+    let deep = |depth: usize| format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+    vec![
+        (
+            "truncated",
+            br#"{"jsonrpc":"2.0","id":1,"method":"tools/list""#.to_vec(),
+            -32700,
+            Value::Null,
+        ),
+        (
+            "truncated in a string",
+            br#"{"jsonrpc":"2.0","id":1,"method":"tools/li"#.to_vec(),
+            -32700,
+            Value::Null,
+        ),
+        (
+            "invalid UTF-8 in a string",
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\xfe\"}".to_vec(),
+            -32700,
+            Value::Null,
+        ),
+        (
+            "invalid UTF-8 outside strings",
+            b"\xc3\x28".to_vec(),
+            -32700,
+            Value::Null,
+        ),
+        (
+            "a UTF-16 byte order mark",
+            b"\xfe\xff{}".to_vec(),
+            -32700,
+            Value::Null,
+        ),
+        ("empty", Vec::new(), -32700, Value::Null),
+        ("only whitespace", b" \r\n\t".to_vec(), -32700, Value::Null),
+        (
+            "two messages back to back",
+            br#"{"jsonrpc":"2.0","id":1,"method":"ping"}{"jsonrpc":"2.0","id":2,"method":"ping"}"#
+                .to_vec(),
+            -32700,
+            Value::Null,
+        ),
+        (
+            "deep nesting",
+            deep(10_000).into_bytes(),
+            -32700,
+            Value::Null,
+        ),
+        (
+            "deep nesting in params",
+            format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"a":{}}}}}"#,
+                deep(200)
+            )
+            .into_bytes(),
+            -32700,
+            Value::Null,
+        ),
+        (
+            "a batch of numbers",
+            b"[1,2,3]".to_vec(),
+            -32600,
+            Value::Null,
+        ),
+        ("an empty batch", b"[]".to_vec(), -32600, Value::Null),
+        (
+            "a batch of requests",
+            br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#.to_vec(),
+            -32600,
+            Value::Null,
+        ),
+        ("a number", b"42".to_vec(), -32600, Value::Null),
+        ("a string", br#""tools/list""#.to_vec(), -32600, Value::Null),
+        ("null", b"null".to_vec(), -32600, Value::Null),
+        ("true", b"true".to_vec(), -32600, Value::Null),
+        ("an empty object", b"{}".to_vec(), -32600, Value::Null),
+        (
+            "an id and nothing else",
+            br#"{"jsonrpc":"2.0","id":6}"#.to_vec(),
+            -32600,
+            json!(6),
+        ),
+        (
+            "an id that is an object",
+            br#"{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}"#.to_vec(),
+            -32600,
+            Value::Null,
+        ),
+        (
+            "a method that is a number",
+            br#"{"jsonrpc":"2.0","id":"m","method":7}"#.to_vec(),
+            -32600,
+            json!("m"),
+        ),
+    ]
+}
+
+#[test]
+fn unreadable_bodies_get_a_json_rpc_error_in_both_eras() {
+    let stateless = example(&[]);
+    let sessions = example(&["--sessions"]);
+    let eras: [(&str, &[(&str, &str)]); 3] = [
+        ("2025 before initialize", &[]),
+        ("2025", &[("MCP-Protocol-Version", "2025-11-25")]),
+        (
+            "2026",
+            &[
+                ("MCP-Protocol-Version", "2026-07-28"),
+                ("Mcp-Method", "tools/list"),
+            ],
+        ),
+    ];
+    let corpus = unreadable_corpus();
+    let mut tried = 0;
+    let mut wrong = Vec::new();
+    for (server_name, server) in [("stateless", &stateless), ("--sessions", &sessions)] {
+        for (era, headers) in eras {
+            for (what, bytes, code, id) in &corpus {
+                tried += 1;
+                let mut request = server
+                    .client
+                    .post(&server.url)
+                    .header("Content-Type", "application/json")
+                    .header("Accept", "application/json, text/event-stream")
+                    .body(bytes.clone());
+                for (name, value) in headers {
+                    request = request.header(*name, *value);
+                }
+                let response = request.send().expect("POST");
+                let status = response.status().as_u16();
+                let content_type = response
+                    .headers()
+                    .get("content-type")
+                    .and_then(|value| value.to_str().ok())
+                    .unwrap_or_default()
+                    .to_owned();
+                let body = response.text().unwrap_or_default();
+                let answer: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
+                let fits = status == 400
+                    && content_type == "application/json"
+                    && answer["jsonrpc"] == "2.0"
+                    && answer["id"] == *id
+                    && answer["error"]["code"] == *code
+                    && answer["error"]["message"]
+                        .as_str()
+                        .is_some_and(|m| !m.is_empty());
+                if !fits {
+                    wrong.push(format!(
+                        "{server_name}, {era}, {what}: {status} {content_type} {}",
+                        body.chars().take(160).collect::<String>()
+                    ));
+                }
+            }
+        }
+    }
+    eprintln!(
+        "{} of {tried} unreadable bodies got 400 with the JSON-RPC error stdio gives ({} cases, 3 eras' headers, 2 servers)",
+        tried - wrong.len(),
+        corpus.len()
+    );
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+
+    // The same servers still read what is readable, and a body that is not JSON by its
+    // Content-Type is still 415.
+    let reply = stateless.legacy(1, "tools/list", json!({}));
+    assert!(reply["result"]["tools"].is_array(), "{reply}");
+    let (status, _) = stateless.modern(2, "tools/list", json!({}));
+    assert_eq!(status, 200);
+    let response = stateless
+        .client
+        .post(&stateless.url)
+        .header("Content-Type", "text/plain")
+        .header("Accept", "application/json, text/event-stream")
+        .body("{}")
+        .send()
+        .expect("POST");
+    assert_eq!(response.status(), 415);
+}
+
+#[test]
+fn a_431_reaches_a_client_that_goes_on_writing_its_headers() {
+    use std::io::{Read as _, Write as _};
+    let server = example(&[]);
+    let address = server.base.trim_start_matches("http://").to_owned();
+    let tries = 20;
+    let mut read = 0;
+    let mut lost = Vec::new();
+    for attempt in 0..tries {
+        let outcome = (|| -> std::io::Result<String> {
+            let mut stream = std::net::TcpStream::connect(&address)?;
+            stream.set_read_timeout(Some(Duration::from_secs(10)))?;
+            stream.set_write_timeout(Some(Duration::from_secs(10)))?;
+            stream.write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: ")?;
+            // Past the 64 KiB limit: the server answers 431 ...
+            stream.write_all(&vec![b'a'; 70 * 1024])?;
+            let mut first = [0u8; 1];
+            stream.peek(&mut first)?;
+            // ... while this client, like one that writes its whole request before it
+            // reads, goes on writing the rest of its 200 KB header in chunks.
+            for _ in 0..16 {
+                stream.write_all(&[b'a'; 8 * 1024])?;
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            stream.write_all(b"\r\n\r\n")?;
+            let mut status = [0u8; 12];
+            stream.read_exact(&mut status)?;
+            Ok(String::from_utf8_lossy(&status).into_owned())
+        })();
+        match outcome {
+            Ok(status) if status == "HTTP/1.1 431" => read += 1,
+            other => lost.push(format!("try {attempt}: {other:?}")),
+        }
+    }
+    eprintln!("{read} of {tries} clients still writing read the 431");
+    assert_eq!(read, tries, "{}", lost.join("\n"));
+}

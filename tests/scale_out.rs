@@ -724,3 +724,250 @@ fn the_tasks_conformance_scenarios_pass_through_nginx_on_redis() {
     }
     eprintln!("tasks extension through nginx on Redis: {checks} checks pass");
 }
+
+/// A redis-server and the `--task-store` URL that reaches it.
+fn task_store() -> (Killed, u16, String) {
+    let (redis, port) = redis();
+    (redis, port, format!("redis://127.0.0.1:{port}/0"))
+}
+
+#[test]
+fn replicas_sharing_redis_never_pass_a_task_bound_together() {
+    let workspace = Workspace::new(crate::tasks::BOUNDED);
+    let (_redis, _, store) = task_store();
+    let replicas: Vec<HttpServer> = (0..3)
+        .map(|_| HttpServer::start(&workspace.manifest(), &["--task-store", &store]))
+        .collect();
+    let urls: Vec<String> = replicas.iter().map(|replica| replica.url.clone()).collect();
+    let (accepted, refused) = crate::tasks::race(&urls, 130);
+    eprintln!(
+        "130 tasks raced through three replicas on one Redis: {accepted} accepted, {refused} refused"
+    );
+    assert_eq!((accepted, refused), (100, 30));
+    let kept = crate::tasks::listed(&["--task-store", &store], workspace.dir.path());
+    assert_eq!(kept.lines().count(), 100);
+}
+
+#[test]
+fn redis_bounds_task_bytes_per_caller_and_in_total() {
+    let workspace = Workspace::new(crate::tasks::BOUNDED);
+    let (_redis, _, store) = task_store();
+    let server = HttpServer::start(
+        &workspace.manifest(),
+        &[
+            "--task-store",
+            &store,
+            "--sessions",
+            "--max-tasks-per-caller",
+            "5",
+            "--max-task-bytes-per-caller",
+            "3MiB",
+            "--max-tasks",
+            "10",
+        ],
+    );
+    crate::tasks::bounds_scenario(&server);
+}
+
+/// Every key in Redis with its value, as text.
+fn everything_in(port: u16) -> String {
+    let cli = |args: &[&str]| -> String {
+        let output = Command::new(program("redis-cli"))
+            .args(["-p", &port.to_string(), "--raw"])
+            .args(args)
+            .output()
+            .expect("redis-cli");
+        assert!(output.status.success(), "redis-cli {args:?}");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    let mut everything = String::new();
+    for key in cli(&["--scan"]).lines() {
+        everything.push_str(key);
+        everything.push('\n');
+        let value = match cli(&["TYPE", key]).trim() {
+            "string" => cli(&["GET", key]),
+            "hash" => cli(&["HGETALL", key]),
+            "zset" => cli(&["ZRANGE", key, "0", "-1", "WITHSCORES"]),
+            "set" => cli(&["SMEMBERS", key]),
+            "list" => cli(&["LRANGE", key, "0", "-1"]),
+            other => panic!("a Redis key of type {other}: {key}"),
+        };
+        everything.push_str(&value);
+    }
+    everything
+}
+
+#[test]
+fn redis_holds_keyed_hashes_of_owners_and_every_replica_agrees_on_them() {
+    let workspace = Workspace::new(crate::tasks::BOUNDED);
+    let (_redis, port, store) = task_store();
+    let server = HttpServer::start(
+        &workspace.manifest(),
+        &["--task-store", &store, "--sessions"],
+    );
+    let owner = crate::tasks::open_task_session(&server);
+    let stranger = crate::tasks::open_task_session(&server);
+    let started = crate::tasks::in_session(
+        &server,
+        &owner,
+        "tools/call",
+        json!({"name": "quick", "arguments": {}}),
+    );
+    let id = started["result"]["taskId"]
+        .as_str()
+        .expect("a task")
+        .to_owned();
+    let mine = crate::tasks::in_session(&server, &owner, "tasks/get", json!({"taskId": id}));
+    assert!(
+        mine.get("result").is_some(),
+        "the owner sees its task: {mine}"
+    );
+    let theirs = crate::tasks::in_session(&server, &stranger, "tasks/get", json!({"taskId": id}));
+    assert_eq!(theirs["error"]["code"], -32602, "{theirs}");
+
+    let everything = everything_in(port);
+    assert!(
+        everything.contains(&id),
+        "the dump holds the task: {everything}"
+    );
+    assert!(
+        !everything.contains(&owner),
+        "Redis holds the session id:\n{everything}"
+    );
+    let kept = crate::tasks::listed(&["--task-store", &store], workspace.dir.path());
+    assert!(
+        !kept.contains(&owner),
+        "the listing shows the session id: {kept}"
+    );
+    eprintln!(
+        "Redis holds {} bytes of keys and values, none of them the session id",
+        everything.len()
+    );
+
+    subjects_are_the_same_owner_on_every_replica(&store, port);
+}
+
+/// A subject's task started on one replica is read through another (every replica hashes
+/// owners with the same key), another subject's is not, and Redis holds no subject.
+fn subjects_are_the_same_owner_on_every_replica(store: &str, port: u16) {
+    let keys = tempfile::tempdir().expect("keys");
+    let key = crate::oauth::make_key(keys.path(), "k1", jsonwebtoken::Algorithm::ES256);
+    let issuer = crate::oauth::Issuer::start(vec![key.jwk.clone()]);
+    let subjects = Workspace::new(&format!(
+        r#"
+[server]
+task = "optional"
+
+[server.auth]
+issuer = "{}"
+audience = "{}"
+
+[[tools]]
+name = "quick"
+description = "Answers at once; only as a task"
+task = "required"
+[tools.static]
+content = [{{ type = "text", text = "quick" }}]
+"#,
+        issuer.url(),
+        crate::oauth::AUDIENCE
+    ));
+    let replicas: Vec<HttpServer> = (0..2)
+        .map(|_| HttpServer::start(&subjects.manifest(), &["--task-store", store]))
+        .collect();
+    let alice = format!(
+        "Bearer {}",
+        crate::oauth::sign(&key, issuer.claims("alice", ""))
+    );
+    let bob = format!(
+        "Bearer {}",
+        crate::oauth::sign(&key, issuer.claims("bob", ""))
+    );
+    let started = ask(
+        &replicas[0],
+        &alice,
+        "tools/call",
+        json!({"name": "quick", "arguments": {}}),
+    );
+    let id = started["result"]["taskId"]
+        .as_str()
+        .expect("a task")
+        .to_owned();
+    let elsewhere = ask(&replicas[1], &alice, "tasks/get", json!({"taskId": id}));
+    assert!(
+        elsewhere.get("result").is_some(),
+        "alice reads her task through the other replica: {elsewhere}"
+    );
+    let refused = ask(&replicas[1], &bob, "tasks/get", json!({"taskId": id}));
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    assert!(
+        !everything_in(port).contains("alice"),
+        "Redis holds a subject"
+    );
+    the_owner_key_outlives_redis_losing_it(&replicas, &alice, port);
+}
+
+/// A 2026 request with a bearer token; the reply.
+fn ask(replica: &HttpServer, token: &str, method: &str, mut params: Value) -> Value {
+    params["_meta"] = tasks_meta();
+    let name = params["name"]
+        .as_str()
+        .or_else(|| params["taskId"].as_str())
+        .unwrap_or_default()
+        .to_owned();
+    let response = replica.post(
+        &json!({"jsonrpc": "2.0", "id": 3, "method": method, "params": params}),
+        &[
+            ("Authorization", token),
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", method),
+            ("Mcp-Name", &name),
+        ],
+    );
+    crate::http_harness::message(response, 3)
+}
+
+/// Redis loses everything (a restart without persistence): the next task started writes its
+/// replica's key back. Another key appears (made by a process that started meanwhile): a
+/// replica that starts a task adopts it, and one that reads a task tagged with it reads the
+/// key again. Either way both replicas still find the caller's tasks.
+fn the_owner_key_outlives_redis_losing_it(replicas: &[HttpServer], token: &str, port: u16) {
+    let redis = |args: &[&str]| -> String {
+        let output = Command::new(program("redis-cli"))
+            .args(["-p", &port.to_string(), "--raw"])
+            .args(args)
+            .output()
+            .expect("redis-cli");
+        String::from_utf8_lossy(&output.stdout).trim().to_owned()
+    };
+    let start = |replica: &HttpServer| -> String {
+        let started = ask(
+            replica,
+            token,
+            "tools/call",
+            json!({"name": "quick", "arguments": {}}),
+        );
+        started["result"]["taskId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("a task: {started}"))
+            .to_owned()
+    };
+    let found = |replica: &HttpServer, id: &str| -> bool {
+        ask(replica, token, "tasks/get", json!({"taskId": id}))
+            .get("result")
+            .is_some()
+    };
+    let key = redis(&["GET", "mcp-serve:owner-key"]);
+    assert_eq!(key.len(), 64, "{key}");
+    redis(&["FLUSHALL"]);
+    let id = start(&replicas[1]);
+    assert_eq!(redis(&["GET", "mcp-serve:owner-key"]), key, "written back");
+    assert!(found(&replicas[0], &id));
+
+    let made_anew = "f".repeat(64);
+    redis(&["SET", "mcp-serve:owner-key", &made_anew]);
+    let id = start(&replicas[0]);
+    assert_eq!(redis(&["GET", "mcp-serve:owner-key"]), made_anew, "adopted");
+    assert!(found(&replicas[0], &id));
+    assert!(found(&replicas[1], &id), "read again by the other replica");
+}

@@ -589,3 +589,382 @@ fn a_server_that_stops_fails_its_running_tasks_at_once_and_stops_their_processes
         "the server stopped before this task finished"
     );
 }
+
+pub(crate) const BOUNDED: &str = r#"
+[server]
+name = "bounded-tasks"
+task = "optional"
+task-ttl = "1h"
+
+[[tools]]
+name = "quick"
+description = "Answers at once; only as a task"
+task = "required"
+[tools.static]
+content = [{ type = "text", text = "quick" }]
+
+[[tools]]
+name = "echo"
+description = "Says its text back"
+arguments.text = { type = "string" }
+[tools.static]
+content = [{ type = "text", text = "{text}" }]
+
+[[tools]]
+name = "grow"
+description = "Answers with 4 MB from no arguments at all"
+[tools.command]
+script = "head -c 4000000 /dev/zero | tr '\\000' x"
+max-output = "8MiB"
+"#;
+
+/// A 2025-11-25 session whose client declares the tasks extension, on a `--sessions` server.
+pub(crate) fn open_task_session(server: &HttpServer) -> String {
+    let response = server.post(
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}},
+            "clientInfo": {"name": "t", "version": "1"}
+        }}),
+        &[],
+    );
+    let session = response
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|value| value.to_str().ok())
+        .expect("a session")
+        .to_owned();
+    let _ = server.post(
+        &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        &[
+            ("MCP-Protocol-Version", "2025-11-25"),
+            ("Mcp-Session-Id", &session),
+        ],
+    );
+    session
+}
+
+/// A request in a 2025 session.
+pub(crate) fn in_session(server: &HttpServer, session: &str, method: &str, params: Value) -> Value {
+    let response = server.post(
+        &json!({"jsonrpc": "2.0", "id": 9, "method": method, "params": params}),
+        &[
+            ("MCP-Protocol-Version", "2025-11-25"),
+            ("Mcp-Session-Id", session),
+        ],
+    );
+    crate::http_harness::message(response, 9)
+}
+
+/// Starts `tool` as a task in a session; its id, or the JSON-RPC error's message.
+fn try_task(
+    server: &HttpServer,
+    session: &str,
+    tool: &str,
+    arguments: Value,
+) -> Result<String, String> {
+    let answer = in_session(
+        server,
+        session,
+        "tools/call",
+        json!({"name": tool, "arguments": arguments}),
+    );
+    if let Some(id) = answer["result"]["taskId"].as_str() {
+        return Ok(id.to_owned());
+    }
+    assert_eq!(answer["error"]["code"], -32603, "{answer}");
+    Err(answer["error"]["message"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned())
+}
+
+/// Starts a stateless 2026 task; its id, or the JSON-RPC error's message.
+pub(crate) fn try_stateless_task(
+    client: &reqwest::blocking::Client,
+    url: &str,
+    tool: &str,
+) -> Result<String, String> {
+    let name = tool.to_owned();
+    let response = client
+        .post(url)
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .header("MCP-Protocol-Version", "2026-07-28")
+        .header("Mcp-Method", "tools/call")
+        .header("Mcp-Name", name)
+        .body(
+            json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+                "name": tool, "arguments": {}, "_meta": tasks_meta()
+            }})
+            .to_string(),
+        )
+        .send()
+        .expect("POST");
+    let answer = crate::http_harness::message(response, 7);
+    if let Some(id) = answer["result"]["taskId"].as_str() {
+        return Ok(id.to_owned());
+    }
+    assert_eq!(answer["error"]["code"], -32603, "{answer}");
+    Err(answer["error"]["message"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned())
+}
+
+/// `mcp-serve tasks list --format json` over `store` (`--data-dir DIR` or `--task-store URL`).
+pub(crate) fn listed(store: &[&str], cwd: &Path) -> String {
+    let mut args = vec!["tasks"];
+    args.extend_from_slice(store);
+    args.extend_from_slice(&["list", "--format", "json"]);
+    let (code, out, err) = run(&args, cwd);
+    assert_eq!(code, 0, "{err}");
+    out
+}
+
+#[test]
+fn the_store_keeps_at_most_100_tasks_per_caller_by_default() {
+    let workspace = Workspace::new(BOUNDED);
+    let data = tempfile::tempdir().expect("data");
+    let server = serve(&workspace, data.path(), &[]);
+    let client = crate::http_harness::http_client(Duration::from_secs(30));
+    let mut accepted = 0;
+    let mut refused = Vec::new();
+    for _ in 0..103 {
+        match try_stateless_task(&client, &server.url, "quick") {
+            Ok(_) => accepted += 1,
+            Err(message) => refused.push(message),
+        }
+    }
+    eprintln!(
+        "stateless callers (one anonymous caller): {accepted} tasks accepted, {} refused",
+        refused.len()
+    );
+    assert_eq!(accepted, 100, "{refused:?}");
+    assert_eq!(refused.len(), 3);
+    assert!(
+        refused[0].contains("at most 100 tasks per caller")
+            && refused[0].contains("`--max-tasks-per-caller`"),
+        "{}",
+        refused[0]
+    );
+    let data_dir = data.path().to_str().expect("utf-8");
+    let kept = listed(&["--data-dir", data_dir], workspace.dir.path());
+    assert_eq!(kept.lines().count(), 100);
+    // The refusal is about tasks: a plain call is still answered.
+    let (_, plain) = request(
+        &server,
+        "tools/call",
+        json!({"name": "echo", "arguments": {"text": "still here"}}),
+    );
+    assert_eq!(
+        plain["error"]["code"], -32603,
+        "echo is optional: a task: {plain}"
+    );
+    let (status, answer) = server.modern(
+        5,
+        "tools/call",
+        json!({"name": "echo", "arguments": {"text": "still here"}}),
+    );
+    assert_eq!(status, 200);
+    assert_eq!(
+        answer["result"]["content"][0]["text"], "still here",
+        "{answer}"
+    );
+}
+
+#[test]
+fn task_bounds_count_tasks_and_bytes_per_caller_and_in_total() {
+    let workspace = Workspace::new(BOUNDED);
+    let data = tempfile::tempdir().expect("data");
+    let server = serve(
+        &workspace,
+        data.path(),
+        &[
+            "--sessions",
+            "--max-tasks-per-caller",
+            "5",
+            "--max-task-bytes-per-caller",
+            "3MiB",
+            "--max-tasks",
+            "10",
+        ],
+    );
+    bounds_scenario(&server);
+}
+
+/// Per caller 5 tasks and 3 MiB, 10 tasks in all: one caller's large tasks stop at the
+/// bytes, another caller is still served, a result too large to keep fails its task, and
+/// the total stops a third caller that is within its own bounds.
+pub(crate) fn bounds_scenario(server: &HttpServer) {
+    let large = json!({"text": "x".repeat(900 * 1024)});
+    let first = open_task_session(server);
+    let mut accepted = 0;
+    let refusal = loop {
+        match try_task(server, &first, "echo", large.clone()) {
+            Ok(_) => accepted += 1,
+            Err(message) => break message,
+        }
+        assert!(accepted < 5, "900 KiB tasks past 3 MiB were accepted");
+    };
+    eprintln!("900 KiB tasks within 3 MiB per caller: {accepted} accepted, then: {refusal}");
+    assert_eq!(accepted, 3);
+    assert!(
+        refusal.contains("at most 3.0 MiB of tasks per caller")
+            && refusal.contains("`--max-task-bytes-per-caller`"),
+        "{refusal}"
+    );
+
+    // Another caller is not refused for the first one's bytes.
+    let second = open_task_session(server);
+    let id = try_task(server, &second, "echo", large.clone()).expect("another caller's task");
+    let done = in_session(server, &second, "tasks/get", json!({"taskId": id}));
+    assert!(done.get("result").is_some(), "{done}");
+
+    // A result that does not fit is not kept: its task fails, saying so, and the caller's
+    // bytes stay within the bound.
+    let grown = try_task(server, &second, "grow", json!({})).expect("a task");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let ended = loop {
+        let answer = in_session(server, &second, "tasks/get", json!({"taskId": grown}));
+        let status = answer["result"]["status"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        if status != "working" || Instant::now() > deadline {
+            break answer;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(ended["result"]["status"], "failed", "{ended}");
+    assert_eq!(ended["result"]["error"]["code"], -32603);
+    let message = ended["result"]["error"]["message"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(message.contains("was not kept"), "{message}");
+    eprintln!("a 4 MB result for a caller with 3 MiB: {message}");
+
+    // Counted per caller: the second caller has 2; 3 more, then the sixth is refused.
+    for _ in 0..3 {
+        try_task(server, &second, "quick", json!({})).expect("within 5 tasks");
+    }
+    let refusal = try_task(server, &second, "quick", json!({})).expect_err("a sixth task");
+    assert!(
+        refusal.contains("at most 5 tasks per caller") && refusal.contains("this caller has 5"),
+        "{refusal}"
+    );
+
+    // In total: 3 + 5 kept, so a third caller gets two and is then refused by the total.
+    let third = open_task_session(server);
+    for _ in 0..2 {
+        try_task(server, &third, "quick", json!({})).expect("within 10 in all");
+    }
+    let refusal = try_task(server, &third, "quick", json!({})).expect_err("an eleventh task");
+    assert!(
+        refusal.contains("at most 10 tasks in all") && refusal.contains("`--max-tasks`"),
+        "{refusal}"
+    );
+    eprintln!("past the total: {refusal}");
+}
+
+#[test]
+fn two_servers_sharing_one_file_never_pass_a_bound_together() {
+    let workspace = Workspace::new(BOUNDED);
+    let data = tempfile::tempdir().expect("data");
+    let servers = [
+        serve(&workspace, data.path(), &[]),
+        serve(&workspace, data.path(), &[]),
+    ];
+    let urls: Vec<String> = servers.iter().map(|server| server.url.clone()).collect();
+    let (accepted, refused) = race(&urls, 130);
+    eprintln!(
+        "130 tasks raced through two servers on one file: {accepted} accepted, {refused} refused"
+    );
+    assert_eq!((accepted, refused), (100, 30));
+    let data_dir = data.path().to_str().expect("utf-8");
+    let kept = listed(&["--data-dir", data_dir], workspace.dir.path());
+    assert_eq!(kept.lines().count(), 100);
+}
+
+/// Starts `count` stateless tasks at once, spread over `urls` from 10 threads; (accepted,
+/// refused by a bound).
+pub(crate) fn race(urls: &[String], count: usize) -> (usize, usize) {
+    let threads: Vec<_> = (0..10)
+        .map(|thread| {
+            let urls = urls.to_vec();
+            std::thread::spawn(move || {
+                let client = crate::http_harness::http_client(Duration::from_secs(60));
+                let mut outcome = (0, 0);
+                for index in (thread..count).step_by(10) {
+                    match try_stateless_task(&client, &urls[index % urls.len()], "quick") {
+                        Ok(_) => outcome.0 += 1,
+                        Err(message) => {
+                            assert!(message.contains("per caller"), "{message}");
+                            outcome.1 += 1;
+                        }
+                    }
+                }
+                outcome
+            })
+        })
+        .collect();
+    threads
+        .into_iter()
+        .map(|thread| thread.join().expect("a racing client"))
+        .fold((0, 0), |(a, r), (accepted, refused)| {
+            (a + accepted, r + refused)
+        })
+}
+
+#[test]
+fn the_embedded_store_never_holds_a_session_id() {
+    let workspace = Workspace::new(MANIFEST);
+    let data = tempfile::tempdir().expect("data");
+    let server = serve(&workspace, data.path(), &["--sessions"]);
+    let owner = open_task_session(&server);
+    let stranger = open_task_session(&server);
+    let started = in_session(
+        &server,
+        &owner,
+        "tools/call",
+        json!({"name": "quick", "arguments": {}}),
+    );
+    let id = started["result"]["taskId"]
+        .as_str()
+        .expect("a task")
+        .to_owned();
+    let mine = in_session(&server, &owner, "tasks/get", json!({"taskId": id}));
+    assert!(
+        mine.get("result").is_some(),
+        "the owner sees its task: {mine}"
+    );
+    let theirs = in_session(&server, &stranger, "tasks/get", json!({"taskId": id}));
+    assert_eq!(theirs["error"]["code"], -32602, "{theirs}");
+
+    let data_dir = data.path().to_str().expect("utf-8");
+    let kept = listed(&["--data-dir", data_dir], workspace.dir.path());
+    assert!(
+        !kept.contains(&owner),
+        "the listing shows the session id: {kept}"
+    );
+    let record: Value = serde_json::from_str(kept.lines().next().expect("a task")).expect("JSON");
+    let tag = record["owner"].as_str().expect("an owner");
+    assert!(
+        tag.len() == 64 && tag.bytes().all(|byte| byte.is_ascii_hexdigit()),
+        "{tag}"
+    );
+    let mut files = 0;
+    for entry in std::fs::read_dir(data.path()).expect("the data directory") {
+        let path = entry.expect("an entry").path();
+        let bytes = std::fs::read(&path).expect("a store file");
+        files += 1;
+        assert!(
+            !bytes
+                .windows(owner.len())
+                .any(|window| window == owner.as_bytes()),
+            "{} holds the session id",
+            path.display()
+        );
+    }
+    eprintln!("the session id is in none of the store's {files} files; its owner reads {tag}");
+}

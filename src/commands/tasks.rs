@@ -1,5 +1,6 @@
 //! `mcp-serve tasks list|get|cancel`: the operator's view of the task store the servers
-//! share (`--task-store`, `--data-dir`).
+//! share (`--task-store`, `--data-dir`). A task's owner shows as its tag (a keyed hash of the
+//! session or subject that started it), never as the session id or subject itself.
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -7,6 +8,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::cli::{Format, TasksAction};
+use crate::tasks::owner::is_tag;
 use crate::tasks::record::timestamp;
 use crate::tasks::runner::Whom;
 use crate::tasks::{StoreLocation, Tasks};
@@ -27,8 +29,9 @@ pub fn command(location: &StoreLocation, action: &TasksAction) -> Result<ExitCod
                     .map_err(|error| format!("error: {error}"))?;
                 let mut out = String::new();
                 if *format == Format::Json {
-                    for record in &records {
-                        out.push_str(&serde_json::to_string(record).unwrap_or_default());
+                    for mut record in records {
+                        record.owner = record.owner.as_deref().map(shown_owner);
+                        out.push_str(&serde_json::to_string(&record).unwrap_or_default());
                         out.push('\n');
                     }
                 } else if records.is_empty() {
@@ -61,6 +64,9 @@ pub fn command(location: &StoreLocation, action: &TasksAction) -> Result<ExitCod
                     .map_err(|error| format!("error: {error}"))?;
                 let mut shown = record.detailed(&answered);
                 shown.insert("tool".into(), json!(record.tool));
+                if let Some(owner) = record.owner.as_deref() {
+                    shown.insert("owner".into(), json!(shown_owner(owner)));
+                }
                 shown.insert("replica".into(), json!(record.replica));
                 if let Some(progress) = &record.progress {
                     shown.insert("progress".into(), json!(progress));
@@ -88,4 +94,14 @@ pub fn command(location: &StoreLocation, action: &TasksAction) -> Result<ExitCod
             }
         }
     })
+}
+
+/// A task's owner as shown: its tag; a record an older version wrote holds the session id
+/// or subject itself, which is never shown.
+fn shown_owner(owner: &str) -> String {
+    if is_tag(owner) {
+        owner.to_owned()
+    } else {
+        "[redacted]".to_owned()
+    }
 }

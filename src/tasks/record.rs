@@ -61,8 +61,8 @@ pub struct LogLine {
 pub struct Record {
     pub id: String,
     pub tool: String,
-    /// The session that created it, where a session identifies the caller; other callers
-    /// cannot see it.
+    /// The tag ([`super::owner`]) of the caller that created it, where a session or a
+    /// token's subject names the caller; other callers cannot see it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub owner: Option<String>,
     pub status: Status,
@@ -96,6 +96,18 @@ pub struct Record {
     /// Log lines ever reported (`logs` keeps the newest).
     #[serde(default)]
     pub logged: u64,
+    /// While it runs: the bytes of the arguments the process running it holds, counted
+    /// against the store's bounds as if they were kept; none once it ends.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub held_bytes: u64,
+}
+
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if"
+)]
+fn is_zero(value: &u64) -> bool {
+    *value == 0
 }
 
 impl Record {
@@ -115,11 +127,13 @@ impl Record {
         !self.status.is_terminal() && self.lease_ms.saturating_add(self.lease_for_ms / 2) < now_ms
     }
 
-    /// Ends the task with `status` at `now_ms`, keeping it `ttl` longer from now.
+    /// Ends the task with `status` at `now_ms`, keeping it `ttl` longer from now; its
+    /// process holds nothing for it any more.
     pub fn end(&mut self, status: Status, ttl_ms: u64, now_ms: u64) {
         self.status = status;
         self.updated_ms = now_ms;
         self.input_requests = None;
+        self.held_bytes = 0;
         self.ttl_ms = now_ms
             .saturating_sub(self.created_ms)
             .saturating_add(ttl_ms)
@@ -249,6 +263,7 @@ mod tests {
             progress: None,
             logs: Vec::new(),
             logged: 0,
+            held_bytes: 0,
         }
     }
 

@@ -12,9 +12,10 @@ use serde_json::{Map, Value, json};
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
+use super::owner::is_tag;
 use super::record::{LogLine, Progress};
 use super::store::{Signal, Store, StoreError, StoreLocation};
-use super::{Record, Settings, Status, now_ms};
+use super::{Limits, Record, Settings, Status, now_ms};
 use crate::events::CallEvent;
 use crate::inputs::{Capability, Inputs, Step, Stop};
 
@@ -60,7 +61,8 @@ impl std::fmt::Debug for Job {
         formatter
             .debug_struct("Job")
             .field("tool", &self.tool)
-            .field("owner", &self.owner)
+            // A session id is a credential: never in a log line.
+            .field("owner", &self.owner.as_ref().map(|_| "[redacted]"))
             .field("settings", &self.settings)
             .finish_non_exhaustive()
     }
@@ -78,18 +80,36 @@ pub enum TaskError {
 }
 
 /// Who asks about a task: a client (sees only its own tasks), or the operator.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub enum Whom<'a> {
-    /// A client, and the session that identifies it, if any.
+    /// A client, and what names it (its session, its token's subject), if anything.
     Caller(Option<&'a str>),
     /// `mcp-serve tasks`: every task.
     Operator,
 }
 
-impl Whom<'_> {
-    fn may_see(self, record: &Record) -> bool {
+impl std::fmt::Debug for Whom<'_> {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Self::Caller(owner) => record.owner.as_deref() == owner,
+            Self::Caller(owner) => formatter
+                .debug_tuple("Caller")
+                .field(&owner.map(|_| "[redacted]"))
+                .finish(),
+            Self::Operator => formatter.write_str("Operator"),
+        }
+    }
+}
+
+impl Whom<'_> {
+    /// Whether it may see `record`, in `store` (where owners are kept as tags).
+    fn may_see(self, store: &Store, record: &Record) -> bool {
+        match self {
+            Self::Caller(None) => record.owner.is_none(),
+            Self::Caller(Some(owner)) => record.owner.as_deref().is_some_and(|kept| {
+                // A record an older version wrote in Redis holds the owner itself, until it
+                // expires; SQLite's were given their tags when the file was first opened.
+                kept == store.tag(owner) || (!is_tag(kept) && kept == owner)
+            }),
             Self::Operator => true,
         }
     }
@@ -112,6 +132,7 @@ pub struct Tasks {
     /// not pay for at start-up).
     replica: std::sync::OnceLock<String>,
     lease: Duration,
+    limits: Limits,
     running: Mutex<HashMap<String, Arc<Local>>>,
     last_purge: AtomicU64,
 }
@@ -126,12 +147,19 @@ impl Tasks {
         })
     }
 
+    /// Tasks in the store at `location`, with the default [`Limits`].
     pub fn new(location: StoreLocation, lease: Duration) -> Arc<Self> {
+        Self::with_limits(location, lease, Limits::default())
+    }
+
+    /// Tasks in the store at `location`, which this process keeps within `limits`.
+    pub fn with_limits(location: StoreLocation, lease: Duration, limits: Limits) -> Arc<Self> {
         Arc::new(Self {
             location,
             store: tokio::sync::OnceCell::new(),
             replica: std::sync::OnceLock::new(),
             lease,
+            limits,
             running: Mutex::new(HashMap::new()),
             last_purge: AtomicU64::new(0),
         })
@@ -145,7 +173,7 @@ impl Tasks {
     pub async fn store(self: &Arc<Self>) -> Result<&Store, StoreError> {
         self.store
             .get_or_try_init(|| async {
-                let store = Store::open(&self.location).await?;
+                let store = Store::open(&self.location, self.limits).await?;
                 if let Some(mut signals) = store.signals().await? {
                     let tasks = Arc::downgrade(self);
                     tokio::spawn(async move {
@@ -180,13 +208,14 @@ impl Tasks {
     }
 
     /// Keeps a new task and starts it; the record is readable everywhere once this returns.
+    /// A task past one of the store's bounds is refused ([`StoreError::Full`]) and not run.
     pub async fn start(self: &Arc<Self>, job: Job) -> Result<Record, StoreError> {
         let store = self.store().await?.clone();
         let now = now_ms();
-        let record = Record {
+        let mut record = Record {
             id: super::new_id()?,
             tool: job.tool.clone(),
-            owner: job.owner.clone(),
+            owner: None,
             status: Status::Working,
             message: None,
             created_ms: now,
@@ -202,8 +231,9 @@ impl Tasks {
             progress: None,
             logs: Vec::new(),
             logged: 0,
+            held_bytes: held(&job.arguments),
         };
-        store.create(&record).await?;
+        store.create(&mut record, job.owner.as_deref()).await?;
         let local = Arc::new(Local::default());
         if let Ok(mut running) = self.running.lock() {
             running.insert(record.id.clone(), Arc::clone(&local));
@@ -313,6 +343,17 @@ impl Tasks {
                     tracing::debug!(task = %record.id, "the task had ended elsewhere first");
                     return;
                 }
+                Err(StoreError::Full(full)) => {
+                    // The result would pass a bound: the task fails, saying so, and the
+                    // small failure is written in its place.
+                    let bytes = serde_json::to_string(&record.result).map_or(0, |text| text.len());
+                    tracing::warn!(task = %record.id, bytes, %full, "a task's result was not kept");
+                    let message = format!(
+                        "the result ({}) was not kept: {full}",
+                        super::store::size(u64::try_from(bytes).unwrap_or(u64::MAX))
+                    );
+                    record.fail(-32603, &message, None, ttl, now_ms());
+                }
                 Err(error) if tokio::time::Instant::now() + pause > deadline => {
                     tracing::error!(task = %record.id, %error, "could not keep a task's outcome");
                     return;
@@ -337,11 +378,22 @@ impl Tasks {
             return Err(TaskError::Malformed(id.to_owned()));
         }
         let store = self.store().await?;
-        let mut record = store
-            .get(id)
-            .await?
-            .filter(|record| whom.may_see(record))
-            .ok_or_else(|| TaskError::Unknown(id.to_owned()))?;
+        let found = store.get(id).await?;
+        let exists = found.is_some();
+        let mut visible = found.filter(|record| whom.may_see(store, record));
+        // Another process may have made the owner key anew (Redis lost it): read it again
+        // before saying a caller's task is not there.
+        if visible.is_none()
+            && exists
+            && matches!(whom, Whom::Caller(Some(_)))
+            && store.reread_key().await?
+        {
+            visible = store
+                .get(id)
+                .await?
+                .filter(|record| whom.may_see(store, record));
+        }
+        let mut record = visible.ok_or_else(|| TaskError::Unknown(id.to_owned()))?;
         if record.lease_lapsed(now_ms()) {
             record = fail_if_lapsed(store, record, now_ms())
                 .await?
@@ -710,6 +762,26 @@ async fn renew(
             }
         }
     }
+}
+
+/// What a task's arguments take while its process holds them: their length as JSON,
+/// counted without writing them out.
+fn held(arguments: &Map<String, Value>) -> u64 {
+    struct Counted(u64);
+    impl std::io::Write for Counted {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 = self
+                .0
+                .saturating_add(u64::try_from(bytes.len()).unwrap_or(u64::MAX));
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut counted = Counted(0);
+    let _ = serde_json::to_writer(&mut counted, arguments);
+    counted.0
 }
 
 fn duration_ms(duration: Duration) -> u64 {

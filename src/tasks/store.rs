@@ -3,6 +3,12 @@
 //! task that is still running (compare-and-set on the status), so the first terminal status
 //! wins; the first answer to a question wins; `signal` tells the process running a task that
 //! it was cancelled or answered (Redis: at once, by pub/sub; `SQLite`: that process polls).
+//!
+//! Both keep what they hold within [`Limits`], per owner and in all: `create` refuses a task
+//! past a bound, `update` a result that would pass one, `answer` answers that would, each
+//! checked in the transaction (`SQLite`) or Lua script (Redis) that writes, so writers
+//! racing on several processes cannot pass a bound together. Both keep the key that owners
+//! are hashed with ([`OwnerKey`](super::owner::OwnerKey)), made once by whichever process opens the store first.
 
 pub mod embedded;
 pub mod shared;
@@ -12,7 +18,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::Record;
+use super::{Limits, Record, Status};
 
 /// The store could not be reached or read.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -27,6 +33,149 @@ pub enum StoreError {
         "--task-store: TLS to Redis (rediss://) is not built in; reach Redis on a private network or through a TLS tunnel, as redis://"
     )]
     Tls,
+    /// Keeping it would pass one of the store's [`Limits`].
+    #[error("{0}")]
+    Full(Full),
+}
+
+/// Which of the store's bounds a write would pass, how far it is used, and what the write
+/// needed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Full {
+    pub bound: Bound,
+    pub limit: u64,
+    pub used: u64,
+    /// Bytes the write would add (for a bound on tasks, one task).
+    pub needed: u64,
+}
+
+/// One of the store's [`Limits`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bound {
+    TasksPerCaller,
+    BytesPerCaller,
+    Tasks,
+    Bytes,
+}
+
+impl Bound {
+    /// As the stores' scripts and queries name it.
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "caller-tasks" => Some(Self::TasksPerCaller),
+            "caller-bytes" => Some(Self::BytesPerCaller),
+            "tasks" => Some(Self::Tasks),
+            "bytes" => Some(Self::Bytes),
+            _ => None,
+        }
+    }
+
+    /// The limit this bound is, in `limits`.
+    pub fn limit(self, limits: &Limits) -> u64 {
+        match self {
+            Self::TasksPerCaller => limits.tasks_per_caller,
+            Self::BytesPerCaller => limits.bytes_per_caller,
+            Self::Tasks => limits.tasks,
+            Self::Bytes => limits.bytes,
+        }
+    }
+}
+
+impl std::fmt::Display for Full {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Self {
+            limit,
+            used,
+            needed,
+            ..
+        } = *self;
+        match self.bound {
+            Bound::TasksPerCaller => write!(
+                formatter,
+                "the task store keeps at most {limit} tasks per caller (`--max-tasks-per-caller`) and this caller has {used}; a task is forgotten `task-ttl` after it ends"
+            ),
+            Bound::Tasks => write!(
+                formatter,
+                "the task store keeps at most {limit} tasks in all (`--max-tasks`) and holds {used}; a task is forgotten `task-ttl` after it ends"
+            ),
+            Bound::BytesPerCaller => write!(
+                formatter,
+                "the task store keeps at most {} of tasks per caller (`--max-task-bytes-per-caller`), this caller's take {} and this needs {} more",
+                size(limit),
+                size(used),
+                size(needed)
+            ),
+            Bound::Bytes => write!(
+                formatter,
+                "the task store keeps at most {} of tasks in all (`--max-task-bytes`), it holds {} and this needs {} more",
+                size(limit),
+                size(used),
+                size(needed)
+            ),
+        }
+    }
+}
+
+/// `512 B`, `900.1 KiB`, `3.0 MiB`, `1.0 GiB`.
+pub fn size(bytes: u64) -> String {
+    const UNITS: [&str; 3] = ["KiB", "MiB", "GiB"];
+    if bytes < 1024 {
+        return format!("{bytes} B");
+    }
+    #[expect(clippy::cast_precision_loss, reason = "one decimal is shown")]
+    let mut value = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit < UNITS.len() - 1 {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}
+
+/// What the store holds now, for one owner and in all.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Usage {
+    pub(crate) caller_tasks: u64,
+    pub(crate) caller_bytes: u64,
+    pub(crate) tasks: u64,
+    pub(crate) bytes: u64,
+}
+
+impl Usage {
+    /// Why `tasks` more tasks (`0` or `1`) taking `bytes` more would not fit, the caller's
+    /// bounds checked first; `None` when they fit. (`shared`'s Lua script checks the same,
+    /// in the same order.)
+    pub(crate) fn refuse(&self, limits: &Limits, tasks: u64, bytes: u64) -> Option<Full> {
+        let checks = [
+            (Bound::TasksPerCaller, self.caller_tasks, tasks),
+            (Bound::BytesPerCaller, self.caller_bytes, bytes),
+            (Bound::Tasks, self.tasks, tasks),
+            (Bound::Bytes, self.bytes, bytes),
+        ];
+        checks.into_iter().find_map(|(bound, used, more)| {
+            let limit = bound.limit(limits);
+            (more > 0 && used.saturating_add(more) > limit).then_some(Full {
+                bound,
+                limit,
+                used,
+                needed: bytes,
+            })
+        })
+    }
+}
+
+/// What a record takes in the store: its text, and what the process running it holds.
+pub(crate) fn taken(text: &str, record: &Record) -> u64 {
+    u64::try_from(text.len())
+        .unwrap_or(u64::MAX)
+        .saturating_add(record.held_bytes)
+}
+
+/// Whether a write of `record` is held to the bounds: a result, the one write that can grow
+/// a task without limit. Progress, logs and lease renewals are bounded by the record's own
+/// rules and always written (a renewal refused would fail a running task).
+pub(crate) fn checked(record: &Record) -> bool {
+    record.status == Status::Completed
 }
 
 /// Where the tasks are: `--task-store`, else `--data-dir`.
@@ -116,27 +265,50 @@ pub enum Store {
 }
 
 impl Store {
-    pub async fn open(location: &StoreLocation) -> Result<Self, StoreError> {
+    pub async fn open(location: &StoreLocation, limits: Limits) -> Result<Self, StoreError> {
         match location {
             StoreLocation::Embedded(directory) => {
                 let directory = directory.clone();
-                let opened =
-                    tokio::task::spawn_blocking(move || embedded::Embedded::open(&directory))
-                        .await
-                        .map_err(|error| StoreError::Io(error.to_string()))??;
+                let opened = tokio::task::spawn_blocking(move || {
+                    embedded::Embedded::open(&directory, limits)
+                })
+                .await
+                .map_err(|error| StoreError::Io(error.to_string()))??;
                 Ok(Self::Embedded(Arc::new(opened)))
             }
-            StoreLocation::Redis(url) => {
-                Ok(Self::Shared(Arc::new(shared::Shared::open(url).await?)))
-            }
+            StoreLocation::Redis(url) => Ok(Self::Shared(Arc::new(
+                shared::Shared::open(url, limits).await?,
+            ))),
         }
     }
 
-    /// Keeps a new task. It is readable by every process once this returns.
-    pub async fn create(&self, record: &Record) -> Result<(), StoreError> {
+    /// Keeps a new task owned by `owner` (the record is given its tag), unless that would
+    /// pass a bound ([`StoreError::Full`]). It is readable by every process once this
+    /// returns.
+    pub async fn create(&self, record: &mut Record, owner: Option<&str>) -> Result<(), StoreError> {
         match self {
-            Self::Embedded(store) => blocking(store, |store| store.create(record)),
-            Self::Shared(store) => store.create(record).await,
+            Self::Embedded(store) => {
+                record.owner = owner.map(|owner| store.key().tag(owner));
+                blocking(store, |store| store.create(record))
+            }
+            Self::Shared(store) => store.create(record, owner).await,
+        }
+    }
+
+    /// The tag `owner`'s tasks carry in this store.
+    pub fn tag(&self, owner: &str) -> String {
+        match self {
+            Self::Embedded(store) => store.key().tag(owner),
+            Self::Shared(store) => store.key().tag(owner),
+        }
+    }
+
+    /// Reads the owner key again (Redis: another process may have made it anew after Redis
+    /// lost it); whether it changed.
+    pub async fn reread_key(&self) -> Result<bool, StoreError> {
+        match self {
+            Self::Embedded(_) => Ok(false),
+            Self::Shared(store) => store.reread_key().await,
         }
     }
 
@@ -151,7 +323,8 @@ impl Store {
     }
 
     /// Writes `record` if the stored task is still running; `false` when it had already
-    /// ended (cancelled, failed, or completed elsewhere), and then nothing was written.
+    /// ended (cancelled, failed, or completed elsewhere), and then nothing was written. A
+    /// result that would pass a bound is not written ([`StoreError::Full`]).
     pub async fn update(&self, record: &Record) -> Result<bool, StoreError> {
         match self {
             Self::Embedded(store) => blocking(store, |store| store.update(record)),
@@ -175,6 +348,7 @@ impl Store {
     }
 
     /// Keeps answers to a task's questions; a key answered before keeps its first answer.
+    /// Answers that would pass a bound are not kept ([`StoreError::Full`]).
     pub async fn answer(&self, id: &str, answers: &Map<String, Value>) -> Result<(), StoreError> {
         match self {
             Self::Embedded(store) => blocking(store, |store| store.answer(id, answers)),
@@ -248,5 +422,77 @@ fn blocking<T>(
             tokio::task::block_in_place(|| operation(&store))
         }
         _ => operation(&store),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_callers_bounds_are_checked_first_and_each_says_what_to_do() {
+        let limits = Limits {
+            tasks: 10,
+            bytes: 10 << 20,
+            tasks_per_caller: 3,
+            bytes_per_caller: 3 << 20,
+        };
+        let used = Usage {
+            caller_tasks: 2,
+            caller_bytes: 2 << 20,
+            tasks: 9,
+            bytes: 9 << 20,
+        };
+        assert_eq!(
+            used.refuse(&limits, 1, 1 << 20),
+            None,
+            "exactly at the bounds"
+        );
+        let full = used
+            .refuse(&limits, 1, (1 << 20) + 1)
+            .expect("past the caller's bytes");
+        assert_eq!(full.bound, Bound::BytesPerCaller);
+        assert_eq!(
+            full.to_string(),
+            "the task store keeps at most 3.0 MiB of tasks per caller (`--max-task-bytes-per-caller`), this caller's take 2.0 MiB and this needs 1.0 MiB more"
+        );
+        let crowded = Usage {
+            caller_tasks: 3,
+            ..used
+        };
+        let full = crowded
+            .refuse(&limits, 1, 10)
+            .expect("past the caller's tasks");
+        assert_eq!(
+            full.to_string(),
+            "the task store keeps at most 3 tasks per caller (`--max-tasks-per-caller`) and this caller has 3; a task is forgotten `task-ttl` after it ends"
+        );
+        // A result adds no task: only bytes are checked.
+        assert_eq!(crowded.refuse(&limits, 0, 10), None);
+        let others = Usage {
+            caller_tasks: 0,
+            caller_bytes: 0,
+            tasks: 10,
+            bytes: 9 << 20,
+        };
+        let full = others.refuse(&limits, 1, 10).expect("past the total");
+        assert_eq!(full.bound, Bound::Tasks);
+        assert!(
+            full.to_string()
+                .contains("at most 10 tasks in all (`--max-tasks`)")
+        );
+        let full = Usage { tasks: 0, ..others }
+            .refuse(&limits, 1, (1 << 20) + 1)
+            .expect("past the total bytes");
+        assert_eq!(full.bound, Bound::Bytes);
+        for (bytes, shown) in [
+            (512, "512 B"),
+            (921_700, "900.1 KiB"),
+            (3 << 20, "3.0 MiB"),
+            (1 << 30, "1.0 GiB"),
+            (5 << 40, "5120.0 GiB"),
+        ] {
+            assert_eq!(size(bytes), shown);
+        }
     }
 }

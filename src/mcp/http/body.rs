@@ -2,7 +2,7 @@
 //! headers and then trickles or stalls gets 408, not a connection held forever) and a size
 //! limit (413), and a look at what the message is, for the layers that need to know (the
 //! session cap, cancelling a session's call when its client hangs up, the JSON-RPC error
-//! that replaces an empty answer).
+//! that replaces an empty answer or rmcp's plain-text refusal of a body it cannot read).
 
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -13,6 +13,7 @@ use axum::http::{Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http_body_util::BodyExt as _;
+use rmcp::model::ClientJsonRpcMessage;
 use serde_json::Value;
 
 /// How long and how large a body may be, and, with OAuth, the scopes what it asks for needs.
@@ -125,6 +126,60 @@ impl Peek {
     /// The request id, when the message has one.
     pub(super) fn id(&self) -> Option<&Value> {
         self.parsed().id.as_ref()
+    }
+
+    /// `400` with the JSON-RPC error for a body that is not one JSON-RPC message rmcp can
+    /// read, as stdio answers the same bytes: `-32700` when it is not JSON, `-32600` for a
+    /// batch, a value that is not a message, or one whose id is not a string or number,
+    /// and `-32602` (with the id) for a request whose params do not fit its method.
+    /// `None` when rmcp can read it (its refusal was about something else).
+    pub(super) fn unreadable(&self) -> Option<Response> {
+        let (id, code, message) = self.why_unreadable()?;
+        tracing::debug!(code, %message, "refusing a body that is not a JSON-RPC message");
+        let body = serde_json::json!({
+            "jsonrpc": "2.0",
+            "id": id,
+            "error": {"code": code, "message": message},
+        });
+        Some(
+            (
+                StatusCode::BAD_REQUEST,
+                [(header::CONTENT_TYPE, "application/json")],
+                body.to_string(),
+            )
+                .into_response(),
+        )
+    }
+
+    /// The id, code and message of [`Self::unreadable`]'s error.
+    fn why_unreadable(&self) -> Option<(Value, i64, String)> {
+        let error = serde_json::from_slice::<ClientJsonRpcMessage>(&self.bytes).err()?;
+        Some(match serde_json::from_slice::<Value>(&self.bytes) {
+            Err(parse) => (Value::Null, -32700, format!("Parse error: {parse}")),
+            Ok(Value::Array(_)) => (
+                Value::Null,
+                -32600,
+                "Invalid request: batches are not supported".to_owned(),
+            ),
+            Ok(value) => {
+                let id = value
+                    .get("id")
+                    .filter(|id| id.is_string() || id.is_number())
+                    .cloned();
+                match (id, value.get("method").and_then(Value::as_str)) {
+                    (Some(id), Some(method)) => (
+                        id,
+                        -32602,
+                        format!("invalid params for `{method}`: {error}"),
+                    ),
+                    (id, _) => (
+                        id.unwrap_or(Value::Null),
+                        -32600,
+                        format!("Invalid request: {error}"),
+                    ),
+                }
+            }
+        })
     }
 }
 
@@ -245,5 +300,32 @@ mod tests {
         assert!(matches!(completion.target(), Some(Target::Prompt("p"))));
         let listed = peek(r#"{"id":1,"method":"tools/list","params":{"name":"t"}}"#);
         assert!(listed.target().is_none());
+    }
+
+    #[test]
+    fn unreadable_bodies_get_the_error_stdio_gives_and_readable_ones_none() {
+        let why = |text: &'static str| peek(text).why_unreadable().map(|(id, code, _)| (id, code));
+        let null = serde_json::Value::Null;
+        assert_eq!(
+            why(r#"{"jsonrpc":"2.0","id":1"#),
+            Some((null.clone(), -32700))
+        );
+        assert_eq!(why(""), Some((null.clone(), -32700)));
+        assert_eq!(why("[]"), Some((null.clone(), -32600)));
+        assert_eq!(why("7"), Some((null.clone(), -32600)));
+        assert_eq!(
+            why(r#"{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}"#),
+            Some((null, -32600))
+        );
+        assert_eq!(
+            why(r#"{"jsonrpc":"2.0","id":"q","method":7}"#),
+            Some((serde_json::json!("q"), -32600))
+        );
+        assert_eq!(
+            why(r#"{"jsonrpc":"2.0","id":2,"method":"initialize","params":3}"#),
+            Some((serde_json::json!(2), -32602))
+        );
+        assert_eq!(why(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#), None);
+        assert_eq!(why(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#), None);
     }
 }

@@ -4,6 +4,9 @@
 //! - when rmcp has no answer for a request (its handler was stopped: the server is shutting
 //!   down past its grace period) or fails inside, it sends HTTP 500 with plain text; the
 //!   client gets a JSON-RPC error for its request id instead;
+//! - a JSON body rmcp cannot read (not JSON, not one JSON-RPC message) gets `415 fail to
+//!   deserialize…` in plain text from rmcp; the client gets `400` with the JSON-RPC error
+//!   stdio answers the same bytes with instead (`-32700`, `-32600`, `-32602`);
 //! - in a legacy session, a client that hangs up before its answer arrives has its call
 //!   cancelled (`notifications/cancelled` into the session), which kills the command; rmcp
 //!   does this only for stateless requests.
@@ -102,12 +105,25 @@ impl<M: SessionManager> tower::Service<Request> for Endpoint<M> {
                 }),
             _ => None,
         };
+        // rmcp answers 415 both for a Content-Type that is not JSON and for a JSON body it
+        // cannot read; only the second is the body's fault.
+        let json = request
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|value| value.to_str().ok())
+            .is_some_and(is_json);
         Box::pin(async move {
             let response = service.handle(request).await.into_response();
             if response.status() == StatusCode::INTERNAL_SERVER_ERROR
                 && let Some(id) = peek.as_ref().and_then(request_id)
             {
                 return Ok(no_answer(&id));
+            }
+            if response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE
+                && json
+                && let Some(unreadable) = peek.as_ref().and_then(Peek::unreadable)
+            {
+                return Ok(unreadable);
             }
             Ok(match hang_up {
                 // An empty answer (202) is complete as it is.
@@ -124,6 +140,15 @@ impl<M: SessionManager> tower::Service<Request> for Endpoint<M> {
             })
         })
     }
+}
+
+/// Whether a `Content-Type` is JSON (its essence, as rmcp reads it).
+fn is_json(content_type: &str) -> bool {
+    content_type
+        .split_once(';')
+        .map_or(content_type, |(essence, _)| essence)
+        .trim()
+        .eq_ignore_ascii_case("application/json")
 }
 
 /// The JSON-RPC error for a request rmcp gave no answer to.

@@ -1,19 +1,40 @@
 //! The accept loop: hyper's HTTP/1 server with a header-read (and keep-alive idle) timeout,
-//! `TCP_NODELAY`, and graceful shutdown.
+//! `TCP_NODELAY`, graceful shutdown, and a lingering close.
+//!
+//! A lingering close (nginx's `lingering_close`): when hyper is done with a connection, its
+//! socket is not closed at once. Closing a socket with unread bytes in it, or with bytes still
+//! arriving, makes the kernel answer with a reset, and a client still writing its request
+//! (a header past the limit, a body the server refused) then gets that reset, often before
+//! it reads the answer that was sent (`431`, `413`, `408`). So the socket's write side is shut
+//! (the client reads the answer to its end), and what the client still sends is read and
+//! dropped until it closes, for at most [`LINGER`] and [`LINGER_BYTES`]. A client that
+//! closed first costs one read.
 
 use std::future::Future;
+use std::io;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
-use tokio::net::TcpListener;
+use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::oneshot;
 
 use super::{HttpOptions, Lifecycle, router};
 use crate::mcp::Handler;
 
 /// The most a request's head (request line and headers) may take; hyper answers 431 past it.
 const MAX_HEADER_BYTES: usize = 64 * 1024;
+
+/// How long a finished connection goes on reading what its client still sends, at most.
+const LINGER: Duration = Duration::from_secs(5);
+
+/// How much of it is read and dropped, at most.
+const LINGER_BYTES: usize = 1 << 20;
 
 /// Serves until `shutdown` resolves, then drains: readiness turns 503 and new MCP requests
 /// are refused with 503 while in-flight calls get up to `shutdown_grace` to finish; then the
@@ -82,11 +103,15 @@ pub async fn serve_listener(
             },
         );
         let service = TowerToHyperService::new(app);
-        let connection = builder.serve_connection(TokioIo::new(stream), service);
+        let (socket, returned) = Lingering::new(stream);
+        let connection = builder.serve_connection(TokioIo::new(socket), service);
         let connection = graceful.watch(connection);
         tokio::spawn(async move {
             if let Err(error) = connection.await {
                 tracing::debug!(%peer, %error, "connection ended with an error");
+            }
+            if let Ok(stream) = returned.await {
+                linger(stream, peer).await;
             }
         });
     }
@@ -95,4 +120,124 @@ pub async fn serve_listener(
     lifecycle.cancel.cancel();
     let _ = tokio::time::timeout(Duration::from_secs(1), graceful.shutdown()).await;
     Ok(())
+}
+
+/// A connection's socket for hyper, handed back when hyper lets go of it, so that it can be
+/// closed gently ([`linger`]).
+struct Lingering {
+    stream: Option<TcpStream>,
+    back: Option<oneshot::Sender<TcpStream>>,
+}
+
+impl Lingering {
+    fn new(stream: TcpStream) -> (Self, oneshot::Receiver<TcpStream>) {
+        let (back, returned) = oneshot::channel();
+        (
+            Self {
+                stream: Some(stream),
+                back: Some(back),
+            },
+            returned,
+        )
+    }
+
+    fn stream(self: Pin<&mut Self>) -> io::Result<Pin<&mut TcpStream>> {
+        self.get_mut()
+            .stream
+            .as_mut()
+            .map(Pin::new)
+            .ok_or_else(|| io::ErrorKind::NotConnected.into())
+    }
+}
+
+impl Drop for Lingering {
+    fn drop(&mut self) {
+        if let (Some(stream), Some(back)) = (self.stream.take(), self.back.take()) {
+            // Nobody waits when the connection's task is gone: the socket is closed here.
+            let _ = back.send(stream);
+        }
+    }
+}
+
+impl AsyncRead for Lingering {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        context: &mut Context<'_>,
+        buffer: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        match self.stream() {
+            Ok(stream) => stream.poll_read(context, buffer),
+            Err(error) => Poll::Ready(Err(error)),
+        }
+    }
+}
+
+impl AsyncWrite for Lingering {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        context: &mut Context<'_>,
+        bytes: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        match self.stream() {
+            Ok(stream) => stream.poll_write(context, bytes),
+            Err(error) => Poll::Ready(Err(error)),
+        }
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        context: &mut Context<'_>,
+        buffers: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        match self.stream() {
+            Ok(stream) => stream.poll_write_vectored(context, buffers),
+            Err(error) => Poll::Ready(Err(error)),
+        }
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.stream
+            .as_ref()
+            .is_some_and(AsyncWrite::is_write_vectored)
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match self.stream() {
+            Ok(stream) => stream.poll_flush(context),
+            Err(error) => Poll::Ready(Err(error)),
+        }
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match self.stream() {
+            Ok(stream) => stream.poll_shutdown(context),
+            Err(error) => Poll::Ready(Err(error)),
+        }
+    }
+}
+
+/// Closes a connection hyper is done with: at once when its client closed first; else its
+/// write side is shut and what the client still sends is read and dropped until the client
+/// closes, [`LINGER`] passes or [`LINGER_BYTES`] were read.
+async fn linger(mut stream: TcpStream, peer: SocketAddr) {
+    let mut probe = [0u8; 64];
+    let mut drained = match stream.try_read(&mut probe) {
+        // The client closed first, or the socket is broken: nothing to wait for.
+        Ok(0) => return,
+        Err(error) if error.kind() != io::ErrorKind::WouldBlock => return,
+        Ok(read) => read,
+        Err(_) => 0,
+    };
+    let _ = stream.shutdown().await;
+    let deadline = tokio::time::Instant::now() + LINGER;
+    let mut sink = vec![0u8; 16 * 1024];
+    while drained < LINGER_BYTES {
+        match tokio::time::timeout_at(deadline, stream.read(&mut sink)).await {
+            Ok(Ok(0) | Err(_)) | Err(_) => break,
+            Ok(Ok(read)) => drained += read,
+        }
+    }
+    if drained > 0 {
+        tracing::debug!(%peer, drained, "dropped what a client sent after its last answer");
+    }
 }
