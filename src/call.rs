@@ -7,18 +7,20 @@
 //! The stages, in order:
 //!
 //! 1. **find** the tool in the registry the call started on;
-//! 2. **prepare** the arguments: defaults filled, validated against the input schema (a
-//!    violation is a tool error the model can correct);
-//! 3. **authorize**: the caller's token holds the tool's scopes; a tool that names the
-//!    caller (`{auth.…}`) needs a token at all;
-//! 4. **task or not**: the tool's `task` policy against what the request declared;
+//! 2. **authorize**: the caller's token holds the tool's scopes;
+//! 3. **task or not**: the tool's `task` policy against what the request declared (a
+//!    `required` tool refuses a request that cannot have its task);
+//! 4. **prepare** the arguments: defaults filled, validated against the input schema (a
+//!    violation is a tool error the model can correct); a tool that names the caller
+//!    (`{auth.…}`) needs a token at all;
 //! 5. **gather** what the tool asks before it runs (`confirm`, `[tools.ask]`,
 //!    `[tools.sample]`, `roots`) through the entry's [`Gatherer`]: the connection (2025),
 //!    `input_required` rounds (2026), the terminal; inside the task instead, for an
 //!    `ask-in-task` tool;
 //! 6. **rate**: the call is counted against the tool's rate for this caller, once, when it
-//!    is about to run (or to become a task): after its questions, so neither skipping the
-//!    rounds nor replaying an answered round runs it uncounted;
+//!    is about to run or to become a task: after its questions (an `ask-in-task` tool's come
+//!    later, inside the task), so neither skipping the rounds nor replaying an answered
+//!    round runs it uncounted;
 //! 7. **task**: kept in the task store, which runs stages 8 to 10 later (`call::task`);
 //! 8. **slot**: one of the server's `--max-calls` (waiting in `--queue`) and one of the
 //!    tool's own `max-calls`;
@@ -227,11 +229,14 @@ async fn stages<G: Gatherer>(
         Ok((Answer::Done(result), Ended::before_running(outcome)))
     };
     let tool = Arc::clone(served.registry.get(&tool)?);
+    caller.grants(&tool.name, &tool.scopes)?;
+    // Before the arguments: a request that cannot have this tool's task is refused as the
+    // protocol error it is, whatever it carries.
+    let as_task = task::decide(&tool, services.tasks.as_ref(), tasking)?;
     let arguments = match tool.prepare(arguments) {
         Ok(arguments) => arguments,
         Err(message) => return refused(Outcome::InvalidArguments, message),
     };
-    caller.grants(&tool.name, &tool.scopes)?;
     if tool.uses_identity && caller.principal().is_none() {
         // Without a token the identity would be missing, and a missing `{auth.sub}` leaves
         // out what it fills: never run such a call for nobody.
@@ -241,7 +246,6 @@ async fn stages<G: Gatherer>(
         );
         return refused(Outcome::Refused, message);
     }
-    let as_task = task::decide(&tool, services.tasks.as_ref(), tasking)?;
     let asks_inside = as_task
         .as_ref()
         .is_some_and(|(_, as_task)| as_task.asks_inside && tool.ask_in_task);

@@ -10,9 +10,9 @@
 //!  entry points (where a call came from)       the pipeline, crate::call: each stage once
 //!  ─────────────────────────────────────       ──────────────────────────────────────────────
 //!  mcp::handler    stdio and HTTP, both eras,    1 find       the registry the call started on
-//!                  every input_required round    2 prepare    defaults, the input schema (tool)
-//!  mcp::elicit     asking on the connection      3 authorize  scopes, identity (call::Caller)
-//!  tasks::runner   a task, asking inside it      4 task?      the tool's policy, the request's
+//!                  every input_required round    2 authorize  the token's scopes (call::Caller)
+//!  mcp::elicit     asking on the connection      3 task?      the tool's policy, the request's
+//!  tasks::runner   a task, asking inside it      4 prepare    defaults, the schema; identity
 //!  commands::call  call, call --task, test       5 gather     through the entry's Gatherer
 //!  commands::test                                6 rate       once, as the call is about to run
 //!                                                7 task       kept; it runs stages 8 to 10 later

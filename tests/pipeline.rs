@@ -387,3 +387,31 @@ command.argv = ["echo", "n={n}"]
         );
     }
 }
+
+#[test]
+fn a_required_task_tool_refuses_a_request_without_tasks_before_its_arguments() {
+    let workspace = Workspace::new(
+        r#"
+[[tools]]
+name = "only-task"
+description = "Runs only as a task"
+task = "required"
+arguments.n = { type = "integer" }
+[tools.static]
+content = [{ type = "text", text = "ok" }]
+"#,
+    );
+    let server = crate::http_harness::HttpServer::start(&workspace.manifest(), &[]);
+    for arguments in [json!({"n": 1}), json!({"n": "not a number"}), json!({})] {
+        let (_, answer) = server.modern(
+            3,
+            "tools/call",
+            json!({"name": "only-task", "arguments": arguments}),
+        );
+        assert_eq!(
+            answer["error"]["code"],
+            json!(-32021),
+            "{arguments}: {answer}"
+        );
+    }
+}

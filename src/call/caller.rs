@@ -6,8 +6,6 @@
 
 use std::net::IpAddr;
 
-use sha2::Digest as _;
-
 use crate::auth::{Principal, Subject};
 
 /// What a call acts for: kept outputs and tasks belong to it.
@@ -123,26 +121,16 @@ impl Caller {
         }
     }
 
-    /// Who owns its tasks, as the store keeps it: a digest, never a live session id (which
-    /// is the session's credential). A subject's owner can never equal a session's (the
-    /// prefix differs before hashing). `None`: tasks nobody else can be told apart from.
+    /// Who owns its tasks: its session, or its token's subject (a prefix no session id has,
+    /// so a subject never names a session's tasks). The store keeps only a keyed tag of it
+    /// (`tasks::owner`), never the session id itself. `None`: callers nothing tells apart.
     pub fn task_owner(&self) -> Option<String> {
-        let named = match &self.identity {
-            Identity::Session(session) => format!("session:{session}"),
-            Identity::Subject(subject) => format!("sub:{}", subject.0.subject),
-            Identity::Only | Identity::Anonymous => return None,
-        };
-        let digest = sha2::Sha256::digest(format!("mcp-serve task owner\0{named}").as_bytes());
-        Some(format!("o:{}", hex(&digest)))
+        match &self.identity {
+            Identity::Session(session) => Some(session.clone()),
+            Identity::Subject(subject) => Some(format!("sub:{}", subject.0.subject)),
+            Identity::Only | Identity::Anonymous => None,
+        }
     }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write as _;
-    bytes.iter().fold(String::new(), |mut text, byte| {
-        let _ = write!(text, "{byte:02x}");
-        text
-    })
 }
 
 #[cfg(test)]
@@ -194,22 +182,20 @@ mod tests {
     }
 
     #[test]
-    fn task_owners_are_digests_apart_for_sessions_and_subjects() {
+    fn task_owners_keep_sessions_and_subjects_apart() {
         let session = Seen {
-            session: Some("sub:ann".into()),
+            session: Some("s1".into()),
+            ..Seen::default()
+        };
+        assert_eq!(session.caller(false).task_owner().as_deref(), Some("s1"));
+        assert_eq!(session.caller(true).task_owner(), None, "no session in 2026");
+        let ann = Seen {
+            subject: Some(subject("ann", &[])),
+            session: Some("s1".into()),
             ..Seen::default()
         }
         .caller(false);
-        let owner = session.task_owner().expect("a session owns its tasks");
-        assert!(owner.starts_with("o:") && owner.len() == 66, "{owner}");
-        assert!(!owner.contains("ann"));
-        let ann = Seen {
-            subject: Some(subject("ann", &[])),
-            ..Seen::default()
-        }
-        .caller(true);
-        assert_ne!(ann.task_owner(), Some(owner.clone()));
-        assert_eq!(session.task_owner(), Some(owner));
+        assert_eq!(ann.task_owner().as_deref(), Some("sub:ann"));
         assert_eq!(Caller::only().task_owner(), None);
     }
 }
