@@ -23,8 +23,14 @@ fn manifest() -> String {
         ("limited", "rate = \"2/m\"\n", "echo ok"),
         ("slow", "", "sleep 2; echo ok"),
         ("plain", "", "echo ok"),
+        // Prints a file another tool names as a secret.
+        ("leak", "", "cat token.txt"),
     ];
-    let mut text = String::new();
+    // An HTTP tool that is never called: it makes `token.txt` a secret of the manifest.
+    let mut text = String::from(
+        "\n[[tools]]\nname = \"api\"\ndescription = \"never called\"\n[tools.http]\n\
+         url = \"http://127.0.0.1:9/x\"\nheaders = { X-Key = \"${file:token.txt}\" }\n",
+    );
     for (base, policy, body) in bases {
         for (suffix, asks) in [
             ("", ""),
@@ -41,6 +47,16 @@ fn manifest() -> String {
         }
     }
     text
+}
+
+/// The secret `token.txt` holds.
+const SECRET: &str = "tok-9f3Kq2-matrix-secret";
+
+/// A workspace with the matrix's manifest and its secret file.
+fn workspace() -> Workspace {
+    let workspace = Workspace::new(&manifest());
+    std::fs::write(workspace.path("token.txt"), SECRET).expect("write the secret");
+    workspace
 }
 
 /// How many times `tool`'s command ran.
@@ -133,7 +149,7 @@ fn every_entry_counts_a_call_against_its_rate_once() {
                 "asks, and nothing can be asked here (refused: the confirm cell)",
             ));
         }
-        let workspace = Workspace::new(&manifest());
+        let workspace = workspace();
         let name = tool(kind, "limited", asking);
         let mut entry = Entry::start(kind, &workspace);
         let calls: Vec<Call> = (0..5).map(|_| Call::new(&name, Answer::Accept)).collect();
@@ -159,7 +175,7 @@ fn every_entry_shows_a_confirmation_and_runs_only_on_acceptance() {
         if !asking {
             return Ok(Cell::Apart("asks nothing"));
         }
-        let workspace = Workspace::new(&manifest());
+        let workspace = workspace();
         let name = kind.asking("plain");
         let mut entry = Entry::start(kind, &workspace);
         // An example always answers yes: `test` has no way to decline.
@@ -212,7 +228,7 @@ fn every_entry_takes_a_slot_of_max_calls_before_it_runs() {
         if asking && kind == Kind::HttpSessions {
             return Ok(Cell::Apart("one question stream per session at a time"));
         }
-        let workspace = Workspace::new(&manifest());
+        let workspace = workspace();
         let slow = tool(kind, "slow", asking);
         let plain = tool(kind, "plain", asking);
         let mut entry = Entry::start(kind, &workspace);
@@ -259,7 +275,7 @@ fn every_entry_writes_one_audit_record_per_request() {
         if asking && !kind.can_ask() {
             return Ok(Cell::Apart("asks, and nothing can be asked here"));
         }
-        let workspace = Workspace::new(&manifest());
+        let workspace = workspace();
         let name = tool(kind, "plain", asking);
         let mut entry = Entry::start(kind, &workspace);
         let ended = entry.run(&[Call::new(&name, Answer::Accept)]);
@@ -319,7 +335,7 @@ fn every_entry_counts_one_metrics_outcome_per_call() {
         if asking && !kind.can_ask() {
             return Ok(Cell::Apart("asks, and nothing can be asked here"));
         }
-        let workspace = Workspace::new(&manifest());
+        let workspace = workspace();
         let name = tool(kind, "plain", asking);
         let mut entry = Entry::start(kind, &workspace);
         let mut bad = Call::new(&name, Answer::Accept);
@@ -414,4 +430,33 @@ content = [{ type = "text", text = "ok" }]
             "{arguments}: {answer}"
         );
     }
+}
+
+#[test]
+fn every_entry_redacts_every_secret_the_manifest_references() {
+    matrix("redaction", |kind, asking| {
+        if asking && !kind.can_ask() {
+            return Ok(Cell::Apart("asks, and nothing can be asked here"));
+        }
+        let workspace = workspace();
+        let name = tool(kind, "leak", asking);
+        let mut entry = Entry::start(kind, &workspace);
+        let mut call = Call::new(&name, Answer::Accept);
+        call.show = true;
+        let ended = entry.run(&[call]);
+        let shown = says(&ended[0]);
+        // `test` quotes the text as a failed expectation.
+        let answered = kind == Kind::Test || !is_error(&ended[0]);
+        check(answered && runs(&workspace, &name) == 1, || {
+            format!("the command did not run: {:?}", ended[0])
+        })?;
+        check(
+            !shown.contains(SECRET) && shown.contains("[redacted]"),
+            || format!("shown: {shown:?}"),
+        )?;
+        check(!entry.log().contains(SECRET), || {
+            "the log shows it".to_owned()
+        })?;
+        Ok(Cell::Held)
+    });
 }

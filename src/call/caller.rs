@@ -188,7 +188,11 @@ mod tests {
             ..Seen::default()
         };
         assert_eq!(session.caller(false).task_owner().as_deref(), Some("s1"));
-        assert_eq!(session.caller(true).task_owner(), None, "no session in 2026");
+        assert_eq!(
+            session.caller(true).task_owner(),
+            None,
+            "no session in 2026"
+        );
         let ann = Seen {
             subject: Some(subject("ann", &[])),
             session: Some("s1".into()),

@@ -96,6 +96,9 @@ pub(super) struct Call {
     pub(super) tool: String,
     pub(super) arguments: Value,
     pub(super) answer: Answer,
+    /// `mcp-serve test` shows what the tool returned (an example passes silently, so this
+    /// one expects a text it cannot have, and its report quotes the text it got).
+    pub(super) show: bool,
 }
 
 impl Call {
@@ -104,6 +107,7 @@ impl Call {
             tool: tool.to_owned(),
             arguments: json!({}),
             answer,
+            show: false,
         }
     }
 }
@@ -432,6 +436,9 @@ fn examples(manifest: &str, calls: &[Call]) -> String {
                     "\n[[tools.examples]]\nname = \"call {index}\"\narguments = {}\n",
                     toml_inline(&call.arguments)
                 ));
+                if call.show {
+                    out.push_str("text = \"(shown)\"\n");
+                }
             }
         }
     }
