@@ -12,6 +12,7 @@ use std::fmt::Write as _;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use crate::backend::capture::Captured;
 use crate::era::Era;
 use crate::schema::CompiledSchema;
 pub use content::Content;
@@ -79,34 +80,6 @@ pub struct OutputSpec {
     pub files: Option<FilesSpec>,
     /// Keep the whole stdout as a resource when it is cut short.
     pub keep_full_output: bool,
-}
-
-/// Stdout as captured: all of it, or its head and tail when it was too long.
-#[derive(Debug, Default)]
-pub struct Captured {
-    pub head: Vec<u8>,
-    /// Empty unless the output was cut short.
-    pub tail: Vec<u8>,
-    /// Bytes the command wrote.
-    pub total: u64,
-    /// The whole output, when it was cut short and kept.
-    pub kept: Option<std::path::PathBuf>,
-    /// The command was stopped for writing more than the most we read from anyone.
-    pub stopped_early: bool,
-}
-
-impl Captured {
-    pub fn complete(bytes: Vec<u8>) -> Self {
-        Self {
-            total: bytes.len() as u64,
-            head: bytes,
-            ..Self::default()
-        }
-    }
-
-    pub fn is_truncated(&self) -> bool {
-        self.total > (self.head.len() + self.tail.len()) as u64
-    }
 }
 
 /// A file from the command's output directory.

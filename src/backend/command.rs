@@ -16,6 +16,7 @@ use tokio::process::Command;
 
 mod trace;
 
+use super::capture::Captured;
 use super::capture::{Capture, CaptureOptions, tail_text};
 use super::events_pipe::{self, EVENTS_VARIABLE, EventSender};
 use super::files::collect_files;
@@ -23,7 +24,7 @@ use super::process_group::GroupGuard;
 use super::processes::{CALL_VARIABLE, INSTANCE_VARIABLE, Processes};
 use super::supervise::{Finished, Forwarding, STDERR_TAIL_BYTES, Supervision, supervise};
 use crate::events::LogLevel;
-use crate::results::{Captured, OutputFiles};
+use crate::results::OutputFiles;
 use crate::sandbox::policy::CallPaths;
 use crate::sandbox::{
     EXIT_CONFINE_FAILED, Exceeded, FAILURE_PREFIX, POLICY_VARIABLE, Sandbox, TRAMPOLINE,

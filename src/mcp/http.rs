@@ -28,7 +28,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use tokio_util::sync::CancellationToken;
 
 pub use auth::BearerToken;
-pub(crate) use body::Target;
+pub(crate) use body::ScopeTarget;
 pub use listener::serve_listener;
 
 use super::Handler;

@@ -242,17 +242,17 @@ impl Handler {
 
     /// The scopes what a request acts on needs, when it names any (`None` for an unknown
     /// one: the request then fails as unknown, not as forbidden).
-    pub(crate) fn scopes_for(&self, target: super::http::Target<'_>) -> Option<Vec<String>> {
+    pub(crate) fn scopes_for(&self, target: super::http::ScopeTarget<'_>) -> Option<Vec<String>> {
         let snapshot = self.snapshot();
         if !snapshot.scoped {
             return None;
         }
         let registry = &snapshot.registry;
         let scopes = match target {
-            super::http::Target::Tool(name) => registry.get(name).ok()?.scopes.clone(),
-            super::http::Target::Prompt(name) => registry.prompt(name).ok()?.scopes.clone(),
-            super::http::Target::Resource(uri) => registry.resource_scopes(uri),
-            super::http::Target::Template(uri_template) => registry
+            super::http::ScopeTarget::Tool(name) => registry.get(name).ok()?.scopes.clone(),
+            super::http::ScopeTarget::Prompt(name) => registry.prompt(name).ok()?.scopes.clone(),
+            super::http::ScopeTarget::Resource(uri) => registry.resource_scopes(uri),
+            super::http::ScopeTarget::Template(uri_template) => registry
                 .templates()
                 .iter()
                 .find(|template| template.uri_template == uri_template)?

@@ -26,7 +26,7 @@ pub(super) struct BodyLimits {
 
 /// What a request acts on.
 #[derive(Debug, Clone, Copy)]
-pub(crate) enum Target<'a> {
+pub(crate) enum ScopeTarget<'a> {
     Tool(&'a str),
     Prompt(&'a str),
     Resource(&'a str),
@@ -108,15 +108,17 @@ impl Peek {
     /// What the request acts on, for the scopes it needs: the tool a `tools/call` names,
     /// the prompt of a `prompts/get`, the URI a `resources/read` or `resources/subscribe`
     /// reads, the prompt or template a `completion/complete` completes.
-    pub(super) fn target(&self) -> Option<Target<'_>> {
+    pub(super) fn target(&self) -> Option<ScopeTarget<'_>> {
         let parsed = self.parsed();
         match parsed.method.as_deref()? {
-            "tools/call" => parsed.name.as_deref().map(Target::Tool),
-            "prompts/get" => parsed.name.as_deref().map(Target::Prompt),
-            "resources/read" | "resources/subscribe" => parsed.uri.as_deref().map(Target::Resource),
+            "tools/call" => parsed.name.as_deref().map(ScopeTarget::Tool),
+            "prompts/get" => parsed.name.as_deref().map(ScopeTarget::Prompt),
+            "resources/read" | "resources/subscribe" => {
+                parsed.uri.as_deref().map(ScopeTarget::Resource)
+            }
             "completion/complete" => match parsed.reference.as_deref()? {
-                "ref/prompt" => parsed.name.as_deref().map(Target::Prompt),
-                "ref/resource" => parsed.uri.as_deref().map(Target::Template),
+                "ref/prompt" => parsed.name.as_deref().map(ScopeTarget::Prompt),
+                "ref/resource" => parsed.uri.as_deref().map(ScopeTarget::Template),
                 _ => None,
             },
             _ => None,
@@ -265,7 +267,7 @@ fn refuse(status: StatusCode, message: &str) -> Response {
 
 #[cfg(test)]
 mod tests {
-    use super::{Peek, Target};
+    use super::{Peek, ScopeTarget};
 
     fn peek(text: &'static str) -> Peek {
         Peek::of(text.as_bytes().to_vec().into())
@@ -282,22 +284,28 @@ mod tests {
         assert!(garbage.method().is_none() && garbage.id().is_none());
         assert_eq!(peek(r#"{"id":{"x":1},"method":"m"}"#).id(), None);
         let call = peek(r#"{"id":1,"method":"tools/call","params":{"name":"t","arguments":{}}}"#);
-        assert!(matches!(call.target(), Some(Target::Tool("t"))));
+        assert!(matches!(call.target(), Some(ScopeTarget::Tool("t"))));
         let get = peek(r#"{"id":1,"method":"prompts/get","params":{"name":"p"}}"#);
-        assert!(matches!(get.target(), Some(Target::Prompt("p"))));
+        assert!(matches!(get.target(), Some(ScopeTarget::Prompt("p"))));
         let read = peek(r#"{"id":1,"method":"resources/read","params":{"uri":"docs://a"}}"#);
-        assert!(matches!(read.target(), Some(Target::Resource("docs://a"))));
+        assert!(matches!(
+            read.target(),
+            Some(ScopeTarget::Resource("docs://a"))
+        ));
         let completion = peek(
             r#"{"id":1,"method":"completion/complete","params":{"ref":{"type":"ref/resource","uri":"r://{id}"},"argument":{"name":"id","value":""}}}"#,
         );
         assert!(matches!(
             completion.target(),
-            Some(Target::Template("r://{id}"))
+            Some(ScopeTarget::Template("r://{id}"))
         ));
         let completion = peek(
             r#"{"id":1,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"p"},"argument":{"name":"a","value":""}}}"#,
         );
-        assert!(matches!(completion.target(), Some(Target::Prompt("p"))));
+        assert!(matches!(
+            completion.target(),
+            Some(ScopeTarget::Prompt("p"))
+        ));
         let listed = peek(r#"{"id":1,"method":"tools/list","params":{"name":"t"}}"#);
         assert!(listed.target().is_none());
     }
