@@ -42,7 +42,7 @@
 //!   what templates may name; `argv`, `command`, `sandbox`, `url`, `http`, `static_result`,
 //!   `output`, `schemas`, `identity`, `tool`, `prompt`, `resource`).
 //! - [`registry`] holds the server identity, the [`tool`]s, [`prompt`]s and declared
-//!   [`resource`]s and templates in manifest order, and the store of kept outputs; `mcp` builds the `tools/list` answer of each protocol [`era`] once (`mcp::listing`; over stdio, serialized once).
+//!   [`resource`]s and templates in manifest order, and the store of kept outputs; `mcp` builds the `tools/list` answer of each protocol [`revision`] once (`mcp::listing`; over stdio, serialized once).
 //! - [`tool`] is a tool as loaded: its definition per era, its compiled [`schema`]s
 //!   (compiled at load when the author wrote it, on first use when we generated it) and
 //!   `prepare` (defaults, validation); [`call`] runs it (above). The output pipeline is in
@@ -121,7 +121,6 @@ pub mod call;
 pub mod cli;
 pub mod commands;
 pub mod diagnostic;
-pub mod era;
 pub mod events;
 pub mod inputs;
 pub mod limit;
@@ -136,6 +135,7 @@ pub mod registry;
 pub mod reload;
 pub mod resource;
 pub mod results;
+pub mod revision;
 pub mod run;
 pub mod sandbox;
 pub mod schema;

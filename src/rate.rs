@@ -1,5 +1,5 @@
 //! Rate limits: `rate = "10/s"` and `burst = 20` on a tool (or as `[server]` defaults), kept
-//! per tool and per caller (the token's subject, else the legacy session, else the client's
+//! per tool and per caller (the token's subject, else the 2025 session, else the client's
 //! address, else the one stdio client), so reconnecting does not reset them. A call over
 //! its limit is refused before it runs, with the time to wait. Limits are per process: each
 //! replica counts on its own.

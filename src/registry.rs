@@ -5,11 +5,11 @@ use std::sync::Arc;
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
-use crate::era::Era;
 use crate::prompt::Prompt;
 use crate::resource::{DeclaredResource, ResourceTemplate};
 use crate::results::FilesMode;
 use crate::results::store::{ResourceStore, StoreLimits};
+use crate::revision::Revision;
 use crate::secret::Redactor;
 use crate::suggest::suggest;
 use crate::tool::Tool;
@@ -307,7 +307,9 @@ impl Registry {
 
     /// The `tools/list` entries a client of `era` sees, in manifest order. Made on demand:
     /// the server keeps its own copy, in rmcp's types.
-    pub fn listing(&self, era: Era) -> Vec<Map<String, Value>> {
-        self.tools().map(|tool| tool.definition_for(era)).collect()
+    pub fn listing(&self, revision: Revision) -> Vec<Map<String, Value>> {
+        self.tools()
+            .map(|tool| tool.definition_for(revision))
+            .collect()
     }
 }

@@ -13,7 +13,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::backend::capture::Captured;
-use crate::era::Era;
+use crate::revision::Revision;
 use crate::schema::CompiledSchema;
 pub use content::Content;
 use store::Keeper;
@@ -338,12 +338,12 @@ impl ToolResult {
     }
 
     /// Shapes the result for a client of `era`. `schema_wrapped` says whether the tool's
-    /// output schema is advertised wrapped to legacy clients, so listing and result agree.
+    /// output schema is advertised wrapped to 2025-06 and 2025-11 clients, so listing and result agree.
     #[must_use]
-    pub fn for_era(mut self, era: Era, schema_wrapped: bool) -> Self {
-        match era {
-            Era::Modern => {}
-            Era::Legacy => {
+    pub fn for_revision(mut self, revision: Revision, schema_wrapped: bool) -> Self {
+        match revision {
+            Revision::V2026_07 => {}
+            Revision::V2025_06 => {
                 if let Some(value) = self.structured.take() {
                     self.structured = Some(if schema_wrapped || !value.is_object() {
                         let mut wrapper = Map::new();
@@ -354,7 +354,7 @@ impl ToolResult {
                     });
                 }
             }
-            Era::Early | Era::Initial => {
+            Revision::V2025_03 | Revision::V2024_11 => {
                 if let Some(value) = self.structured.take() {
                     // The JSON must reach the client somehow: as text, if no block carries it.
                     if !self
@@ -367,11 +367,11 @@ impl ToolResult {
                 }
             }
         }
-        if era != Era::Modern {
+        if revision != Revision::V2026_07 {
             self.content = self
                 .content
                 .into_iter()
-                .map(|block| block.for_era(era))
+                .map(|block| block.for_revision(revision))
                 .collect();
         }
         self

@@ -1,5 +1,5 @@
 //! JSON Schema handling: dialect checks and compilation at load time, readable violation
-//! messages at call time, default filling, and the legacy-era `{"result": …}` wrapping.
+//! messages at call time, default filling, and the `{"result": …}` wrapping a 2025-06 client needs.
 
 use std::fmt::Write as _;
 use std::sync::OnceLock;
@@ -192,15 +192,15 @@ pub fn fill_defaults(schema: &Value, instance: &mut Value) {
     }
 }
 
-/// True when legacy clients (which only accept an object root) need this schema wrapped.
-pub fn needs_legacy_wrap(schema: &Value) -> bool {
+/// True when 2025-06 and 2025-11 clients (which only accept an object root) need this schema wrapped.
+pub fn needs_object_wrap(schema: &Value) -> bool {
     schema.get("type").and_then(Value::as_str) != Some("object")
 }
 
 /// The legacy-era form of an output schema whose root is not `type: "object"`:
 /// `{"type":"object","properties":{"result": <schema>},"required":["result"]}`, with `$schema`
 /// hoisted and same-document references rewritten to point inside `result`.
-pub fn wrap_for_legacy(schema: &Value) -> Value {
+pub fn wrap_as_object(schema: &Value) -> Value {
     let mut inner = schema.clone();
     let dialect = inner
         .as_object_mut()
@@ -240,7 +240,7 @@ fn rewrite_refs(value: &mut Value) {
 mod tests {
     use serde_json::json;
 
-    use super::{CompiledSchema, SchemaError, fill_defaults, wrap_for_legacy};
+    use super::{CompiledSchema, SchemaError, fill_defaults, wrap_as_object};
 
     fn compile(schema: &serde_json::Value) -> CompiledSchema {
         CompiledSchema::compile(schema).expect("schema compiles")
@@ -356,8 +356,8 @@ mod tests {
     }
 
     #[test]
-    fn legacy_wrap_hoists_dialect_and_rewrites_references() {
-        let wrapped = wrap_for_legacy(&json!({
+    fn object_wrap_hoists_dialect_and_rewrites_references() {
+        let wrapped = wrap_as_object(&json!({
             "$schema": "https://json-schema.org/draft/2020-12/schema",
             "type": "array",
             "items": {"$ref": "#/$defs/item"},

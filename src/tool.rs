@@ -4,9 +4,9 @@
 use serde_json::{Map, Value};
 
 use crate::backend::Backend;
-use crate::era::Era;
 use crate::limit::Slots;
 use crate::results::OutputSpec;
+use crate::revision::Revision;
 use crate::schema::{self, CompiledSchema};
 
 /// A tool, checked and compiled at load time.
@@ -70,22 +70,22 @@ pub struct ExampleUpstream {
 pub struct OutputSchema {
     pub schema: Value,
     pub compiled: CompiledSchema,
-    /// Legacy clients see this schema wrapped as `{"result": …}`.
-    pub legacy_wrapped: bool,
+    /// 2025-06 and 2025-11 clients see this schema wrapped as `{"result": …}`.
+    pub wrapped_as_object: bool,
 }
 
 impl Tool {
     /// The definition as a client of `era` must see it.
-    pub fn definition_for(&self, era: Era) -> Map<String, Value> {
+    pub fn definition_for(&self, revision: Revision) -> Map<String, Value> {
         let mut definition = self.definition.clone();
-        match (era, &self.output) {
-            (Era::Initial | Era::Early, _) => {
+        match (revision, &self.output) {
+            (Revision::V2024_11 | Revision::V2025_03, _) => {
                 definition.shift_remove("outputSchema");
             }
-            (Era::Legacy, Some(output)) if output.legacy_wrapped => {
+            (Revision::V2025_06, Some(output)) if output.wrapped_as_object => {
                 definition.insert(
                     "outputSchema".into(),
-                    schema::wrap_for_legacy(&output.schema),
+                    schema::wrap_as_object(&output.schema),
                 );
             }
             _ => {}
@@ -115,10 +115,10 @@ impl Tool {
         }
     }
 
-    /// Whether legacy clients get this tool's structured output wrapped.
-    pub fn legacy_wrapped(&self) -> bool {
+    /// Whether 2025-06 and 2025-11 clients get this tool's structured output wrapped.
+    pub fn wrapped_as_object(&self) -> bool {
         self.output
             .as_ref()
-            .is_some_and(|output| output.legacy_wrapped)
+            .is_some_and(|output| output.wrapped_as_object)
     }
 }

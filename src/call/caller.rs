@@ -152,15 +152,15 @@ mod tests {
             session: Some("s1".into()),
             address: Some("192.0.2.1".parse().expect("address")),
         };
-        let legacy = seen.caller(false);
-        assert_eq!(legacy.identity, Identity::Session("s1".into()));
-        assert!(legacy.back_channel);
-        let modern = seen.caller(true);
-        assert_eq!(modern.identity, Identity::Anonymous);
-        assert!(!modern.back_channel);
+        let session = seen.caller(false);
+        assert_eq!(session.identity, Identity::Session("s1".into()));
+        assert!(session.back_channel);
+        let stateless = seen.caller(true);
+        assert_eq!(stateless.identity, Identity::Anonymous);
+        assert!(!stateless.back_channel);
         // The rate key is the address either way: a new session resets nothing.
-        assert_eq!(legacy.rate_key(), "ip:192.0.2.1");
-        assert_eq!(modern.rate_key(), legacy.rate_key());
+        assert_eq!(session.rate_key(), "ip:192.0.2.1");
+        assert_eq!(stateless.rate_key(), session.rate_key());
     }
 
     #[test]

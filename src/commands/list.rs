@@ -4,15 +4,15 @@ use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 
-use crate::era::Era;
 use crate::registry::Registry;
+use crate::revision::Revision;
 
 /// The text to print.
 pub fn render(registry: &Registry, json: bool, protocol_version: &str) -> String {
     if json {
-        let era = Era::of_version(protocol_version);
+        let revision = Revision::of_version(protocol_version);
         let tools: Vec<Value> = registry
-            .listing(era)
+            .listing(revision)
             .into_iter()
             .map(Value::Object)
             .collect();

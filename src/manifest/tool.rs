@@ -109,7 +109,7 @@ fn build_tool(
     };
     let output = output_schema(wire, checker).and_then(|at| match compile(&at) {
         Ok(compiled) => Some(OutputSchema {
-            legacy_wrapped: schema::needs_legacy_wrap(&at.0),
+            wrapped_as_object: schema::needs_object_wrap(&at.0),
             schema: at.0,
             compiled,
         }),

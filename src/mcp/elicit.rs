@@ -16,8 +16,8 @@ use rmcp::{ErrorData, RoleServer};
 use serde_json::{Map, Value};
 
 use super::mrtr;
-use crate::era::Era;
 use crate::inputs::{Capability, Inputs, Request, Step, Stop};
+use crate::revision::Revision;
 
 /// What a request brings for gathering: its MRTR fields (2026) and what it is.
 #[derive(Debug)]
@@ -38,7 +38,7 @@ pub(super) async fn gather(
     asking: Asking<'_>,
     arguments: Map<String, Value>,
     context: &RequestContext<RoleServer>,
-    era: Era,
+    revision: Revision,
     reachable: bool,
     codec: &rmcp::model::RequestStateCodec,
 ) -> Result<Gathered, ErrorData> {
@@ -47,7 +47,7 @@ pub(super) async fn gather(
     }
     let declared = context.client_capabilities().unwrap_or_default();
     let can = |capability| declares(&declared, capability);
-    if era == Era::Modern {
+    if revision.is_stateless() {
         return gather_modern(asking, &arguments, can, codec);
     }
     let mut answers = Map::new();
@@ -76,7 +76,7 @@ pub(super) async fn gather(
                     }
                 }
             }
-            Err(stop) => return Ok(Gathered::Refused(legacy_refusal(stop, asking.name))),
+            Err(stop) => return Ok(Gathered::Refused(connection_refusal(stop, asking.name))),
         }
     }
     Ok(Gathered::Refused(
@@ -139,7 +139,7 @@ fn declares(declared: &ClientCapabilities, capability: Capability) -> bool {
     }
 }
 
-fn legacy_refusal(stop: Stop, name: &str) -> String {
+fn connection_refusal(stop: Stop, name: &str) -> String {
     match stop {
         Stop::Refused(message) => message,
         Stop::Malformed(message) => format!("{message}, so `{name}` did not run"),
@@ -198,7 +198,7 @@ async fn send(request: &Request, context: &RequestContext<RoleServer>) -> Result
 /// rounds (2026), as the request's revision says.
 pub(super) struct Connection<'a> {
     pub(super) context: &'a RequestContext<RoleServer>,
-    pub(super) era: Era,
+    pub(super) revision: Revision,
     /// The server can send this caller requests (stdio, or a 2025 session).
     pub(super) reachable: bool,
     pub(super) codec: &'a rmcp::model::RequestStateCodec,
@@ -227,7 +227,7 @@ impl crate::call::Gatherer for Connection<'_> {
             asking,
             arguments,
             self.context,
-            self.era,
+            self.revision,
             self.reachable,
             self.codec,
         )

@@ -27,8 +27,8 @@ use super::{convert, elicit, notify, prompts, resources};
 use std::time::Duration;
 
 use crate::call::{Answer, AsTask, Call, CallError, Caller, Identity, Seen, Tasking};
-use crate::era::Era;
 use crate::results::ToolResult;
+use crate::revision::Revision;
 
 /// Who sent the request in hand: the one stdio client, or what the HTTP layer saw of it
 /// (`crate::call::Seen`), resolved for the request's lifecycle (a 2026 request has no
@@ -39,15 +39,17 @@ fn caller(context: &RequestContext<RoleServer>) -> Caller {
     };
     parts.extensions.get::<Seen>().map_or_else(
         || Seen::default().caller(true),
-        |seen| seen.caller(era(context) == Era::Modern),
+        |seen| seen.caller(revision(context).is_stateless()),
     )
 }
 
 /// The era of the request in hand: its own `_meta` version, else the negotiated one.
-fn era(context: &RequestContext<RoleServer>) -> Era {
+fn revision(context: &RequestContext<RoleServer>) -> Revision {
     context
         .protocol_version()
-        .map_or(Era::Early, |version| Era::of_version(version.as_str()))
+        .map_or(Revision::V2025_03, |version| {
+            Revision::of_version(version.as_str())
+        })
 }
 
 impl Handler {
@@ -80,14 +82,14 @@ impl ServerHandler for Handler {
                 None,
             ));
         }
-        let era = era(&context);
+        let revision = revision(&context);
         // With scoped tools, a caller sees only the tools its token may call, so the list
         // varies by caller: cacheable by that caller only.
         let principal = match caller(&context).identity {
             Identity::Subject(subject) if self.snapshot().scoped_tools => Some(subject),
             _ => None,
         };
-        let result = self.listing(era, principal.as_ref());
+        let result = self.listing(revision, principal.as_ref());
         Ok(result)
     }
 
@@ -148,7 +150,7 @@ impl ServerHandler for Handler {
     ) -> Result<GetPromptResponse, ErrorData> {
         let asked = prompts::Asked {
             context: &context,
-            era: era(&context),
+            revision: revision(&context),
             reachable: caller(&context).back_channel,
             codec: &self.state.sealer,
         };
@@ -207,9 +209,9 @@ impl ServerHandler for Handler {
             .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
         let registry = self.registry();
         let caller = caller(&context);
-        let era = era(&context);
+        let revision = revision(&context);
         let contents = tokio::task::spawn_blocking(move || {
-            resources::read(&registry, &request.uri, &caller.identity, era)
+            resources::read(&registry, &request.uri, &caller.identity, revision)
         })
         .await
         .map_err(|error| ErrorData::internal_error(error.to_string(), None))??;
@@ -313,7 +315,9 @@ impl ServerHandler for Handler {
         // by hash, not a scan of every tool's name.
         let snapshot = self.snapshot();
         let index = snapshot.registry.position(name)?;
-        snapshot.listings[Era::Modern.index()].get(index).cloned()
+        snapshot.listings[Revision::V2026_07.index()]
+            .get(index)
+            .cloned()
     }
 }
 
@@ -326,15 +330,15 @@ impl Handler {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let snapshot = self.snapshot();
-        let era = era(&context);
+        let revision = revision(&context);
         let caller = caller(&context);
-        let (events, forwarder) = self.forward_events(&context, era, &request.name);
+        let (events, forwarder) = self.forward_events(&context, revision, &request.name);
         let declared = context.client_capabilities().unwrap_or_default();
         let wrapped = snapshot
             .served
             .registry
             .get(&request.name)
-            .is_ok_and(|tool| tool.legacy_wrapped());
+            .is_ok_and(|tool| tool.wrapped_as_object());
         let tasking = Tasking::Offered(AsTask {
             declared: declared.supports_tasks(),
             can: [
@@ -344,12 +348,12 @@ impl Handler {
             ],
             asks_inside: true,
             keep: std::sync::Arc::new(move |result: ToolResult| {
-                convert::task_result(result.for_era(era, wrapped))
+                convert::task_result(result.for_revision(revision, wrapped))
             }),
         });
         let gatherer = elicit::Connection {
             context: &context,
-            era,
+            revision,
             reachable: caller.back_channel,
             codec: &self.state.sealer,
             responses: request.input_responses,
@@ -379,10 +383,10 @@ impl Handler {
                 let _ = tokio::time::timeout(Duration::from_secs(1), forwarder).await;
             }
         }
-        let server_info = (era == Era::Modern).then_some(&snapshot.server_info);
+        let server_info = (revision == Revision::V2026_07).then_some(&snapshot.server_info);
         match answered {
             Ok(Answer::Done(result)) => {
-                let result = result.for_era(era, wrapped);
+                let result = result.for_revision(revision, wrapped);
                 Ok(convert::call_result(result, server_info).into())
             }
             Ok(Answer::Pending(pending)) => Ok(pending.into()),
@@ -396,7 +400,7 @@ impl Handler {
     fn forward_events(
         &self,
         context: &RequestContext<RoleServer>,
-        era: Era,
+        revision: Revision,
         tool: &str,
     ) -> (
         Option<crate::backend::events_pipe::EventSender>,
@@ -404,7 +408,7 @@ impl Handler {
     ) {
         let wanted = notify::Wanted {
             progress: context.meta.get_progress_token(),
-            log_threshold: if era == Era::Modern {
+            log_threshold: if revision.is_stateless() {
                 context.meta.log_level().map(notify::from_rmcp)
             } else {
                 self.state.log_level.read().ok().map(|level| *level)

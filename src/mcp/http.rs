@@ -2,7 +2,7 @@
 //! hyper accept loop with timeouts, `TCP_NODELAY` and graceful shutdown.
 //!
 //! Stateless by default (no session ids; GET and DELETE answer 405), so any replica can
-//! serve any request; `--sessions` gives legacy clients sessions with a cap and idle expiry.
+//! serve any request; `--sessions` gives clients of the `initialize` lifecycle sessions with a cap and idle expiry.
 //! The 2026-07-28 era is always stateless (rmcp routes it so).
 
 mod auth;

@@ -12,7 +12,7 @@ use rmcp::model::{CacheScope, ListToolsResult, ServerResult};
 use super::convert;
 use super::state::Handler;
 use crate::auth::Subject;
-use crate::era::Era;
+use crate::revision::Revision;
 
 /// How long 2026-era clients may cache `tools/list` when the manifest is not watched.
 const LIST_TTL_MS: u64 = 60_000;
@@ -23,9 +23,9 @@ pub(super) struct Serialized([OnceLock<Arc<[u8]>>; 4]);
 
 impl Handler {
     /// The answer for `era`: every tool, or only those `subject`'s token may call.
-    pub(super) fn listing(&self, era: Era, subject: Option<&Subject>) -> ListToolsResult {
+    pub(super) fn listing(&self, revision: Revision, subject: Option<&Subject>) -> ListToolsResult {
         let snapshot = self.snapshot();
-        let listing = &snapshot.listings[era.index()];
+        let listing = &snapshot.listings[revision.index()];
         let mut result = match subject {
             None => ListToolsResult::with_all_items(listing.clone()),
             Some(subject) => ListToolsResult::with_all_items(
@@ -41,7 +41,7 @@ impl Handler {
                     .collect(),
             ),
         };
-        if era == Era::Modern {
+        if revision == Revision::V2026_07 {
             // A watched manifest can change at any time: then the list is not cacheable. Nor
             // is a list cut to the caller's scopes: after a step-up the same caller may call
             // more, and a client that kept the list would not see it (the official
@@ -65,16 +65,16 @@ impl Handler {
     /// The full answer for `era` as JSON (the `result` member of the response), serialized
     /// once per registry snapshot. `None` only if serializing failed, which rmcp's own path
     /// would then report.
-    pub(super) fn listing_bytes(&self, era: Era) -> Option<Arc<[u8]>> {
+    pub(super) fn listing_bytes(&self, revision: Revision) -> Option<Arc<[u8]>> {
         let snapshot = self.snapshot();
-        let cell = &snapshot.serialized.0[era.index()];
+        let cell = &snapshot.serialized.0[revision.index()];
         if let Some(bytes) = cell.get() {
             return Some(Arc::clone(bytes));
         }
         // As rmcp finishes a result before sending it: the cache hints a 2026 answer needs,
         // and none of 2026's `resultType` for an older client.
-        let mut result = ServerResult::ListToolsResult(self.listing(era, None));
-        if era == Era::Modern {
+        let mut result = ServerResult::ListToolsResult(self.listing(revision, None));
+        if revision == Revision::V2026_07 {
             result.fill_missing_cache_hints();
         } else {
             result.strip_result_type_for_legacy_peer();

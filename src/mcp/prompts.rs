@@ -13,9 +13,9 @@ use rmcp::service::RequestContext;
 use super::elicit::{self, Asking, Gathered};
 use super::{access, convert};
 use crate::auth::Principal;
-use crate::era::Era;
 use crate::prompt;
 use crate::registry::Registry;
+use crate::revision::Revision;
 
 /// A manifest without prompts serves no prompt methods.
 fn served(registry: &Registry, method: &str) -> Result<(), ErrorData> {
@@ -53,7 +53,7 @@ pub(super) fn list(
 #[derive(Debug)]
 pub(super) struct Asked<'a> {
     pub(super) context: &'a RequestContext<RoleServer>,
-    pub(super) era: Era,
+    pub(super) revision: Revision,
     /// Whether the server can send this caller a request (a question) and hear the answer.
     pub(super) reachable: bool,
     pub(super) codec: &'a RequestStateCodec,
@@ -99,7 +99,7 @@ pub(super) async fn get(
         asking,
         arguments,
         asked.context,
-        asked.era,
+        asked.revision,
         asked.reachable,
         asked.codec,
     )

@@ -10,9 +10,9 @@ use rmcp::model::{
 use super::{access, convert};
 use crate::auth::Principal;
 use crate::call::Identity;
-use crate::era::Era;
 use crate::registry::Registry;
 use crate::resource::{Contents, DeclaredResource, ReadError};
+use crate::revision::Revision;
 
 /// A manifest without resources (declared or kept) serves no resource methods.
 pub(super) fn served(registry: &Registry, method: &str) -> Result<(), ErrorData> {
@@ -84,7 +84,7 @@ pub(super) fn read(
     registry: &Registry,
     uri: &str,
     caller: &Identity,
-    era: Era,
+    revision: Revision,
 ) -> Result<ResourceContents, ErrorData> {
     served(registry, "resources/read")?;
     access::require(
@@ -112,7 +112,7 @@ pub(super) fn read(
                 convert::blob(uri.to_owned(), mime_type, &bytes)
             }
         }),
-        Some(Err(ReadError::NotFound(message))) => Err(not_found(message, uri, era)),
+        Some(Err(ReadError::NotFound(message))) => Err(not_found(message, uri, revision)),
         Some(Err(ReadError::Unreadable(message))) => {
             Err(ErrorData::internal_error(message, None))
         }
@@ -123,7 +123,7 @@ pub(super) fn read(
                         "no resource `{uri}`: kept outputs expire after an hour, or when the store is full"
                     ),
                     uri,
-                    era,
+                    revision,
                 ))
             },
             |(mime_type, bytes)| Ok(convert::resource_contents(uri.to_owned(), mime_type, bytes)),
@@ -133,9 +133,9 @@ pub(super) fn read(
 
 /// Not found: `-32602` in the 2026 era (SEP-2164), `-32002` before it; the data names the
 /// URI.
-fn not_found(message: String, uri: &str, era: Era) -> ErrorData {
+fn not_found(message: String, uri: &str, revision: Revision) -> ErrorData {
     let data = Some(serde_json::json!({ "uri": uri }));
-    if era == Era::Modern {
+    if revision == Revision::V2026_07 {
         ErrorData::invalid_params(message, data)
     } else {
         ErrorData::resource_not_found(message, data)

@@ -19,10 +19,10 @@ use super::convert;
 use super::subscriptions::Subscriptions;
 use crate::backend::http::HttpClients;
 use crate::backend::processes::Processes;
-use crate::era::Era;
 use crate::events::LogLevel;
 use crate::limit::Slots;
 use crate::registry::Registry;
+use crate::revision::Revision;
 
 /// The handler rmcp calls. Cheap to clone: everything lives behind one `Arc`.
 #[derive(Debug, Clone)]
@@ -114,18 +114,18 @@ impl Snapshot {
         // other eras' entries are clones sharing its schemas (10,000 tools add up).
         let mut listings: [Vec<Tool>; 4] = Default::default();
         for tool in registry.tools() {
-            let modern = convert::tool(tool.definition_for(Era::Modern))?;
-            let legacy = if tool.legacy_wrapped() {
-                convert::tool(tool.definition_for(Era::Legacy))?
+            let modern = convert::tool(tool.definition_for(Revision::V2026_07))?;
+            let v2025 = if tool.wrapped_as_object() {
+                convert::tool(tool.definition_for(Revision::V2025_06))?
             } else {
                 modern.clone()
             };
             let mut early = modern.clone();
             early.output_schema = None;
-            listings[Era::Initial.index()].push(early.clone());
-            listings[Era::Early.index()].push(early);
-            listings[Era::Legacy.index()].push(legacy);
-            listings[Era::Modern.index()].push(modern);
+            listings[Revision::V2024_11.index()].push(early.clone());
+            listings[Revision::V2025_03.index()].push(early);
+            listings[Revision::V2025_06.index()].push(v2025);
+            listings[Revision::V2026_07.index()].push(modern);
         }
         let implementation = convert::implementation(&registry.server.implementation)?;
         let mut capabilities = if registry.serves_resources() {

@@ -19,7 +19,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use super::Handler;
-use crate::era::Era;
+use crate::revision::Revision;
 
 mod parse;
 
@@ -97,7 +97,7 @@ struct LineTransport<R, W> {
     /// Answers `tools/list` from the handler's serialized answer, without rmcp.
     lists: Option<Handler>,
     /// The era the `initialize` answer chose, once sent.
-    negotiated: Option<Era>,
+    negotiated: Option<Revision>,
     /// The client sent `notifications/initialized`.
     initialized: bool,
 }
@@ -158,20 +158,22 @@ where
             return false;
         }
         let meta = request.request.get_meta();
-        let era = match (self.negotiated, meta.protocol_version()) {
-            (Some(era), None) if self.initialized => era,
+        let revision = match (self.negotiated, meta.protocol_version()) {
+            (Some(revision), None) if self.initialized => revision,
             (None, Some(version))
                 if version == ProtocolVersion::V_2026_07_28
                     && meta
                         .missing_required_keys(&ProtocolVersion::V_2026_07_28)
                         .is_empty() =>
             {
-                Era::Modern
+                Revision::V2026_07
             }
             _ => return false,
         };
-        let (Some(result), Ok(id)) = (handler.listing_bytes(era), serde_json::to_vec(&request.id))
-        else {
+        let (Some(result), Ok(id)) = (
+            handler.listing_bytes(revision),
+            serde_json::to_vec(&request.id),
+        ) else {
             return false;
         };
         let mut bytes = Vec::with_capacity(result.len() + id.len() + 40);
@@ -348,7 +350,7 @@ where
         {
             // The first answer's version is the session's.
             self.negotiated
-                .get_or_insert(Era::of_version(initialized.protocol_version.as_str()));
+                .get_or_insert(Revision::of_version(initialized.protocol_version.as_str()));
         }
         let writer = self.writer.clone();
         let bytes = serde_json::to_vec(&item).map(|mut bytes| {

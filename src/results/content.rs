@@ -8,7 +8,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use serde::{Deserialize, Serialize};
 
-use crate::era::Era;
+use crate::revision::Revision;
 
 /// One content block.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -205,13 +205,13 @@ impl Content {
     /// The block as a client of `era` can take it: audio becomes an embedded resource before
     /// 2025-03-26, and a resource link a text description before 2025-06-18.
     #[must_use]
-    pub fn for_era(self, era: Era) -> Self {
+    pub fn for_revision(self, revision: Revision) -> Self {
         match self {
             Self::Audio {
                 data,
                 mime_type,
                 annotations,
-            } if !era.has_audio() => Self::Resource {
+            } if !revision.has_audio() => Self::Resource {
                 resource: EmbeddedResource {
                     uri: "mcp-serve://content/audio".into(),
                     mime_type: Some(mime_type),
@@ -220,7 +220,7 @@ impl Content {
                 },
                 annotations,
             },
-            Self::ResourceLink(link) if !era.has_resource_links() => {
+            Self::ResourceLink(link) if !revision.has_resource_links() => {
                 let mut text = format!(
                     "Resource: {} <{}>",
                     link.title.as_deref().unwrap_or(&link.name),
@@ -260,7 +260,7 @@ mod tests {
     use serde_json::json;
 
     use super::{Content, ResourceLink};
-    use crate::era::Era;
+    use crate::revision::Revision;
 
     fn parse(value: serde_json::Value) -> Result<Content, String> {
         let content: Content = serde_json::from_value(value).map_err(|error| error.to_string())?;
@@ -307,9 +307,9 @@ mod tests {
     #[test]
     fn old_clients_get_equivalents() {
         let audio = Content::media(b"RIFF", "audio/wav");
-        assert_eq!(audio.clone().for_era(Era::Early), audio);
+        assert_eq!(audio.clone().for_revision(Revision::V2025_03), audio);
         assert_eq!(
-            serde_json::to_value(audio.for_era(Era::Initial)).ok(),
+            serde_json::to_value(audio.for_revision(Revision::V2024_11)).ok(),
             Some(
                 json!({"type": "resource", "resource": {"uri": "mcp-serve://content/audio", "mimeType": "audio/wav", "blob": "UklGRg=="}})
             )
@@ -323,9 +323,9 @@ mod tests {
             size: Some(10),
             annotations: None,
         });
-        assert_eq!(link.clone().for_era(Era::Legacy), link);
+        assert_eq!(link.clone().for_revision(Revision::V2025_06), link);
         assert_eq!(
-            link.for_era(Era::Early),
+            link.for_revision(Revision::V2025_03),
             Content::text(
                 "Resource: log.txt <mcp-serve://outputs/1/log.txt> (text/plain, 10 bytes)\nThe whole log"
             )

@@ -6,7 +6,7 @@ use super::{
     OutputSpec, Stopped, ToolResult,
 };
 use crate::call::Identity;
-use crate::era::Era;
+use crate::revision::Revision;
 use crate::schema::CompiledSchema;
 
 fn spec(mode: OutputMode) -> OutputSpec {
@@ -286,22 +286,40 @@ fn files_left_out_are_said_after_the_files_taken() {
 fn eras_shape_structured_output() {
     let array = ToolResult::structured(json!(["a", "b"]), None);
     assert_eq!(
-        array.clone().for_era(Era::Modern, true).structured,
+        array
+            .clone()
+            .for_revision(Revision::V2026_07, true)
+            .structured,
         Some(json!(["a", "b"]))
     );
     assert_eq!(
-        array.clone().for_era(Era::Legacy, true).structured,
+        array
+            .clone()
+            .for_revision(Revision::V2025_06, true)
+            .structured,
         Some(json!({"result": ["a", "b"]}))
     );
-    assert_eq!(array.clone().for_era(Era::Early, true).structured, None);
-    assert_eq!(array.for_era(Era::Early, true).content.len(), 1);
+    assert_eq!(
+        array
+            .clone()
+            .for_revision(Revision::V2025_03, true)
+            .structured,
+        None
+    );
+    assert_eq!(
+        array.for_revision(Revision::V2025_03, true).content.len(),
+        1
+    );
     let object = ToolResult::structured(json!({"a": 1}), None);
     assert_eq!(
-        object.clone().for_era(Era::Legacy, false).structured,
+        object
+            .clone()
+            .for_revision(Revision::V2025_06, false)
+            .structured,
         Some(json!({"a": 1}))
     );
     assert_eq!(
-        object.for_era(Era::Legacy, true).structured,
+        object.for_revision(Revision::V2025_06, true).structured,
         Some(json!({"result": {"a": 1}}))
     );
 }
