@@ -42,8 +42,13 @@
 //!   what templates may name; `argv`, `command`, `sandbox`, `url`, `http`, `static_result`,
 //!   `output`, `schemas`, `identity`, `tool`, `prompt`, `resource`).
 //! - [`registry`] holds the server identity, the [`tool`]s, [`prompt`]s and declared
-//!   [`resource`]s and templates in manifest order, and the store of kept outputs; `mcp` builds the `tools/list` answer of each protocol [`revision`] once (`mcp::listing`; over stdio, serialized once).
-//! - [`tool`] is a tool as loaded: its definition per era, its compiled [`schema`]s
+//!   [`resource`]s and templates in manifest order (a declared file or a template's file is
+//!   opened once, beneath its folder, following no link: `resource::open`), the store of
+//!   kept outputs, and one redactor over every secret the manifest references; `mcp` builds
+//!   the `tools/list` answer of each protocol [`revision`] once (`mcp::listing`; over stdio,
+//!   serialized once). A revision says what the wire carries and which lifecycle it has
+//!   (`initialize` and a session, or stateless requests).
+//! - [`tool`] is a tool as loaded: its definition per revision, its compiled [`schema`]s
 //!   (compiled at load when the author wrote it, on first use when we generated it) and
 //!   `prepare` (defaults, validation); [`call`] runs it (above). The output pipeline is in
 //!   [`results`] (a command's stdout or an HTTP response becomes content blocks and
@@ -62,7 +67,8 @@
 //!   refuses; never a shell command line. Which list argument an argv element repeats for is
 //!   fixed at load (`manifest::argv`). HTTP requests are built in `backend::http` from those
 //!   sinks only, with [`secret`]s resolved at load, withheld from commands, and redacted in
-//!   every encoding from everything a tool returns.
+//!   every encoding, and in every form a URL takes, from everything any tool returns
+//!   (`secret::result`, at the pipeline's output stage).
 //! - [`backend`] runs commands in their own process group, supervised on their own task (so
 //!   a cancelled call still gets SIGTERM and a grace period); `backend::processes` makes the
 //!   server a child subreaper and non-dumpable, tags each call's processes, and kills what
@@ -83,7 +89,8 @@
 //!   `prompts/*` and `completion/complete`, `mcp::resources` the `resources/*` methods;
 //!   `mcp::stdio::parse` reads the commonest requests without rmcp's variant-by-variant parse.
 //! - [`tasks`] keeps calls that run as tasks (the `io.modelcontextprotocol/tasks` extension):
-//!   `tasks::record` is what is kept, `tasks::store` keeps it where every process serving the
+//!   `tasks::record` is what is kept (its owner only as a keyed tag, `tasks::owner`; bounded
+//!   per caller and in all), `tasks::store` keeps it where every process serving the
 //!   manifest can reach it (`SQLite` in `--data-dir`, or Redis with `--task-store`; a status
 //!   moves only from running to one terminal status, by compare-and-set), `tasks::runner`
 //!   runs a task here (its questions, the pipeline's last stages, progress kept, a lease

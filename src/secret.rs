@@ -258,7 +258,7 @@ const MIN_SECRET_PATH: usize = 8;
 /// upstream sees only the path (which it may echo as sent or decoded). So: the base without
 /// its trailing `/` (as it is joined), as the parser writes it (and with lower-case hex),
 /// and its path alone, as written, as parsed and percent-decoded, with and without its
-/// leading `/`, when it is at least [`MIN_SECRET_PATH`] bytes.
+/// leading `/`, when it is at least `MIN_SECRET_PATH` bytes.
 pub fn base_url_forms(base: &str) -> Vec<String> {
     use percent_encoding::percent_decode_str;
     let trimmed = base.trim_end_matches('/');
