@@ -97,16 +97,7 @@ impl HttpServer {
 
     /// POSTs one JSON-RPC message with the usual headers plus `headers`.
     pub(crate) fn post(&self, body: &Value, headers: &[(&str, &str)]) -> Response {
-        let mut request = self
-            .client
-            .post(&self.url)
-            .header("Content-Type", "application/json")
-            .header("Accept", "application/json, text/event-stream")
-            .body(body.to_string());
-        for (name, value) in headers {
-            request = request.header(*name, *value);
-        }
-        request.send().expect("POST")
+        post_to(&self.client, &self.url, body, headers)
     }
 
     /// A legacy request (after an `initialize` elsewhere: stateless mode needs none).
@@ -168,10 +159,35 @@ impl Drop for HttpServer {
     }
 }
 
+/// POSTs one JSON-RPC message to `url` with the usual headers plus `headers`.
+pub(crate) fn post_to(
+    client: &Client,
+    url: &str,
+    body: &Value,
+    headers: &[(&str, &str)],
+) -> Response {
+    let mut request = client
+        .post(url)
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .body(body.to_string());
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    request.send().expect("POST")
+}
+
 /// Opens a 2025-11-25 session (`initialize`, then `notifications/initialized`) on a server
 /// started with `--sessions`; returns its id.
 pub(crate) fn open_session(server: &HttpServer) -> String {
-    let response = server.post(&crate::harness::initialize_request(), &[]);
+    open_session_with(server, &json!({}))
+}
+
+/// Opens a 2025-11-25 session whose client declares `capabilities`; returns its id.
+pub(crate) fn open_session_with(server: &HttpServer, capabilities: &Value) -> String {
+    let mut initialize = crate::harness::initialize_request();
+    initialize["params"]["capabilities"] = capabilities.clone();
+    let response = server.post(&initialize, &[]);
     let session = response.headers()["mcp-session-id"]
         .to_str()
         .expect("session id")

@@ -345,30 +345,8 @@ fn another_session_cannot_see_or_cancel_a_task() {
         );
         crate::http_harness::message(response, 9)
     };
-    let initialize = |capabilities: Value| -> String {
-        let response = server.post(
-            &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": capabilities,
-                "clientInfo": {"name": "t", "version": "1"}
-            }}),
-            &[],
-        );
-        let session = response
-            .headers()
-            .get("mcp-session-id")
-            .and_then(|value| value.to_str().ok())
-            .expect("a session")
-            .to_owned();
-        let _ = server.post(
-            &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-            &[
-                ("MCP-Protocol-Version", "2025-11-25"),
-                ("Mcp-Session-Id", &session),
-            ],
-        );
-        session
-    };
+    let initialize =
+        |capabilities: Value| crate::http_harness::open_session_with(&server, &capabilities);
     let tasks = json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
     let owner = initialize(tasks.clone());
     let stranger = initialize(tasks);
@@ -620,28 +598,10 @@ max-output = "8MiB"
 
 /// A 2025-11-25 session whose client declares the tasks extension, on a `--sessions` server.
 pub(crate) fn open_task_session(server: &HttpServer) -> String {
-    let response = server.post(
-        &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}},
-            "clientInfo": {"name": "t", "version": "1"}
-        }}),
-        &[],
-    );
-    let session = response
-        .headers()
-        .get("mcp-session-id")
-        .and_then(|value| value.to_str().ok())
-        .expect("a session")
-        .to_owned();
-    let _ = server.post(
-        &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        &[
-            ("MCP-Protocol-Version", "2025-11-25"),
-            ("Mcp-Session-Id", &session),
-        ],
-    );
-    session
+    crate::http_harness::open_session_with(
+        server,
+        &json!({"extensions": {"io.modelcontextprotocol/tasks": {}}}),
+    )
 }
 
 /// A request in a 2025 session.

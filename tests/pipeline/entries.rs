@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::harness::{BINARY, Server, Workspace};
-use crate::http_harness::{HttpServer, http_client, message};
+use crate::http_harness::{HttpServer, http_client, message, open_session_with, post_to};
 
 /// Every entry path the pipeline has; add one here when the pipeline gains one.
 pub(super) const ALL: [Kind; 14] = [
@@ -223,7 +223,7 @@ impl<'a> Entry<'a> {
                 }
                 let server = HttpServer::start(&manifest, &flags);
                 if kind == Kind::HttpSessions {
-                    entry.session = Some(open_session(&server));
+                    entry.session = Some(open_session_with(&server, &json!({"elicitation": {}})));
                 }
                 entry.http = Some(server);
             }
@@ -567,29 +567,6 @@ fn answers(asked: &Value, answer: Answer) -> Value {
     Value::Object(responses)
 }
 
-/// Opens a session on a `--sessions` server.
-fn open_session(server: &HttpServer) -> String {
-    let response = server.post(
-        &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                "params": {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
-                           "clientInfo": {"name": "matrix", "version": "1"}}}),
-        &[],
-    );
-    let session = response.headers()["mcp-session-id"]
-        .to_str()
-        .expect("a session id")
-        .to_owned();
-    let _ = response.text();
-    let _ = server.post(
-        &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        &[
-            ("Mcp-Session-Id", &session),
-            ("MCP-Protocol-Version", "2025-11-25"),
-        ],
-    );
-    session
-}
-
 /// Request ids, unique across threads (two calls of one session must not share one).
 static NEXT_ID: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::new(100);
 
@@ -604,15 +581,12 @@ struct Http {
 
 impl Http {
     fn post(&self, body: &Value, headers: &[(&str, &str)]) -> reqwest::blocking::Response {
-        let mut request = http_client(Duration::from_secs(30))
-            .post(&self.url)
-            .header("Content-Type", "application/json")
-            .header("Accept", "application/json, text/event-stream")
-            .body(body.to_string());
-        for (name, value) in headers {
-            request = request.header(*name, *value);
-        }
-        request.send().expect("POST")
+        post_to(
+            &http_client(Duration::from_secs(30)),
+            &self.url,
+            body,
+            headers,
+        )
     }
 
     /// A 2026 request and its answer.
