@@ -235,7 +235,7 @@ async fn stages<G: Gatherer>(
     let as_task = task::decide(&tool, services.tasks.as_ref(), tasking)?;
     let arguments = match tool.prepare(arguments) {
         Ok(arguments) => arguments,
-        Err(message) => return refused(Outcome::InvalidArguments, message),
+        Err(invalid) => return refused(Outcome::InvalidArguments, invalid.to_string()),
     };
     if tool.uses_identity && caller.principal().is_none() {
         // Without a token the identity would be missing, and a missing `{auth.sub}` leaves
@@ -309,9 +309,9 @@ async fn execute(
 ) -> (ToolResult, Ended) {
     let slots = match slot::acquire(services, tool).await {
         Ok(slots) => slots,
-        Err(busy) => {
+        Err(at_limit) => {
             let ended = Ended::before_running(Outcome::Busy);
-            return (ToolResult::error(busy), ended);
+            return (ToolResult::error(at_limit.to_string()), ended);
         }
     };
     let started = Instant::now();

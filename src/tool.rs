@@ -41,6 +41,15 @@ pub struct Tool {
     pub uses_identity: bool,
 }
 
+/// Arguments that do not fit a tool's input schema: a tool error the model can correct.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid arguments for tool `{tool}`:\n{}", violations.join("\n"))]
+pub struct InvalidArguments {
+    pub tool: String,
+    /// One line per violation, each naming where it is.
+    pub violations: Vec<String>,
+}
+
 /// A declared call and what it must return.
 #[derive(Debug)]
 pub struct Example {
@@ -93,25 +102,28 @@ impl Tool {
         definition
     }
 
-    /// Fills defaults and validates: the arguments the backend would get, or the message a
-    /// model reads when they do not fit the schema.
+    /// Fills defaults and validates: the arguments the backend would get, or why they do
+    /// not fit the schema (the message a model reads).
     pub fn prepare(
         &self,
         arguments: Option<Map<String, Value>>,
-    ) -> Result<Map<String, Value>, String> {
+    ) -> Result<Map<String, Value>, InvalidArguments> {
         let mut arguments = Value::Object(arguments.unwrap_or_default());
         schema::fill_defaults(&self.input_schema, &mut arguments);
         let violations = self.input.violations(&arguments, "arguments");
         if !violations.is_empty() {
-            return Err(format!(
-                "invalid arguments for tool `{}`:\n{}",
-                self.name,
-                violations.join("\n")
-            ));
+            return Err(InvalidArguments {
+                tool: self.name.clone(),
+                violations,
+            });
         }
         match arguments {
             Value::Object(arguments) => Ok(arguments),
-            _ => Err("arguments must be an object".into()),
+            // Unreachable: defaults never change the root's type, and the root was an object.
+            _ => Err(InvalidArguments {
+                tool: self.name.clone(),
+                violations: vec!["arguments must be an object".into()],
+            }),
         }
     }
 

@@ -14,8 +14,17 @@ pub(super) struct Slots {
     _tool: Option<OwnedSemaphorePermit>,
 }
 
-/// Both slots, waited for in their queues, or the message that says who is busy.
-pub(super) async fn acquire(services: &Services, tool: &Tool) -> Result<Slots, String> {
+/// A call refused because a limit and its queue are full: the server's (`tool` none) or the
+/// tool's own.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", message(*busy, tool.as_deref()))]
+pub(super) struct AtLimit {
+    pub(super) busy: Busy,
+    pub(super) tool: Option<String>,
+}
+
+/// Both slots, waited for in their queues, or whose limit is full.
+pub(super) async fn acquire(services: &Services, tool: &Tool) -> Result<Slots, AtLimit> {
     let waiting = std::time::Instant::now();
     let server = match &services.calls {
         Some(calls) => {
@@ -42,13 +51,21 @@ pub(super) async fn acquire(services: &Services, tool: &Tool) -> Result<Slots, S
     })
 }
 
-/// The one busy message: the server's limit (`of` none) or the tool's own.
-fn refuse(busy: Busy, of: Option<&str>, tool: &str) -> String {
+/// Says a call was refused at a limit (`of` none: the server's), and why.
+fn refuse(busy: Busy, of: Option<&str>, tool: &str) -> AtLimit {
     tracing::warn!(
         tool,
         running = busy.running,
         "refusing a call: too many in flight"
     );
+    AtLimit {
+        busy,
+        tool: of.map(str::to_owned),
+    }
+}
+
+/// The one busy message: the server's limit (`of` none) or the tool's own.
+fn message(busy: Busy, of: Option<&str>) -> String {
     let (who, what) = match of {
         None => ("the server".to_owned(), "tool calls"),
         Some(name) => (format!("`{name}`"), "calls of it"),
@@ -75,11 +92,11 @@ mod tests {
             queue: 2,
         };
         assert_eq!(
-            refuse(busy, None, "t"),
+            refuse(busy, None, "t").to_string(),
             "the server is busy: 4 tool calls are already running and 2 are waiting; try again shortly"
         );
         assert_eq!(
-            refuse(Busy { queue: 0, ..busy }, Some("t"), "t"),
+            refuse(Busy { queue: 0, ..busy }, Some("t"), "t").to_string(),
             "`t` is busy: 4 calls of it are already running; try again shortly"
         );
     }

@@ -95,7 +95,9 @@ pub(super) fn typed(key: &str, text: &str, kind: &str) -> Result<Value, String> 
 
 /// What would run, without running it.
 pub fn dry_run(tool: &Tool, arguments: Map<String, Value>) -> Result<String, String> {
-    let arguments = tool.prepare(Some(arguments))?;
+    let arguments = tool
+        .prepare(Some(arguments))
+        .map_err(|invalid| invalid.to_string())?;
     match &tool.backend {
         Backend::Command(command) => command
             .describe(&arguments)
