@@ -54,6 +54,11 @@ impl Slots {
         self.permits.clone().acquire_owned().await.map_err(|_| busy)
     }
 
+    /// Whether `other` bounds calls the same way (for a reload to keep the one in use).
+    pub fn same_bounds(&self, other: &Slots) -> bool {
+        (self.max, self.queue) == (other.max, other.queue)
+    }
+
     /// Calls running now.
     pub fn in_flight(&self) -> usize {
         self.max - self.permits.available_permits()

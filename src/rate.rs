@@ -96,6 +96,11 @@ impl RateLimiter {
         }
     }
 
+    /// The rate it keeps.
+    pub fn rate(&self) -> Rate {
+        self.rate
+    }
+
     /// Takes one call from `caller`'s allowance, or says how long to wait.
     pub fn check(&self, caller: &str) -> Result<(), Refused> {
         let sweep = self.checks.fetch_add(1, Ordering::Relaxed) % SWEEP_EVERY == SWEEP_EVERY - 1;

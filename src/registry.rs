@@ -242,6 +242,27 @@ impl Registry {
         self.store = Arc::clone(&previous.store);
     }
 
+    /// Keeps what a reload must not reset: a tool of the same name whose `max-concurrent`
+    /// and `queue`, or `rate` and `burst`, did not change shares the previous tool's slots
+    /// (calls begun before the reload still count against it) and its callers' counts.
+    pub fn adopt_limits(&mut self, previous: &Registry) {
+        for (name, tool) in &mut self.tools {
+            let (Some(before), Some(tool)) = (previous.tools.get(name), Arc::get_mut(tool)) else {
+                continue;
+            };
+            if let (Some(now), Some(then)) = (&tool.limit, &before.limit)
+                && now.same_bounds(then)
+            {
+                tool.limit = Some(Arc::clone(then));
+            }
+            if let (Some(now), Some(then)) = (&tool.rate, &before.rate)
+                && now.rate() == then.rate()
+            {
+                tool.rate = Some(Arc::clone(then));
+            }
+        }
+    }
+
     pub fn store(&self) -> &ResourceStore {
         &self.store
     }

@@ -39,6 +39,7 @@ pub async fn watch(path: PathBuf, handler: Handler) {
             Ok(Ok(mut registry)) => {
                 let old = handler.registry();
                 registry.adopt_store(&old);
+                registry.adopt_limits(&old);
                 registry.log_sandboxes();
                 for line in describe_changes(&old, &registry) {
                     tracing::info!("reload: {line}");

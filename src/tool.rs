@@ -22,7 +22,7 @@ pub struct Tool {
     pub output_spec: OutputSpec,
     pub backend: Backend,
     /// This tool's own bound on calls in flight, when it declares one.
-    pub limit: Option<Slots>,
+    pub limit: Option<std::sync::Arc<Slots>>,
     /// What `mcp-serve test` runs.
     pub examples: Vec<Example>,
     /// What the client is asked before the backend runs (`confirm`, `[tools.ask]`,

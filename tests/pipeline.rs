@@ -460,3 +460,56 @@ fn every_entry_redacts_every_secret_the_manifest_references() {
         Ok(Cell::Held)
     });
 }
+
+/// Rewrites the manifest and waits until the server says it reloaded it (`count` reloads).
+fn reload(server: &crate::harness::Server, workspace: &Workspace, text: &str, count: usize) {
+    std::fs::write(workspace.manifest(), text).expect("rewrite the manifest");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while server.stderr().matches("reloaded the manifest").count() < count {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no reload: {}",
+            server.stderr()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_reload_keeps_a_tools_slots_and_rate_counts_unless_they_change() {
+    let manifest = |description: &str, max: u32| {
+        format!(
+            "[[tools]]\nname = \"hold\"\ndescription = \"{description}\"\nmax-concurrent = {max}\n\
+             [tools.command]\nscript = 'echo run >> runs-hold; sleep 5; echo ok'\n\n\
+             [[tools]]\nname = \"counted\"\ndescription = \"{description}\"\nrate = \"2/m\"\n\
+             [tools.command]\nscript = 'echo ok'\n"
+        )
+    };
+    let workspace = Workspace::new(&manifest("before", 1));
+    let mut server = crate::harness::Server::start_with(&workspace.manifest(), &["--watch"], &[]);
+    server.handshake("2025-11-25");
+    for _ in 0..2 {
+        assert_eq!(server.call("counted", json!({}))["isError"], json!(false));
+    }
+    server.start_request("tools/call", json!({"name": "hold", "arguments": {}}));
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    reload(&server, &workspace, &manifest("after", 1), 1);
+    // The same bounds: the call begun before the reload still holds the one slot, and the
+    // two calls before it still count.
+    let counted = server.call("counted", json!({}));
+    assert!(
+        crate::harness::text(&counted).contains("rate limit: at most 2 calls a minute"),
+        "{counted}"
+    );
+    let second = server.call("hold", json!({}));
+    assert!(
+        crate::harness::text(&second).contains("`hold` is busy: 1 calls of it are already running"),
+        "{second}"
+    );
+    // The control: a changed bound starts afresh, so the same overlap now runs.
+    reload(&server, &workspace, &manifest("after", 2), 2);
+    let third = server.call("hold", json!({}));
+    assert_eq!(third["isError"], json!(false), "{third}");
+    // The held call and the third ran; the busy one never did.
+    assert_eq!(runs(&workspace, "hold"), 2);
+}

@@ -256,7 +256,7 @@ fn examples(wire: &ToolWire, checker: &mut Checker) -> Vec<Example> {
 }
 
 /// `max-concurrent` and `queue`.
-fn tool_limit(wire: &ToolWire, checker: &mut Checker) -> Option<Slots> {
+fn tool_limit(wire: &ToolWire, checker: &mut Checker) -> Option<std::sync::Arc<Slots>> {
     let queue = match &wire.queue {
         Some(queue) if queue.get_ref() < &0 => {
             checker.error("`queue` cannot be negative", queue.span());
@@ -276,10 +276,10 @@ fn tool_limit(wire: &ToolWire, checker: &mut Checker) -> Option<Slots> {
             checker.error("`max-concurrent` is at least 1", max.span());
             None
         }
-        Some(max) => Some(Slots::new(
+        Some(max) => Some(std::sync::Arc::new(Slots::new(
             usize::try_from(*max.get_ref()).unwrap_or(usize::MAX),
             queue,
-        )),
+        ))),
     }
 }
 
