@@ -206,7 +206,7 @@ fn parse_rate_text(text: &str) -> Result<crate::rate::Rate, String> {
 }
 
 fn parse_lease(text: &str) -> Result<Duration, String> {
-    let lease = parse_duration_text(text)?;
+    let lease = parse_duration_text(text).map_err(|error| error.to_string())?;
     if lease < Duration::from_millis(300) {
         return Err("a lease shorter than 300ms could not be renewed in time".into());
     }
@@ -422,7 +422,7 @@ fn parse_heartbeat(text: &str) -> Result<Duration, String> {
     if text.trim() == "0" {
         Ok(Duration::ZERO)
     } else {
-        parse_duration_text(text)
+        parse_duration_text(text).map_err(|error| error.to_string())
     }
 }
 

@@ -3,18 +3,43 @@
 
 use std::time::Duration;
 
+/// A duration or size that cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UnitError {
+    #[error("`{0}` is not a duration; write e.g. \"30s\", \"500ms\" or \"2m\"")]
+    NotADuration(String),
+    #[error("unknown duration unit `{0}`; use ms, s, m or h")]
+    DurationUnit(String),
+    #[error("a duration is a number of seconds or a string such as \"30s\"")]
+    DurationType,
+    #[error("a duration must be more than zero and at most a week")]
+    DurationRange,
+    #[error("`{0}` is not a size; write e.g. \"1MiB\" or \"64KB\"")]
+    NotASize(String),
+    #[error("unknown size unit `{0}`; use B, KB, KiB, MB, MiB, GB or GiB")]
+    SizeUnit(String),
+    #[error("a size is a number of bytes or a string such as \"1MiB\"")]
+    SizeType,
+    #[error("a size cannot be negative")]
+    NegativeSize,
+    #[error("a size must be more than zero")]
+    ZeroSize,
+    #[error("that size is too large")]
+    SizeTooLarge,
+}
+
 /// Parses a duration written on the command line, e.g. `30s` or `2m`.
-pub fn parse_duration_text(text: &str) -> Result<Duration, String> {
+pub fn parse_duration_text(text: &str) -> Result<Duration, UnitError> {
     parse_duration(&toml::Value::String(text.to_owned()))
 }
 
 /// Parses a size written on the command line, e.g. `4MiB`.
-pub fn parse_size_text(text: &str) -> Result<usize, String> {
+pub fn parse_size_text(text: &str) -> Result<usize, UnitError> {
     parse_size(&toml::Value::String(text.to_owned()))
 }
 
 /// Parses a duration: a number of seconds, or a number with `ms`, `s`, `m` or `h`.
-pub fn parse_duration(value: &toml::Value) -> Result<Duration, String> {
+pub fn parse_duration(value: &toml::Value) -> Result<Duration, UnitError> {
     let seconds = match value {
         toml::Value::Integer(seconds) => f64::from(i32::try_from(*seconds).unwrap_or(i32::MAX)),
         toml::Value::Float(seconds) => *seconds,
@@ -24,35 +49,31 @@ pub fn parse_duration(value: &toml::Value) -> Result<Duration, String> {
                 .find(|c: char| !(c.is_ascii_digit() || c == '.'))
                 .unwrap_or(text.len());
             let (number, unit) = text.split_at(split);
-            let number: f64 = number.parse().map_err(|_| {
-                format!("`{text}` is not a duration; write e.g. \"30s\", \"500ms\" or \"2m\"")
-            })?;
+            let number: f64 = number
+                .parse()
+                .map_err(|_| UnitError::NotADuration(text.to_owned()))?;
             let scale = match unit.trim() {
                 "ms" => 0.001,
                 "s" | "" => 1.0,
                 "m" => 60.0,
                 "h" => 3600.0,
-                other => {
-                    return Err(format!(
-                        "unknown duration unit `{other}`; use ms, s, m or h"
-                    ));
-                }
+                other => return Err(UnitError::DurationUnit(other.to_owned())),
             };
             number * scale
         }
-        _ => return Err("a duration is a number of seconds or a string such as \"30s\"".into()),
+        _ => return Err(UnitError::DurationType),
     };
     if !(seconds.is_finite() && seconds > 0.0 && seconds <= 7.0 * 86_400.0) {
-        return Err("a duration must be more than zero and at most a week".into());
+        return Err(UnitError::DurationRange);
     }
     Ok(Duration::from_secs_f64(seconds))
 }
 
 /// Parses a size: a number of bytes, or a number with `B`, `KB`, `KiB`, `MB`, `MiB`, `GB`, `GiB`.
-pub fn parse_size(value: &toml::Value) -> Result<usize, String> {
+pub fn parse_size(value: &toml::Value) -> Result<usize, UnitError> {
     let bytes = match value {
         toml::Value::Integer(bytes) => {
-            u64::try_from(*bytes).map_err(|_| "a size cannot be negative".to_owned())?
+            u64::try_from(*bytes).map_err(|_| UnitError::NegativeSize)?
         }
         toml::Value::String(text) => {
             let text = text.trim();
@@ -62,7 +83,7 @@ pub fn parse_size(value: &toml::Value) -> Result<usize, String> {
             let (number, unit) = text.split_at(split);
             let number: u64 = number
                 .parse()
-                .map_err(|_| format!("`{text}` is not a size; write e.g. \"1MiB\" or \"64KB\""))?;
+                .map_err(|_| UnitError::NotASize(text.to_owned()))?;
             let scale: u64 = match unit.trim() {
                 "" | "B" => 1,
                 "KB" | "kB" => 1_000,
@@ -71,20 +92,16 @@ pub fn parse_size(value: &toml::Value) -> Result<usize, String> {
                 "MiB" => 1 << 20,
                 "GB" => 1_000_000_000,
                 "GiB" => 1 << 30,
-                other => {
-                    return Err(format!(
-                        "unknown size unit `{other}`; use B, KB, KiB, MB, MiB, GB or GiB"
-                    ));
-                }
+                other => return Err(UnitError::SizeUnit(other.to_owned())),
             };
             number.saturating_mul(scale)
         }
-        _ => return Err("a size is a number of bytes or a string such as \"1MiB\"".into()),
+        _ => return Err(UnitError::SizeType),
     };
     if bytes == 0 {
-        return Err("a size must be more than zero".into());
+        return Err(UnitError::ZeroSize);
     }
-    usize::try_from(bytes).map_err(|_| "that size is too large".to_owned())
+    usize::try_from(bytes).map_err(|_| UnitError::SizeTooLarge)
 }
 
 #[cfg(test)]
