@@ -83,6 +83,9 @@ pub(super) fn record(services: &Services, registry: &Registry, request: &Request
     if request.known {
         ended(services, request.tool, request.ended, request.ran);
     }
+    if !services.audit.enabled {
+        return;
+    }
     services.audit.record(
         &crate::audit::Record {
             tool: request.tool,
