@@ -236,9 +236,65 @@ fn rewrite_refs(value: &mut Value) {
     }
 }
 
+/// Whether a property's schema may say `null` by its own words: it constrains nothing, its
+/// `type` is or lists `"null"`, its `const`/`enum` hold it, or an `anyOf`/`oneOf` branch
+/// does. (A `$ref` or `allOf` is taken to refuse it: such a `null` is then left out.)
+pub fn admits_null(schema: &Value) -> bool {
+    let Some(schema) = schema.as_object() else {
+        return true;
+    };
+    let constrains = [
+        "type", "const", "enum", "anyOf", "oneOf", "allOf", "$ref", "not",
+    ];
+    if !constrains.iter().any(|key| schema.contains_key(*key)) {
+        return true;
+    }
+    let typed = match schema.get("type") {
+        Some(Value::String(kind)) => kind == "null",
+        Some(Value::Array(kinds)) => kinds.iter().any(|kind| kind == "null"),
+        _ => false,
+    };
+    typed
+        || schema.get("const").is_some_and(Value::is_null)
+        || schema
+            .get("enum")
+            .and_then(Value::as_array)
+            .is_some_and(|values| values.iter().any(Value::is_null))
+        || ["anyOf", "oneOf"].iter().any(|key| {
+            schema
+                .get(*key)
+                .and_then(Value::as_array)
+                .is_some_and(|branches| branches.iter().any(admits_null))
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
+
+    #[test]
+    fn only_a_schema_that_says_so_admits_null() {
+        use serde_json::json;
+        for admits in [
+            json!({}),
+            json!({"description": "anything"}),
+            json!({"type": "null"}),
+            json!({"type": ["string", "null"]}),
+            json!({"enum": ["a", null]}),
+            json!({"anyOf": [{"type": "string"}, {"type": "null"}]}),
+        ] {
+            assert!(super::admits_null(&admits), "{admits}");
+        }
+        for refuses in [
+            json!({"type": "boolean"}),
+            json!({"type": ["string", "integer"]}),
+            json!({"enum": ["a"]}),
+            json!({"oneOf": [{"type": "string"}, {"type": "integer"}]}),
+            json!({"$ref": "#/$defs/thing"}),
+        ] {
+            assert!(!super::admits_null(&refuses), "{refuses}");
+        }
+    }
 
     use super::{CompiledSchema, SchemaError, fill_defaults, wrap_as_object};
 

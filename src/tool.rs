@@ -108,7 +108,9 @@ impl Tool {
         &self,
         arguments: Option<Map<String, Value>>,
     ) -> Result<Map<String, Value>, InvalidArguments> {
-        let mut arguments = Value::Object(arguments.unwrap_or_default());
+        let mut arguments = arguments.unwrap_or_default();
+        self.drop_null_optionals(&mut arguments);
+        let mut arguments = Value::Object(arguments);
         schema::fill_defaults(&self.input_schema, &mut arguments);
         let violations = self.input.violations(&arguments, "arguments");
         if !violations.is_empty() {
@@ -125,6 +127,33 @@ impl Tool {
                 violations: vec!["arguments must be an object".into()],
             }),
         }
+    }
+
+    /// `null` for an optional argument whose schema does not take `null` is the argument
+    /// left out (its default then fills it): what converters that send every key (`OpenAI`'s
+    /// strict mode, llama-index) mean by it. A required argument's `null` stays, and is
+    /// refused by the schema.
+    fn drop_null_optionals(&self, arguments: &mut Map<String, Value>) {
+        if !arguments.values().any(Value::is_null) {
+            return;
+        }
+        let required = |name: &str| {
+            self.input_schema
+                .get("required")
+                .and_then(Value::as_array)
+                .is_some_and(|names| names.iter().any(|required| required == name))
+        };
+        let properties = self
+            .input_schema
+            .get("properties")
+            .and_then(Value::as_object);
+        arguments.retain(|name, value| {
+            !value.is_null()
+                || required(name)
+                || properties
+                    .and_then(|properties| properties.get(name))
+                    .is_none_or(schema::admits_null)
+        });
     }
 
     /// Whether 2025-06 and 2025-11 clients get this tool's structured output wrapped.

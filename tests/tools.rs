@@ -56,9 +56,11 @@ fn tools_list_advertises_every_tool_in_manifest_order_with_its_schema() {
         raw.starts_with(r#"{"type":"object","properties":{"query""#),
         "{raw}"
     );
+    // A tool without arguments still advertises `properties`, which some converters read
+    // unconditionally (smolagents loads no tool without it).
     assert_eq!(
         tools[3]["inputSchema"],
-        json!({"type": "object", "additionalProperties": false})
+        json!({"type": "object", "properties": {}, "additionalProperties": false})
     );
     assert_eq!(
         tools[3]["annotations"],
@@ -447,4 +449,48 @@ fn a_session_begun_by_a_list_goes_on() {
         .filter(|line| line.contains(r#""tools":["#))
         .count();
     assert_eq!(lists, 10, "{}", String::from_utf8_lossy(&output.stdout));
+}
+
+#[test]
+fn null_for_an_optional_argument_is_leaving_it_out_and_a_required_one_refuses_it() {
+    let mut server = Server::initialized(
+        &crate::harness::repo_root().join("tools.example.toml"),
+        "2025-11-25",
+    );
+    // `all` is optional and takes no null: as if it were left out, so `path` gets its default.
+    let listed = server.call("list-files", json!({"all": null, "path": null}));
+    assert_eq!(listed["isError"], json!(false), "{listed}");
+    let plain = server.call("list-files", json!({}));
+    assert_eq!(listed["content"], plain["content"]);
+    // `query` is required: null is still a value that does not fit.
+    let refused = server.call("search", json!({"query": null}));
+    assert_eq!(refused["isError"], json!(true), "{refused}");
+    assert!(
+        crate::harness::text(&refused).contains("query"),
+        "{refused}"
+    );
+}
+
+#[test]
+fn an_authors_object_schema_without_properties_is_advertised_with_empty_ones() {
+    let workspace = crate::harness::Workspace::new(
+        r#"
+[[tools]]
+name = "open"
+description = "Takes any object"
+input-schema = '{ "type": "object", "additionalProperties": true }'
+[tools.static]
+content = [{ type = "text", text = "ok" }]
+"#,
+    );
+    let mut server = Server::initialized(&workspace.manifest(), "2025-11-25");
+    let listed = server.request("tools/list", json!({}));
+    assert_eq!(
+        listed["result"]["tools"][0]["inputSchema"],
+        json!({"type": "object", "additionalProperties": true, "properties": {}}),
+        "{listed}"
+    );
+    // What it accepts is unchanged.
+    let called = server.call("open", json!({"anything": [1, 2]}));
+    assert_eq!(called["isError"], json!(false), "{called}");
 }

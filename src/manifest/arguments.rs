@@ -58,9 +58,9 @@ pub(super) fn object_schema(
     }
     let mut schema = Map::new();
     schema.insert("type".into(), json!("object"));
-    if !properties.is_empty() {
-        schema.insert("properties".into(), Value::Object(properties));
-    }
+    // Always, even empty: some clients' converters read `properties` unconditionally
+    // (smolagents loads no tool at all without it; OpenAI's API refuses such a schema).
+    schema.insert("properties".into(), Value::Object(properties));
     if !required.is_empty() {
         schema.insert("required".into(), Value::Array(required));
     }

@@ -52,10 +52,19 @@ pub(super) fn input_schema(wire: &ToolWire, checker: &mut Checker) -> SchemaAt {
                     )
                     .hint("MCP passes arguments as an object; declare each one under `properties`");
             }
+            let mut schema = schema;
+            // An object root without `properties` gets an empty one, as ours have: what
+            // it accepts is unchanged, and every client's converter can read it.
+            if let Some(root) = schema.as_object_mut()
+                && root.get("type").and_then(Value::as_str) == Some("object")
+                && !root.contains_key("properties")
+            {
+                root.insert("properties".into(), json!({}));
+            }
             (schema, span, false)
         }
         None => (
-            json!({"type": "object", "additionalProperties": false}),
+            json!({"type": "object", "properties": {}, "additionalProperties": false}),
             span,
             true,
         ),
