@@ -319,6 +319,7 @@ async fn execute(
         .metrics
         .as_deref()
         .map(crate::metrics::Metrics::call_started);
+    let (events, relay) = redacting(events, served.registry.redactor());
     let context = CallContext {
         store: served.registry.store(),
         caller: identity,
@@ -342,6 +343,12 @@ async fn execute(
         .call(&arguments, &tool.output_spec, schema, &context)
         .await
         .redacted(context.redactor);
+    // Every event goes out (redacted) before the result; a forwarder still draining a pipe
+    // an escaped process holds is not waited for past a second, as the handler's own.
+    drop(context);
+    if let Some(relay) = relay {
+        let _ = tokio::time::timeout(Duration::from_secs(1), relay).await;
+    }
     drop(slots);
     let outcome = if result.is_error {
         Outcome::Error
@@ -353,4 +360,30 @@ async fn execute(
         ran: started.elapsed(),
     };
     (result, ended)
+}
+
+/// The events a command writes (progress, log lines, forwarded stderr) pass through a relay
+/// that redacts every manifest secret before they reach the client or a task's record; the
+/// relay ends once the call's sender is dropped and everything sent has gone on.
+fn redacting(
+    events: Option<EventSender>,
+    redactor: &crate::secret::Redactor,
+) -> (Option<EventSender>, Option<tokio::task::JoinHandle<()>>) {
+    let Some(outer) = events else {
+        return (None, None);
+    };
+    if redactor.is_empty() {
+        return (Some(outer), None);
+    }
+    let (inner, mut receiver) = tokio::sync::mpsc::channel(256);
+    let redactor = redactor.clone();
+    let relay = tokio::spawn(async move {
+        while let Some(event) = receiver.recv().await {
+            let event: crate::events::CallEvent = event;
+            if outer.send(event.redacted(&redactor)).await.is_err() {
+                break;
+            }
+        }
+    });
+    (Some(inner), Some(relay))
 }

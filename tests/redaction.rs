@@ -502,3 +502,55 @@ fn audit_values_hide_every_secret_the_manifest_references() {
     );
     assert_no_secret("the log", &log);
 }
+
+#[test]
+fn a_commands_progress_and_log_notifications_are_redacted_too() {
+    let secret = "evt-S3cret-7Qx";
+    let workspace = crate::harness::Workspace::new(
+        r#"
+[[tools]]
+name = "api"
+description = "never called; makes token.txt a secret"
+[tools.http]
+url = "http://127.0.0.1:9/x"
+headers = { X-Key = "${file:token.txt}" }
+
+[[tools]]
+name = "noisy"
+description = "Tells what it read, in every channel"
+[tools.command]
+script = '''
+s=$(cat token.txt)
+printf '{"progress": 1, "total": 2, "message": "read %s visible"}\n' "$s" > "$MCP_SERVE_EVENTS"
+printf '{"log": "warning", "message": "got %s visible", "data": {"key": "%s"}}\n' "$s" "$s" > "$MCP_SERVE_EVENTS"
+echo "stderr says $s visible" >&2
+echo done
+'''
+events = true
+stderr-log = "notice"
+"#,
+    );
+    std::fs::write(workspace.path("token.txt"), secret).expect("write the secret");
+    let mut server = Server::start(&workspace.manifest());
+    server.handshake("2025-11-25");
+    server.request("logging/setLevel", json!({"level": "debug"}));
+    let id = server.start_request(
+        "tools/call",
+        json!({"name": "noisy", "arguments": {}, "_meta": {"progressToken": "p1"}}),
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let mut notifications = Vec::new();
+    let result = loop {
+        let message = server.next_message(deadline).expect("an answer");
+        if message["id"] == json!(id) {
+            break message;
+        }
+        notifications.push(message);
+    };
+    assert_eq!(text(&result["result"]), "done", "{result}");
+    let shown = serde_json::to_string(&notifications).expect("json");
+    // The control: the word beside the secret arrives, in each of the three channels.
+    assert_eq!(shown.matches("visible").count(), 3, "{shown}");
+    assert!(!shown.contains(secret), "{shown}");
+    assert!(shown.matches("[redacted]").count() >= 4, "{shown}");
+}

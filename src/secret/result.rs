@@ -5,6 +5,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 
 use super::Redactor;
+use crate::events::CallEvent;
 use crate::results::ToolResult;
 use crate::results::content::{Annotations, Content, EmbeddedResource, ResourceLink};
 
@@ -26,6 +27,37 @@ impl ToolResult {
             redactor.redact_json(structured);
         }
         self
+    }
+}
+
+impl CallEvent {
+    /// The event with every secret `redactor` knows replaced: a progress message, a log
+    /// message and its data, as a command wrote them.
+    #[must_use]
+    pub fn redacted(self, redactor: &Redactor) -> Self {
+        match self {
+            Self::Progress {
+                progress,
+                total,
+                message,
+            } => Self::Progress {
+                progress,
+                total,
+                message: message.map(|message| redactor.redact(&message)),
+            },
+            Self::Log {
+                level,
+                message,
+                data,
+            } => Self::Log {
+                level,
+                message: redactor.redact(&message),
+                data: data.map(|mut data| {
+                    redactor.redact_json(&mut data);
+                    data
+                }),
+            },
+        }
     }
 }
 
