@@ -3,23 +3,29 @@
 //! container, no `unsafe` in this crate.
 //!
 //! The server cannot restrict a child between `fork` and `exec` without `unsafe`, so a
-//! sandboxed command starts as the server's own binary (`/proc/self/exe __sandbox program
-//! args…`), the [`trampoline`]. It reads the call's [`Policy`] from its environment,
+//! sandboxed command starts as the [`trampoline`] (`mcp-serve-sandbox __sandbox program
+//! args…`, a small binary installed beside the server's, else the server's own binary: the
+//! [`launcher`]). It reads the call's [`Policy`] from its environment,
 //! confines itself, then `exec`s the real program, which inherits every restriction:
 //!
-//! 1. with `processes`, a user namespace of its own, so that `RLIMIT_NPROC` counts this
-//!    call's processes only (`limits`);
-//! 2. `no_new_privs`, always;
-//! 3. Landlock: file system rights beneath the declared paths, TCP connect and bind by
+//! 1. every descriptor but 0, 1 and 2 closed, whatever the server inherited;
+//! 2. its own namespaces (`namespace`): a mount namespace where everything but the write
+//!    paths is read-only (so no `chmod`, `utime` or xattr outside them), and with
+//!    `processes`, a user namespace, so that `RLIMIT_NPROC` counts this call's processes only;
+//! 3. `no_new_privs`, always;
+//! 4. Landlock: file system rights beneath the declared paths, TCP connect and bind by
 //!    port, and (ABI 6) no signals or abstract sockets out of the sandbox (`ruleset`);
-//! 4. resource limits: memory (`RLIMIT_DATA`), CPU time, file size, open files;
-//! 5. a seccomp filter denying what no tool needs, and sockets when the network is off
-//!    (`seccomp`).
+//! 5. resource limits: memory (`RLIMIT_DATA`), CPU time, file size, open files;
+//! 6. a seccomp filter denying what no tool needs, sockets when the network is off, a
+//!    listening socket unless the network is open, and the metadata calls where there are
+//!    no read-only mounts (`seccomp`).
 //!
 //! `support` probes once per load what this kernel enforces, so that `check`, the log and
 //! `required = true` tell the truth about each tool.
 
+pub mod launcher;
 mod limits;
+mod namespace;
 pub mod policy;
 mod ruleset;
 mod seccomp;
@@ -29,7 +35,7 @@ pub mod trampoline;
 use std::path::PathBuf;
 
 pub use policy::{NetworkRule, Policy};
-pub use support::{ABI_OVERRIDE_VARIABLE, Enforcement, Support};
+pub use support::{ABI_OVERRIDE_VARIABLE, Enforcement, MOUNTS_OVERRIDE_VARIABLE, Support};
 
 /// The hidden subcommand that confines itself and runs the program.
 pub const TRAMPOLINE: &str = "__sandbox";

@@ -43,6 +43,7 @@ mod rich_results;
 mod safety_commands;
 mod safety_http;
 mod sandbox;
+mod sandbox_escapes;
 mod scale_out;
 mod tasks;
 mod tools;

@@ -30,8 +30,6 @@ use crate::sandbox::{
     EXIT_CONFINE_FAILED, Exceeded, FAILURE_PREFIX, POLICY_VARIABLE, Sandbox, TRAMPOLINE,
 };
 
-/// How a sandboxed command starts: this very binary, as the trampoline.
-const SELF_EXE: &str = "/proc/self/exe";
 use crate::template::{ArgvElement, RenderError, Sink, Template, render_argv};
 
 /// The variable naming the per-call directory a command may write output files into.
@@ -443,7 +441,7 @@ impl CommandBackend {
             .into());
         };
         let mut command = if self.sandbox.is_some() {
-            let mut command = Command::new(SELF_EXE);
+            let mut command = Command::new(&crate::sandbox::launcher::launcher().program);
             command.arg(TRAMPOLINE).arg(program);
             command
         } else {

@@ -1,25 +1,8 @@
-//! Resource limits, and the user namespace that makes the process limit count one call.
+//! Resource limits (the process limit counts one call in its own user namespace, `namespace`).
 
 use nix::sys::resource::{Resource, setrlimit};
 
 use super::Limits;
-
-/// Moves this process into a new user namespace where it keeps its own user and group
-/// ids. `RLIMIT_NPROC` is counted per user *per namespace*, so the limit then counts this
-/// call's processes, not every process of the server's user.
-pub(super) fn own_user_namespace() -> Result<(), String> {
-    let uid = nix::unistd::getuid();
-    let gid = nix::unistd::getgid();
-    nix::sched::unshare(nix::sched::CloneFlags::CLONE_NEWUSER)
-        .map_err(|error| format!("could not create a user namespace: {error}"))?;
-    let write = |file: &str, text: String| {
-        std::fs::write(format!("/proc/self/{file}"), text)
-            .map_err(|error| format!("could not write /proc/self/{file}: {error}"))
-    };
-    write("setgroups", "deny".into())?;
-    write("uid_map", format!("{uid} {uid} 1"))?;
-    write("gid_map", format!("{gid} {gid} 1"))
-}
 
 /// Sets each declared limit, soft and hard (so the program cannot raise it back). CPU time
 /// gets one more second hard: the kernel sends SIGXCPU at the soft limit, which tells this

@@ -8,6 +8,10 @@ use serde::{Deserialize, Serialize};
 use super::{Limits, Network, Sandbox};
 
 /// Everything the trampoline needs, as JSON in [`super::POLICY_VARIABLE`].
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "each is a switch the kernel or the manifest sets"
+)]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Policy {
     /// The Landlock ABI to use; 0 skips Landlock.
@@ -23,6 +27,8 @@ pub struct Policy {
     pub limits: Limits,
     /// Count processes in a user namespace of the call's own (needed for `processes`).
     pub user_namespace: bool,
+    /// Mount everything but the write paths read-only, in a mount namespace of the call's own.
+    pub read_only: bool,
     /// Packed seccomp filters, compiled at load (empty: none).
     pub seccomp: Vec<Vec<u64>>,
     /// Fail rather than run with less than declared.
@@ -75,6 +81,7 @@ impl Sandbox {
                 ..self.limits
             },
             user_namespace: processes,
+            read_only: self.kernel.mount_namespaces,
             seccomp: self.filters.to_vec(),
             required: self.required,
         }
@@ -101,6 +108,7 @@ impl Sandbox {
             std::sync::Arc::new(super::seccomp::compile(
                 &self.network_rule(),
                 self.kernel.root,
+                !self.kernel.mount_namespaces,
             )?)
         } else {
             std::sync::Arc::default()
@@ -154,6 +162,7 @@ mod tests {
             kernel_abi: 7,
             seccomp: true,
             user_namespaces: true,
+            mount_namespaces: true,
             root: false,
         };
         let mut confined = sandbox(kernel);
@@ -205,7 +214,8 @@ mod tests {
             NetworkRule::Ports(vec![443]),
         ] {
             for root in [false, true] {
-                let filters = crate::sandbox::seccomp::compile(&network, root).expect("compiles");
+                let filters =
+                    crate::sandbox::seccomp::compile(&network, root, root).expect("compiles");
                 assert_eq!(filters.len(), 1);
                 assert!(filters.iter().all(|filter| !filter.is_empty()));
             }

@@ -6,7 +6,7 @@
 //! The program is one linear list of classic BPF written here: one comparison per denied
 //! call, a short block per call whose arguments matter. seccompiler's compiler emitted 300 to
 //! 400 instructions for the same rules, and the kernel took 0.34 ms to load them into every
-//! sandboxed command; this is about 70. seccompiler still installs it (its `apply_filter`
+//! sandboxed command; this is about 90 (150 where the metadata calls are denied too). seccompiler still installs it (its `apply_filter`
 //! keeps the `unsafe` system call out of this crate). A test runs the program in an
 //! interpreter against a plain statement of the rules, over random calls.
 
@@ -65,7 +65,72 @@ const DENIED: &[i64] = &[
     libc::SYS_iopl,
     #[cfg(target_arch = "x86_64")]
     libc::SYS_ioperm,
+    // Reading or moving other processes' memory and file tables (same user suffices).
+    libc::SYS_kcmp,
+    libc::SYS_process_madvise,
+    libc::SYS_migrate_pages,
+    libc::SYS_move_pages,
 ];
+
+/// A listening socket: auto-bound by `listen` without `bind`, which Landlock's bind rule
+/// does not see. Denied unless the network is open.
+const LISTENING: &[i64] = &[libc::SYS_listen, libc::SYS_accept, libc::SYS_accept4];
+
+/// What Landlock does not cover: modes, owners, times and extended attributes. Denied where
+/// there is no read-only mount namespace to refuse them outside the write paths.
+const METADATA: &[i64] = &[
+    libc::SYS_fchmod,
+    libc::SYS_fchmodat,
+    libc::SYS_fchmodat2,
+    libc::SYS_fchown,
+    libc::SYS_fchownat,
+    libc::SYS_utimensat,
+    libc::SYS_setxattr,
+    libc::SYS_lsetxattr,
+    libc::SYS_fsetxattr,
+    libc::SYS_removexattr,
+    libc::SYS_lremovexattr,
+    libc::SYS_fremovexattr,
+    SYS_SETXATTRAT,
+    SYS_REMOVEXATTRAT,
+    #[cfg(target_arch = "x86_64")]
+    libc::SYS_chmod,
+    #[cfg(target_arch = "x86_64")]
+    libc::SYS_chown,
+    #[cfg(target_arch = "x86_64")]
+    libc::SYS_lchown,
+    #[cfg(target_arch = "x86_64")]
+    libc::SYS_utime,
+    #[cfg(target_arch = "x86_64")]
+    libc::SYS_utimes,
+    #[cfg(target_arch = "x86_64")]
+    libc::SYS_futimesat,
+];
+
+/// `setxattrat` and `removexattrat` (Linux 6.13), the same number on every architecture;
+/// the libc crate does not name them yet.
+const SYS_SETXATTRAT: i64 = 463;
+const SYS_REMOVEXATTRAT: i64 = 466;
+
+/// Calls that act on another process when their target is not 0 (this one): its priority,
+/// I/O priority and scheduling. The server is another process of the same user. Each is
+/// the call, the argument naming the target, and for the priorities the argument saying what
+/// kind of target with the value meaning "every process of the user" (then 0 means the
+/// user's own, the server's too).
+const SELF_ONLY: &[(i64, u32, Option<Kind>)] = &[
+    (libc::SYS_setpriority, 1, Some((0, 2))), // PRIO_USER
+    (libc::SYS_ioprio_set, 1, Some((0, 3))),  // IOPRIO_WHO_USER
+    (libc::SYS_sched_setscheduler, 0, None),
+    (libc::SYS_sched_setparam, 0, None),
+    (libc::SYS_sched_setattr, 0, None),
+];
+
+/// The argument saying what kind of target a priority call has, and the kind meaning every
+/// process of the user.
+type Kind = (u32, u32);
+
+/// `ioctl`s that push input into a terminal another process reads.
+const TERMINAL_INJECTION: [u32; 2] = [0x5412, 0x541C]; // TIOCSTI, TIOCLINUX
 
 /// `clone` flags that create namespaces.
 const NAMESPACE_FLAGS: u32 = (libc::CLONE_NEWNS
@@ -150,13 +215,32 @@ const fn jump(code: u16, k: u32, yes: To, no: To) -> Insn {
 }
 
 /// The filter for a policy, built once per tool at load and packed for the trampoline
-/// (each instruction as one `u64`: code, jt, jf, k).
-pub(crate) fn compile(network: &NetworkRule, root: bool) -> Result<Vec<Vec<u64>>, String> {
-    let program = assemble(&rules(network, root))?;
+/// (each instruction as one `u64`: code, jt, jf, k). `metadata` denies the metadata calls.
+pub(crate) fn compile(
+    network: &NetworkRule,
+    root: bool,
+    metadata: bool,
+) -> Result<Vec<Vec<u64>>, String> {
+    let program = assemble(&rules(network, root, metadata))?;
     Ok(vec![program.iter().map(pack).collect()])
 }
 
-fn rules(network: &NetworkRule, root: bool) -> Vec<Insn> {
+/// A second filter denying the metadata calls only, for a call whose read-only mounts the
+/// kernel refused after all.
+pub(super) fn metadata_denied() -> Result<Vec<Vec<u64>>, String> {
+    let mut program = vec![
+        load(ARCH),
+        jump(JUMP_EQ, AUDIT_ARCH, To::Next, To::Kill),
+        load(NR),
+    ];
+    for call in METADATA {
+        program.push(jump(JUMP_EQ, number(*call), To::Deny, To::Next));
+    }
+    let program = assemble(&program)?;
+    Ok(vec![program.iter().map(pack).collect()])
+}
+
+fn rules(network: &NetworkRule, root: bool, metadata: bool) -> Vec<Insn> {
     let mut program = vec![
         load(ARCH),
         jump(JUMP_EQ, AUDIT_ARCH, To::Next, To::Kill),
@@ -177,6 +261,33 @@ fn rules(network: &NetworkRule, root: bool) -> Vec<Insn> {
             jump(JUMP_ANY_BIT, NAMESPACE_FLAGS, To::Deny, To::Allow),
         ],
     );
+    for (call, target, kind) in SELF_ONLY {
+        let mut body = Vec::new();
+        if let Some((which, user)) = kind {
+            body.extend([load(arg(*which)), jump(JUMP_EQ, *user, To::Deny, To::Next)]);
+        }
+        body.extend([load(arg(*target)), jump(JUMP_EQ, 0, To::Allow, To::Deny)]);
+        block(&mut program, *call, &body);
+    }
+    block(
+        &mut program,
+        libc::SYS_ioctl,
+        &[
+            load(arg(1)),
+            jump(JUMP_EQ, TERMINAL_INJECTION[0], To::Deny, To::Next),
+            jump(JUMP_EQ, TERMINAL_INJECTION[1], To::Deny, To::Allow),
+        ],
+    );
+    if metadata {
+        for call in METADATA {
+            program.push(jump(JUMP_EQ, number(*call), To::Deny, To::Next));
+        }
+    }
+    if *network != NetworkRule::Any {
+        for call in LISTENING {
+            program.push(jump(JUMP_EQ, number(*call), To::Deny, To::Next));
+        }
+    }
     match network {
         NetworkRule::Any => {}
         NetworkRule::Nothing => {
@@ -395,7 +506,7 @@ mod tests {
     }
 
     /// The rules, stated plainly.
-    fn expected(network: &NetworkRule, root: bool, call: &Call) -> u32 {
+    fn expected(network: &NetworkRule, root: bool, metadata: bool, call: &Call) -> u32 {
         let (allow, deny, nosys) = (RET_ALLOW, RET_ERRNO | EPERM, RET_ERRNO | ENOSYS);
         let nr = i64::from(call.nr);
         let low = |index: usize| call.args[index] & 0xffff_ffff;
@@ -417,6 +528,28 @@ mod tests {
             } else {
                 allow
             };
+        }
+        for (call_nr, target, kind) in SELF_ONLY {
+            if nr == *call_nr {
+                let everyone = kind.is_some_and(|(which, user)| {
+                    low(usize::try_from(which).expect("index")) == u64::from(user)
+                });
+                let other = low(usize::try_from(*target).expect("index")) != 0;
+                return if everyone || other { deny } else { allow };
+            }
+        }
+        if nr == libc::SYS_ioctl {
+            return if TERMINAL_INJECTION.map(u64::from).contains(&low(1)) {
+                deny
+            } else {
+                allow
+            };
+        }
+        if metadata && METADATA.contains(&nr) {
+            return deny;
+        }
+        if *network != NetworkRule::Any && LISTENING.contains(&nr) {
+            return deny;
         }
         let fast_open = u64::from(unsigned(libc::MSG_FASTOPEN));
         match network {
@@ -465,11 +598,18 @@ mod tests {
     }
 
     fn interesting_numbers() -> Vec<u32> {
-        let mut numbers: Vec<u32> = DENIED.iter().map(|nr| number(*nr)).collect();
+        let mut numbers: Vec<u32> = DENIED
+            .iter()
+            .chain(METADATA)
+            .chain(LISTENING)
+            .chain(SELF_ONLY.iter().map(|(nr, _, _)| nr))
+            .map(|nr| number(*nr))
+            .collect();
         numbers.extend(
             [
                 libc::SYS_clone,
                 libc::SYS_clone3,
+                libc::SYS_ioctl,
                 libc::SYS_socket,
                 libc::SYS_sendto,
                 libc::SYS_sendmsg,
@@ -488,7 +628,23 @@ mod tests {
     }
 
     fn interesting_args() -> Vec<u64> {
-        let mut values = vec![0, 1, 2, 3, 6, 10, 16, 17, 132, 262, u64::MAX, 1 << 32];
+        let mut values = vec![
+            0,
+            1,
+            2,
+            3,
+            6,
+            10,
+            16,
+            17,
+            132,
+            262,
+            0x5412,
+            0x541C,
+            0x1_0000_5412,
+            u64::MAX,
+            1 << 32,
+        ];
         values.extend(
             [
                 libc::AF_INET,
@@ -535,15 +691,31 @@ mod tests {
         #[test]
         fn the_filter_decides_as_the_rules_say(call in calls()) {
             for network in [NetworkRule::Any, NetworkRule::Nothing, NetworkRule::Ports(vec![443])] {
-                for root in [false, true] {
-                    let program = assemble(&rules(&network, root)).expect("assembles");
+                for (root, metadata) in [(false, false), (true, false), (false, true), (true, true)] {
+                    let program = assemble(&rules(&network, root, metadata)).expect("assembles");
                     prop_assert_eq!(
                         run(&program, &call),
-                        expected(&network, root, &call),
-                        "{:?} root={} {:?}", network, root, call
+                        expected(&network, root, metadata, &call),
+                        "{:?} root={} metadata={} {:?}", network, root, metadata, call
                     );
                 }
             }
+            let second = assemble(&{
+                let mut program = vec![load(ARCH), jump(JUMP_EQ, AUDIT_ARCH, To::Next, To::Kill), load(NR)];
+                program.extend(METADATA.iter().map(|call| jump(JUMP_EQ, number(*call), To::Deny, To::Next)));
+                program
+            }).expect("assembles");
+            let packed = metadata_denied().expect("compiles");
+            let unpacked: Vec<sock_filter> = packed[0].iter().copied().map(unpack).collect();
+            prop_assert_eq!(&unpacked, &second);
+            let verdict = if call.arch != AUDIT_ARCH {
+                RET_KILL_PROCESS
+            } else if METADATA.contains(&i64::from(call.nr)) {
+                RET_ERRNO | EPERM
+            } else {
+                RET_ALLOW
+            };
+            prop_assert_eq!(run(&second, &call), verdict);
         }
     }
 
@@ -553,6 +725,10 @@ mod tests {
     fn the_filter_decides_as_the_rules_say_for_every_combination_that_matters() {
         let calls = [
             libc::SYS_clone,
+            libc::SYS_ioctl,
+            libc::SYS_setpriority,
+            libc::SYS_ioprio_set,
+            libc::SYS_sched_setscheduler,
             libc::SYS_socket,
             libc::SYS_sendto,
             libc::SYS_sendmsg,
@@ -569,7 +745,7 @@ mod tests {
             NetworkRule::Ports(vec![443]),
         ] {
             for root in [false, true] {
-                let program = assemble(&rules(&network, root)).expect("assembles");
+                let program = assemble(&rules(&network, root, root)).expect("assembles");
                 for nr in calls {
                     for a0 in &values {
                         for a1 in &values {
@@ -582,7 +758,7 @@ mod tests {
                                     };
                                     assert_eq!(
                                         run(&program, &call),
-                                        expected(&network, root, &call),
+                                        expected(&network, root, root, &call),
                                         "{network:?} root={root} {call:?}"
                                     );
                                     checked += 1;
@@ -603,9 +779,9 @@ mod tests {
             NetworkRule::Nothing,
             NetworkRule::Ports(vec![443]),
         ] {
-            let program = assemble(&rules(&network, true)).expect("assembles");
-            assert!(program.len() < 100, "{} instructions", program.len());
-            let packed = compile(&network, true).expect("compiles");
+            let program = assemble(&rules(&network, true, true)).expect("assembles");
+            assert!(program.len() < 160, "{} instructions", program.len());
+            let packed = compile(&network, true, true).expect("compiles");
             let unpacked: Vec<sock_filter> = packed[0].iter().copied().map(unpack).collect();
             assert_eq!(unpacked, program);
         }

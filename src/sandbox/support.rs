@@ -8,7 +8,15 @@ use super::{Network, Sandbox};
 /// behaves on an older kernel, or without Landlock (`0`).
 pub const ABI_OVERRIDE_VARIABLE: &str = "MCP_SERVE_LANDLOCK_ABI";
 
+/// `0` turns off the read-only mount namespace (never on where the kernel has none): for
+/// testing how a tool behaves without one (the metadata calls are then denied by seccomp).
+pub const MOUNTS_OVERRIDE_VARIABLE: &str = "MCP_SERVE_MOUNT_NAMESPACES";
+
 /// The kernel's support for each kind of confinement.
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "each is a switch the kernel or the manifest sets"
+)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Support {
     /// The Landlock ABI in use: the kernel's, lowered by [`ABI_OVERRIDE_VARIABLE`]; 0 for none.
@@ -19,6 +27,9 @@ pub struct Support {
     pub seccomp: bool,
     /// Unprivileged user namespaces (for a per-call process count).
     pub user_namespaces: bool,
+    /// Mount namespaces: root with `CAP_SYS_ADMIN`, or anyone through a user namespace
+    /// (for read-only mounts outside the write paths).
+    pub mount_namespaces: bool,
     /// The server runs as root, whom the kernel exempts from the process limit.
     pub root: bool,
 }
@@ -37,11 +48,15 @@ impl Support {
             .map_or(kernel_abi, |lowered| lowered.clamp(0, kernel_abi));
         let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
         let root = nix::unistd::geteuid().is_root();
+        let user_namespaces = user_namespaces(root);
         Self {
             landlock_abi,
             kernel_abi,
             seccomp: status.lines().any(|line| line.starts_with("Seccomp:")),
-            user_namespaces: user_namespaces(root),
+            user_namespaces,
+            mount_namespaces: (user_namespaces || (root && admin(&status)))
+                && std::env::var(MOUNTS_OVERRIDE_VARIABLE)
+                    .map_or(true, |value| value.trim() != "0"),
             root,
         }
     }
@@ -63,9 +78,10 @@ impl Support {
             (used, _) => format!("Landlock ABI {used}"),
         };
         format!(
-            "{landlock}; seccomp {}; user namespaces {}{}",
+            "{landlock}; seccomp {}; user namespaces {}; mount namespaces {}{}",
             yes(self.seccomp),
             yes(self.user_namespaces),
+            yes(self.mount_namespaces),
             if self.root { "; running as root" } else { "" }
         )
     }
@@ -95,6 +111,15 @@ pub(super) fn abi_number(abi: ABI) -> i32 {
     (1..=32)
         .find(|number| ABI::from(*number) == abi)
         .unwrap_or(0)
+}
+
+/// `CAP_SYS_ADMIN` (bit 21) among the effective capabilities of a `/proc/self/status`.
+fn admin(status: &str) -> bool {
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("CapEff:"))
+        .and_then(|hex| u64::from_str_radix(hex.trim(), 16).ok())
+        .is_some_and(|caps| caps & (1 << 21) != 0)
 }
 
 fn user_namespaces(root: bool) -> bool {
@@ -139,6 +164,7 @@ impl Sandbox {
             );
         }
         self.network_enforcement(&mut out);
+        self.metadata_enforcement(&mut out);
         let limits = &self.limits;
         let mut set: Vec<String> = [
             ("memory", limits.memory.map(super::bytes_text)),
@@ -168,7 +194,7 @@ impl Sandbox {
         if !set.is_empty() {
             out.enforced.push(format!("limits: {}", set.join(", ")));
         }
-        let mut process = vec!["no_new_privs"];
+        let mut process = vec!["descriptors 3 and up closed", "no_new_privs"];
         if self.seccomp {
             if kernel.seccomp {
                 process.push("seccomp (no ptrace, mount, bpf, modules, keyrings, namespaces)");
@@ -184,6 +210,23 @@ impl Sandbox {
         out
     }
 
+    /// `chmod`, `chown`, `utime` and extended attributes, which Landlock does not cover.
+    fn metadata_enforcement(&self, out: &mut Enforcement) {
+        if self.kernel.mount_namespaces {
+            out.enforced.push(
+                "metadata: everything but the write paths mounted read-only, so no chmod, chown, utime or xattr there (a mount namespace)".into(),
+            );
+        } else if self.seccomp && self.kernel.seccomp {
+            out.enforced.push(
+                "metadata: no chmod, chown, utime or xattr anywhere, the write paths too (seccomp; no mount namespaces here)".into(),
+            );
+        } else {
+            out.missing.push(
+                "metadata: chmod, chown, utime and xattr on any file the user owns (needs mount namespaces or seccomp)".into(),
+            );
+        }
+    }
+
     fn network_enforcement(&self, out: &mut Enforcement) {
         let abi = self.kernel.landlock_abi;
         let seccomp = self.seccomp && self.kernel.seccomp;
@@ -192,7 +235,7 @@ impl Sandbox {
             Network::Nothing => {
                 let mut how = Vec::new();
                 if seccomp {
-                    how.push("no sockets but socketpair (seccomp)");
+                    how.push("no sockets but socketpair, no listening (seccomp)");
                 }
                 if abi >= 4 {
                     how.push("no TCP connect or bind (Landlock)");
@@ -218,7 +261,7 @@ impl Sandbox {
                     ));
                     if seccomp {
                         out.enforced.push(
-                            "network: no raw, SCTP, DCCP, Multipath TCP or UNIX sockets, no TCP Fast Open (seccomp)".into(),
+                            "network: no raw, SCTP, DCCP, Multipath TCP or UNIX sockets, no TCP Fast Open, no listening (seccomp)".into(),
                         );
                     } else {
                         out.missing.push(

@@ -11,7 +11,8 @@ use std::os::unix::process::CommandExt as _;
 use std::process::ExitCode;
 
 use super::{
-    EXIT_CONFINE_FAILED, FAILURE_PREFIX, POLICY_VARIABLE, Policy, limits, ruleset, seccomp,
+    EXIT_CONFINE_FAILED, FAILURE_PREFIX, POLICY_VARIABLE, Policy, limits, namespace, ruleset,
+    seccomp,
 };
 
 /// Runs the trampoline with the arguments after `__sandbox`; returns only on failure.
@@ -44,18 +45,14 @@ pub fn run(mut args: impl Iterator<Item = OsString>) -> ExitCode {
 }
 
 /// Applies every restriction of `policy` to this process, in an order where each step
-/// still has what it needs: the namespace first (it needs `/proc/self`), Landlock before
-/// the open-files limit (it opens each path), seccomp last (it denies `unshare`).
+/// still has what it needs: descriptors closed first, then the namespaces (they need
+/// `/proc/self`), Landlock before the open-files limit (it opens each path), seccomp last
+/// (it denies `unshare` and `mount`).
 pub fn confine(policy: &Policy) -> Result<(), String> {
+    close_inherited()?;
+    let entered = namespace::enter(policy)?;
     let mut limits = policy.limits;
-    if policy.user_namespace
-        && let Err(reason) = limits::own_user_namespace()
-    {
-        // Some containers forbid user namespaces the probe thought available: without one,
-        // RLIMIT_NPROC would count every process of the user, so the limit is dropped.
-        if policy.required {
-            return Err(reason);
-        }
+    if !entered.counts_processes {
         limits.processes = None;
     }
     nix::sys::prctl::set_no_new_privs()
@@ -65,6 +62,29 @@ pub fn confine(policy: &Policy) -> Result<(), String> {
     }
     limits::apply(&limits)?;
     seccomp::install(&policy.seccomp)?;
+    if policy.read_only && !entered.read_only && !policy.seccomp.is_empty() {
+        // No read-only mounts after all: no metadata changes anywhere, then.
+        seccomp::install(&seccomp::metadata_denied()?)?;
+    }
+    Ok(())
+}
+
+/// Closes every descriptor but stdin, stdout and stderr, whatever the server inherited from
+/// whoever started it: the program must not read a file through a descriptor its rules do
+/// not cover. (The descriptors this process opens later are close-on-exec.)
+fn close_inherited() -> Result<(), String> {
+    let listed: Vec<i32> = std::fs::read_dir("/proc/self/fd")
+        .map_err(|error| format!("could not list /proc/self/fd: {error}"))?
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse().ok())
+        .filter(|fd| *fd > 2)
+        .collect();
+    for fd in listed {
+        // The listing's own descriptor is gone by now (EBADF): nothing to close.
+        match nix::unistd::close(fd) {
+            Ok(()) | Err(nix::errno::Errno::EBADF) => {}
+            Err(error) => return Err(format!("could not close descriptor {fd}: {error}")),
+        }
+    }
     Ok(())
 }
 

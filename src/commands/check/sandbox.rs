@@ -45,6 +45,7 @@ pub(super) fn report(registry: &Registry) -> Option<Value> {
     Some(json!({
         "kernel": kernel.summary(),
         "landlock_abi": kernel.landlock_abi,
+        "launcher": crate::sandbox::launcher::launcher().describe(),
         "tools": tools,
     }))
 }
@@ -52,8 +53,9 @@ pub(super) fn report(registry: &Registry) -> Option<Value> {
 /// The report for a terminal.
 pub(super) fn render(report: &Value) -> String {
     let mut out = format!(
-        "sandbox: {}\n",
-        report["kernel"].as_str().unwrap_or_default()
+        "sandbox: {}\n  commands start through {}\n",
+        report["kernel"].as_str().unwrap_or_default(),
+        report["launcher"].as_str().unwrap_or_default()
     );
     for (tool, lines) in report["tools"].as_object().into_iter().flatten() {
         out.push_str(&format!("  tool `{tool}`\n"));

@@ -1,0 +1,287 @@
+//! The ways around `[tools.sandbox]` that its rules do not name, attacked: a descriptor the
+//! server inherited, metadata changes (`chmod`, `utime`, xattr, `chown`) outside the write
+//! paths, a listening socket under a port list, and another process's priority. Each attack
+//! also runs unconfined (the control), so that a pass proves the sandbox did it.
+
+use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
+use std::process::Command;
+
+use serde_json::{Value, json};
+
+use crate::harness::{BINARY, Server, Workspace, is_root, python, run, text, unprivileged};
+
+fn call_text(server: &mut Server, tool: &str) -> String {
+    let result: Value = server.call(tool, json!({}));
+    text(&result).to_owned()
+}
+
+/// A tool and its unconfined twin, running the same Python.
+fn twins(name: &str, script: &str, sandbox: &str) -> String {
+    let (python, prefix) = python();
+    let argv = json!([python, "-c", script]).to_string();
+    format!(
+        "[[tools]]\nname = \"{name}\"\ncommand.argv = {argv}\n[tools.sandbox]\nexecute = [{prefix:?}]\n{sandbox}\n\n\
+         [[tools]]\nname = \"{name}-unconfined\"\ncommand.argv = {argv}\n\n"
+    )
+}
+
+#[test]
+fn descriptors_the_server_inherited_are_closed_before_the_program_runs() {
+    let script = "import os\nfor fd in (3, 9):\n    try:\n        print(fd, os.read(fd, 100).decode().strip())\n    except OSError as e:\n        print(fd, 'closed', e.errno)";
+    let workspace = Workspace::new(&twins(
+        "peek",
+        script,
+        "read = [\"./data\"]\nnetwork = false",
+    ));
+    std::fs::create_dir(workspace.path("data")).expect("data");
+    let secret = workspace.path("secret.txt");
+    std::fs::write(&secret, "the secret\n").expect("secret");
+    // A shell wrapper leaves descriptors 3 and 9 open on the secret, not close-on-exec, as a
+    // host, a supervisor or a wrapper script can.
+    let mut server = Server::start_command(
+        Command::new("sh")
+            .args(["-c", "exec 3<\"$1\" 9<\"$1\"; shift; exec \"$@\"", "sh"])
+            .arg(&secret)
+            .arg(BINARY)
+            .arg("--config")
+            .arg(workspace.manifest()),
+    );
+    server.handshake("2025-11-25");
+    let confined = call_text(&mut server, "peek");
+    let ebadf = libc_ebadf();
+    assert!(
+        confined.contains(&format!("3 closed {ebadf}"))
+            && confined.contains(&format!("9 closed {ebadf}")),
+        "{confined}"
+    );
+    assert!(!confined.contains("the secret"), "{confined}");
+    // The control: unconfined, the program inherits the descriptor and reads the secret.
+    let control = call_text(&mut server, "peek-unconfined");
+    assert!(control.contains("3 the secret"), "{control}");
+    eprintln!("descriptors: 2 attacks, 2 denied, the control read the secret");
+}
+
+const fn libc_ebadf() -> i32 {
+    9
+}
+
+/// Tries each metadata change on each path and prints `op path changed|refused ERRNO`.
+const METADATA: &str = "import os, sys\nfor path in sys.argv[1:]:\n    for name, op in [('chmod', lambda p: os.chmod(p, 0o600)), ('utime', lambda p: os.utime(p, (0, 0))), ('xattr', lambda p: os.setxattr(p, 'user.mcp', b'x')), ('chown', lambda p: os.chown(p, os.getuid(), os.getgid()))]:\n        try:\n            op(path); print(name, path, 'changed')\n        except OSError as e:\n            print(name, path, 'refused', e.errno)";
+
+/// `system`: the system's Python, which a user other than root can run (the tests' own may
+/// live under /root).
+fn metadata_workspace(system: bool) -> Workspace {
+    let (python, prefix) = if system {
+        ("/usr/bin/python3".to_owned(), "/usr".to_owned())
+    } else {
+        python()
+    };
+    let tool = |name: &str, paths: &[&str], sandbox: Option<&str>| {
+        let mut argv = vec![python.clone(), "-c".into(), METADATA.into()];
+        argv.extend(paths.iter().map(|path| (*path).to_owned()));
+        let mut text = format!(
+            "[[tools]]\nname = \"{name}\"\ncommand.argv = {}\n",
+            json!(argv)
+        );
+        if let Some(sandbox) = sandbox {
+            text.push_str(&format!(
+                "[tools.sandbox]\nexecute = [{prefix:?}]\n{sandbox}\n"
+            ));
+        }
+        text + "\n"
+    };
+    let manifest = tool(
+        "meta",
+        &["tools.toml", "secret.txt", "out/mine.txt"],
+        Some("read = [\".\"]\nwrite = [\"./out\"]"),
+    ) + &tool("meta-unconfined", &["control.txt"], None);
+    let workspace = Workspace::new(&manifest);
+    std::fs::create_dir(workspace.path("out")).expect("out");
+    for name in ["secret.txt", "out/mine.txt", "control.txt"] {
+        std::fs::write(workspace.path(name), "x\n").expect("file");
+    }
+    workspace
+}
+
+/// The file's mode and modification time.
+fn stamp(workspace: &Workspace, name: &str) -> (u32, i64) {
+    let meta = std::fs::metadata(workspace.path(name)).expect("metadata");
+    (meta.permissions().mode() & 0o7777, meta.mtime())
+}
+
+fn attack_metadata(workspace: &Workspace, server: &mut Server, outside_refused: i32) -> usize {
+    let before: Vec<_> = ["tools.toml", "secret.txt"]
+        .map(|name| stamp(workspace, name))
+        .into();
+    let confined = call_text(server, "meta");
+    let mut denied = 0;
+    for path in ["tools.toml", "secret.txt"] {
+        for op in ["chmod", "utime", "xattr", "chown"] {
+            let line = format!("{op} {path} refused {outside_refused}");
+            assert!(confined.contains(&line), "{line}: {confined}");
+            denied += 1;
+        }
+    }
+    let after: Vec<_> = ["tools.toml", "secret.txt"]
+        .map(|name| stamp(workspace, name))
+        .into();
+    assert_eq!(before, after, "a file outside the write paths changed");
+    // The control: unconfined, each change is made.
+    let control = call_text(server, "meta-unconfined");
+    for op in ["chmod", "utime", "xattr", "chown"] {
+        assert!(
+            control.contains(&format!("{op} control.txt changed")),
+            "{control}"
+        );
+    }
+    assert_eq!(stamp(workspace, "control.txt"), (0o600, 0));
+    eprintln!("metadata: {denied} attacks denied; the control changed its file 4 times");
+    // Inside the write paths, the changes are the tool's to make (with the mounts).
+    usize::from(confined.contains("chmod out/mine.txt changed"))
+}
+
+#[test]
+fn metadata_changes_outside_the_write_paths_are_refused() {
+    const EROFS: i32 = 30;
+    const EPERM: i32 = 1;
+    // As root, with a mount namespace of the call's own.
+    let workspace = metadata_workspace(false);
+    let mut server = workspace.serve_legacy();
+    assert_eq!(attack_metadata(&workspace, &mut server, EROFS), 1);
+    let inside = call_text(&mut server, "meta");
+    for op in ["chmod", "utime", "xattr", "chown"] {
+        assert!(
+            inside.contains(&format!("{op} out/mine.txt changed")),
+            "{inside}"
+        );
+    }
+
+    // As a user, through a user namespace.
+    let workspace = metadata_workspace(true);
+    if is_root() {
+        for entry in walk(workspace.dir.path()) {
+            std::os::unix::fs::chown(&entry, Some(65534), Some(65534)).expect("chown");
+        }
+    }
+    let mut server = Server::start_command(
+        unprivileged(&workspace).args(["--config", workspace.manifest().to_str().expect("path")]),
+    );
+    server.handshake("2025-11-25");
+    assert_eq!(attack_metadata(&workspace, &mut server, EROFS), 1);
+
+    // Without mount namespaces, seccomp refuses them everywhere, the write paths too, and
+    // `check` says so.
+    let workspace = metadata_workspace(false);
+    let mut server = Server::start_with(
+        &workspace.manifest(),
+        &[],
+        &[("MCP_SERVE_MOUNT_NAMESPACES", "0")],
+    );
+    server.handshake("2025-11-25");
+    assert_eq!(attack_metadata(&workspace, &mut server, EPERM), 0);
+    let inside = call_text(&mut server, "meta");
+    assert!(
+        inside.contains(&format!("chmod out/mine.txt refused {EPERM}")),
+        "{inside}"
+    );
+    let mut check = Command::new(BINARY);
+    let output = check
+        .args(["check", "--config"])
+        .arg(workspace.manifest())
+        .env("MCP_SERVE_MOUNT_NAMESPACES", "0")
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("check");
+    let said = String::from_utf8_lossy(&output.stdout).into_owned()
+        + &String::from_utf8_lossy(&output.stderr);
+    assert!(
+        said.contains("no chmod, chown, utime or xattr anywhere, the write paths too"),
+        "{said}"
+    );
+    let (_, stdout, stderr) = run(
+        &[
+            "check",
+            "--config",
+            workspace.manifest().to_str().expect("path"),
+        ],
+        workspace.dir.path(),
+    );
+    let said = stdout + &stderr;
+    assert!(
+        said.contains("everything but the write paths mounted read-only"),
+        "{said}"
+    );
+    // The tests' server has the small trampoline beside it, and uses it.
+    assert!(
+        said.contains(&format!(
+            "commands start through {}",
+            env!("CARGO_BIN_EXE_mcp-serve-sandbox")
+        )),
+        "{said}"
+    );
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = vec![dir.to_path_buf()];
+    for entry in std::fs::read_dir(dir).expect("read_dir").flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}
+
+#[test]
+fn a_listening_socket_is_refused_unless_the_network_is_open() {
+    // `listen` without `bind` auto-binds a port on every interface, which Landlock's bind
+    // rule never sees; `bind` then `listen` is Landlock's to refuse.
+    let script = "import socket\nfor name, make in [('listen', lambda: socket.socket().listen()), ('bind', lambda: socket.create_server(('127.0.0.1', 0)))]:\n    try:\n        make(); print(name, 'listening')\n    except OSError as e:\n        print(name, 'refused', e.errno)";
+    let workspace = Workspace::new(
+        &(twins("listen", script, "network = [\"127.0.0.1:9\"]")
+            + &twins("listen-closed", script, "network = false")),
+    );
+    let mut server = workspace.serve_legacy();
+    let mut denied = 0;
+    for tool in ["listen", "listen-closed"] {
+        let confined = call_text(&mut server, tool);
+        assert!(confined.contains("listen refused 1"), "{tool}: {confined}");
+        assert!(confined.contains("bind refused"), "{tool}: {confined}");
+        denied += 2;
+    }
+    let control = call_text(&mut server, "listen-unconfined");
+    assert!(
+        control.contains("listen listening") && control.contains("bind listening"),
+        "{control}"
+    );
+    eprintln!("listening: {denied} attacks denied; the control listened twice");
+}
+
+#[test]
+fn a_tool_cannot_lower_the_servers_priority() {
+    // The command's parent is the server: the same user may renice it, and with PRIO_USER
+    // every process of the user (which the control does not try: it would succeed).
+    let script = "import os, sys\ncases = [('server', os.PRIO_PROCESS, os.getppid()), ('self', os.PRIO_PROCESS, 0)]\nif sys.argv[1:] == ['all']:\n    cases.append(('user', os.PRIO_USER, 0))\nfor name, which, who in cases:\n    try:\n        os.setpriority(which, who, 5); print(name, 'changed')\n    except OSError as e:\n        print(name, 'refused', e.errno)";
+    let (python, prefix) = python();
+    let argv = |extra: &[&str]| {
+        let mut argv = vec![python.as_str(), "-c", script];
+        argv.extend(extra);
+        json!(argv).to_string()
+    };
+    let workspace = Workspace::new(&format!(
+        "[[tools]]\nname = \"renice\"\ncommand.argv = {}\n[tools.sandbox]\nexecute = [{prefix:?}]\nnetwork = false\n\n\
+         [[tools]]\nname = \"renice-unconfined\"\ncommand.argv = {}\n",
+        argv(&["all"]),
+        argv(&[])
+    ));
+    let mut server = workspace.serve_legacy();
+    let confined = call_text(&mut server, "renice");
+    assert!(confined.contains("server refused 1"), "{confined}");
+    assert!(confined.contains("user refused 1"), "{confined}");
+    assert!(confined.contains("self changed"), "{confined}");
+    let control = call_text(&mut server, "renice-unconfined");
+    assert!(control.contains("server changed"), "{control}");
+    eprintln!("priorities: 2 attacks denied, its own allowed; the control reniced the server");
+}
