@@ -77,11 +77,12 @@
 //!   report progress and logs as [`events`]. What a call may reach (the output store, its
 //!   caller, events, the withheld variables, the processes, the clients) comes in its
 //!   `CallContext`, which only the pipeline builds: no process-wide state.
-//! - [`sandbox`] confines a command (`[tools.sandbox]`): a sandboxed command starts as this
-//!   binary's hidden `__sandbox` subcommand (`main` runs it before parsing the command line),
-//!   the trampoline, which reads the call's policy, confines itself (a user namespace for the
-//!   process count, `no_new_privs`, Landlock, resource limits, seccomp) and `exec`s the
-//!   program. `manifest::sandbox` checks the tables (a tool may only narrow the server's) and
+//! - [`sandbox`] confines a command (`[tools.sandbox]`): a sandboxed command starts as the
+//!   trampoline, `mcp-serve-sandbox` (src/bin, found beside the server by
+//!   `sandbox::launcher`) or else this binary's hidden `__sandbox` subcommand (`main` runs it
+//!   before parsing the command line), which reads the call's policy, confines itself
+//!   (descriptors closed, `sandbox::namespace`'s user and read-only mount namespaces,
+//!   `no_new_privs`, Landlock, resource limits, seccomp) and `exec`s the program. `manifest::sandbox` checks the tables (a tool may only narrow the server's) and
 //!   `sandbox::support` probes what the kernel enforces, for `check`, the log and `required`.
 //! - [`mcp`] is the only module that knows rmcp, the official Rust SDK: it adapts the
 //!   registry to rmcp's server handler, forwards events as notifications, and owns the stdio
