@@ -90,6 +90,7 @@ pub fn parse(source: &str, shown_path: &str, base_dir: &Path) -> Result<Registry
         constraints: HashMap::new(),
         withheld_env: Vec::new(),
         kernel: None,
+        launches: HashMap::new(),
         oauth: false,
         identity_used: false,
     };
@@ -131,6 +132,9 @@ struct Checker {
     withheld_env: Vec<String>,
     /// What this kernel can confine, probed when the first sandbox is checked.
     kernel: Option<crate::sandbox::Support>,
+    /// What each sandboxed program starts through, by program and folder: tools that run the
+    /// same shim ask its version manager once.
+    launches: HashMap<(PathBuf, PathBuf), crate::sandbox::launch::Launch>,
     /// `[server.auth]` is set: tokens name callers, so `scopes` and `{auth.…}` mean something.
     oauth: bool,
     /// A template of the tool being checked used `{auth.…}`.

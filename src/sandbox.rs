@@ -23,6 +23,8 @@
 //! `support` probes once per load what this kernel enforces, so that `check`, the log and
 //! `required = true` tell the truth about each tool.
 
+mod denied;
+pub mod launch;
 pub mod launcher;
 mod limits;
 mod namespace;
@@ -34,6 +36,7 @@ pub mod trampoline;
 
 use std::path::PathBuf;
 
+pub use denied::explain as explain_denied;
 pub use policy::{NetworkRule, Policy};
 pub use support::{ABI_OVERRIDE_VARIABLE, Enforcement, MOUNTS_OVERRIDE_VARIABLE, Support};
 
@@ -95,6 +98,11 @@ pub struct Sandbox {
     pub execute: Vec<PathBuf>,
     /// The program itself, readable and executable (resolved at load).
     pub program: Option<PathBuf>,
+    /// Grant what the program starts through: its `#!` interpreters and the version
+    /// managers' shims ([`launch`]), read and execute only.
+    pub shims: bool,
+    /// What the program starts through, found at load.
+    pub launch: launch::Launch,
     /// Also the system's programs and libraries ([`SYSTEM_EXECUTE`], [`SYSTEM_READ`]).
     pub system: bool,
     /// `{temp-dir}`: each call gets a private temporary directory (`TMPDIR`).

@@ -543,6 +543,12 @@ fn sandbox_failure(
     stderr_tail: &str,
 ) -> Option<CommandError> {
     let code = status.code();
+    if let Some(reason) = crate::sandbox::explain_denied(sandbox, code, stderr_tail) {
+        return Some(CommandError::Sandbox {
+            program: program.to_owned(),
+            reason,
+        });
+    }
     if code.is_some_and(|code| [i32::from(EXIT_CONFINE_FAILED), 126, 127].contains(&code))
         && let Some(reason) = stderr_tail
             .lines()

@@ -2,6 +2,7 @@
 //! network and the limits parsed, and a tool's sandbox kept within the server's (a tool
 //! inherits what it leaves out, and may only narrow what it sets).
 
+use std::ffi::OsString;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
@@ -9,7 +10,8 @@ use toml::Spanned;
 
 use super::Checker;
 use super::wire::SandboxWire;
-use crate::backend::command::{CommandBackend, Program};
+use crate::backend::command::{CommandBackend, InheritEnv, Program};
+use crate::sandbox::launch::{self, Launch};
 use crate::sandbox::{
     Endpoint, Limits, Network, SYSTEM_EXECUTE, SYSTEM_READ, SYSTEM_WRITE, Sandbox,
 };
@@ -47,6 +49,15 @@ pub(super) fn build_sandbox(
     ) {
         checker.error(
             "`system = true` widens the server's sandbox, which has `system = false`",
+            at.span(),
+        );
+    }
+    let shims = flag(wire.shims.as_ref(), inherited.map(|s| s.shims), true);
+    if let (Some(false), true, Some(at)) =
+        (inherited.map(|s| s.shims), shims, wire.shims.as_ref())
+    {
+        checker.error(
+            "`shims = true` widens the server's sandbox, which has `shims = false`",
             at.span(),
         );
     }
@@ -100,6 +111,8 @@ pub(super) fn build_sandbox(
             write: own(write, |s| &s.write),
             execute: own(execute, |s| &s.execute),
             program: None,
+            shims,
+            launch: Launch::default(),
             system,
             temp_dir,
             network,
@@ -120,7 +133,16 @@ pub(super) fn attach(declared: Declared, command: &mut CommandBackend, checker: 
         mut sandbox,
         required_at,
     } = declared;
-    sandbox.program = program_path(command);
+    let context = launch_context(command);
+    if let Some(found) = program_found(command, &context) {
+        sandbox.program = std::fs::canonicalize(&found).ok();
+        let key = (found.clone(), command.cwd.clone());
+        sandbox.launch = checker
+            .launches
+            .entry(key)
+            .or_insert_with(|| launch::follow(&found, &context))
+            .clone();
+    }
     if let Err(problem) = sandbox.compile_filters() {
         checker.error(
             format!("the sandbox's seccomp filter cannot be built here: {problem}"),
@@ -404,9 +426,10 @@ fn limits(wire: &SandboxWire, parent: Option<&Sandbox>, checker: &mut Checker) -
     }
 }
 
-/// The file the command executes first, found the way `exec` finds it, so the sandbox can
-/// let it run; `None` when it cannot be found now (starting it will fail with a clear error).
-fn program_path(command: &CommandBackend) -> Option<PathBuf> {
+/// The file the command executes first, found the way `exec` finds it (on the command's
+/// `PATH`, symlinks not yet resolved: a shim is known by where it lies); `None` when it
+/// cannot be found now (starting it will fail with a clear error).
+fn program_found(command: &CommandBackend, context: &launch::Context) -> Option<PathBuf> {
     let name = match &command.program {
         Program::Argv(elements) => match elements.first()? {
             ArgvElement::Single(Repeated { templates, .. }) => match templates.as_slice() {
@@ -417,18 +440,45 @@ fn program_path(command: &CommandBackend) -> Option<PathBuf> {
         },
         Program::Script { shell, .. } => shell.clone(),
     };
-    let candidate = if name.contains('/') {
-        let path = Path::new(&name);
-        if path.is_absolute() {
-            path.to_path_buf()
-        } else {
-            command.cwd.join(path)
-        }
-    } else {
-        let search = std::env::var_os("PATH").unwrap_or_else(|| "/bin:/usr/bin".into());
-        std::env::split_paths(&search)
-            .map(|dir| dir.join(&name))
-            .find(|path| path.is_file())?
+    context.which(&name).filter(|path| path.is_file())
+}
+
+/// The variables a version manager reads to pick a version; no others reach it.
+fn for_managers(name: &str) -> bool {
+    ["HOME", "USER", "LOGNAME", "LANG"].contains(&name)
+        || ["XDG_", "PYENV", "RBENV_", "ASDF_", "MISE_", "NVM_"]
+            .iter()
+            .any(|prefix| name.starts_with(prefix))
+}
+
+/// Where and with what `PATH` and version variables the command will run, for following
+/// its program: what it inherits, then what the tool sets to fixed values.
+fn launch_context(command: &CommandBackend) -> launch::Context {
+    let inherited = |name: &str| match &command.inherit_env {
+        InheritEnv::All => true,
+        InheritEnv::Nothing => false,
+        InheritEnv::Only(names) => names.iter().any(|kept| kept == name),
     };
-    std::fs::canonicalize(candidate).ok()
+    let mut env: Vec<(OsString, OsString)> = std::env::vars_os()
+        .filter(|(name, _)| {
+            name.to_str()
+                .is_some_and(|name| (for_managers(name) || name == "PATH") && inherited(name))
+        })
+        .collect();
+    for (name, template) in &command.env {
+        if let Some(value) = template.as_literal() {
+            env.retain(|(key, _)| key != name.as_str());
+            env.push((name.into(), value.into()));
+        }
+    }
+    let path = env
+        .iter()
+        .position(|(name, _)| name == "PATH")
+        .map(|at| env.remove(at).1);
+    env.retain(|(name, _)| name.to_str().is_some_and(for_managers));
+    launch::Context {
+        path,
+        cwd: command.cwd.clone(),
+        env,
+    }
 }

@@ -109,6 +109,10 @@ pub(super) struct SandboxWire {
     /// Also read and run the system's programs and libraries (default true).
     #[schemars(with = "Option<bool>")]
     pub(super) system: Option<Spanned<bool>>,
+    /// Also read and run what the program starts through: its `#!` interpreters and the
+    /// version managers' shims (default true).
+    #[schemars(with = "Option<bool>")]
+    pub(super) shims: Option<Spanned<bool>>,
     /// `false`, `true`, or a list of `"host:port"` the command may connect to.
     #[schemars(with = "Option<serde_json::Value>")]
     pub(super) network: Option<Spanned<toml::Value>>,

@@ -58,10 +58,14 @@ pub struct CallPaths<'a> {
 impl Sandbox {
     /// The policy for one call.
     pub fn policy(&self, call: &CallPaths<'_>) -> Policy {
-        let read = self.read.clone();
+        let mut read = self.read.clone();
         let mut write = self.write.clone();
         let mut execute = self.execute.clone();
         execute.extend(self.program.iter().cloned());
+        if self.shims {
+            execute.extend(self.launch.execute.iter().cloned());
+            read.extend(self.launch.read.iter().cloned());
+        }
         write.extend(
             [call.output_dir, call.temp_dir, call.events_pipe]
                 .into_iter()
@@ -128,6 +132,8 @@ mod tests {
             write: vec![],
             execute: vec![],
             program: Some("/srv/bin/tool".into()),
+            shims: true,
+            launch: crate::sandbox::launch::Launch::default(),
             system: true,
             temp_dir: true,
             network: Network::Ports(vec![

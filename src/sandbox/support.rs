@@ -163,6 +163,9 @@ impl Sandbox {
                 "no signals or abstract UNIX sockets out of the sandbox: it could signal the server (needs Landlock ABI 6, Linux 6.12)".into(),
             );
         }
+        if let Some(line) = self.launch_text() {
+            out.enforced.push(line);
+        }
         self.network_enforcement(&mut out);
         self.metadata_enforcement(&mut out);
         let limits = &self.limits;
@@ -276,6 +279,41 @@ impl Sandbox {
                 }
             }
         }
+    }
+
+    /// What the program starts through and what that grants, when it is more than the
+    /// program itself.
+    fn launch_text(&self) -> Option<String> {
+        let launch = &self.launch;
+        let beyond: Vec<&std::path::PathBuf> = launch
+            .execute
+            .iter()
+            .filter(|path| Some(*path) != self.program.as_ref())
+            .collect();
+        if !self.shims || (beyond.is_empty() && launch.read.is_empty()) {
+            return None;
+        }
+        let show = |paths: &[&std::path::PathBuf]| {
+            paths
+                .iter()
+                .map(|path| path.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let chain: Vec<&std::path::PathBuf> = launch.chain.iter().collect();
+        let mut text = format!(
+            "starts through: {}; read and execute {}",
+            show(&chain).replace(", ", " → "),
+            if beyond.is_empty() { "nothing more".to_owned() } else { show(&beyond) }
+        );
+        if !launch.read.is_empty() {
+            let read: Vec<&std::path::PathBuf> = launch.read.iter().collect();
+            text.push_str(&format!("; read {}", show(&read)));
+        }
+        if !launch.found.is_empty() {
+            text.push_str(&format!(" ({})", launch.found.join("; ")));
+        }
+        Some(text)
     }
 
     fn paths_text(&self) -> String {

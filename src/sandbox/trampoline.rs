@@ -11,7 +11,8 @@ use std::os::unix::process::CommandExt as _;
 use std::process::ExitCode;
 
 use super::{
-    EXIT_CONFINE_FAILED, FAILURE_PREFIX, POLICY_VARIABLE, Policy, limits, namespace, ruleset,
+    EXIT_CONFINE_FAILED, FAILURE_PREFIX, POLICY_VARIABLE, Policy, denied, limits, namespace,
+    ruleset,
     seccomp,
 };
 
@@ -36,12 +37,8 @@ pub fn run(mut args: impl Iterator<Item = OsString>) -> ExitCode {
         .args(args)
         .env_remove(POLICY_VARIABLE)
         .exec();
-    let status = if error.kind() == std::io::ErrorKind::NotFound {
-        127
-    } else {
-        126
-    };
-    fail(status, &error.to_string())
+    let (status, reason) = denied::exec_failure(&program, &error);
+    fail(status, &reason)
 }
 
 /// Applies every restriction of `policy` to this process, in an order where each step

@@ -26,6 +26,9 @@ pub(super) fn lint(registry: &Registry, findings: &mut Vec<Finding>) {
         if let Some(problem) = unstartable(sandbox) {
             findings.push(Finding::warning("sandbox-program", tool, problem));
         }
+        for problem in launch_problems(sandbox) {
+            findings.push(Finding::warning("sandbox-program", tool, problem));
+        }
     }
 }
 
@@ -82,6 +85,7 @@ fn unstartable(sandbox: &Sandbox) -> Option<String> {
     let interpreter = interpreter(program)?;
     let executable = |path: &Path| {
         sandbox.execute.iter().any(|dir| path.starts_with(dir))
+            || (sandbox.shims && sandbox.launch.execute.iter().any(|dir| path.starts_with(dir)))
             || (sandbox.system
                 && SYSTEM_EXECUTE
                     .iter()
@@ -95,6 +99,41 @@ fn unstartable(sandbox: &Sandbox) -> Option<String> {
             interpreter.display()
         )
     })
+}
+
+/// What following the program found wrong, or (with `shims = false`) what it would have
+/// granted: the exact lines to add.
+fn launch_problems(sandbox: &Sandbox) -> Vec<String> {
+    let launch = &sandbox.launch;
+    let mut problems = launch.problems.clone();
+    if !sandbox.shims {
+        let mut needed = launch.clone();
+        needed.execute.retain(|path| {
+            Some(path) != sandbox.program.as_ref()
+                && !sandbox.execute.iter().any(|dir| path.starts_with(dir))
+        });
+        needed.read.retain(|path| {
+            !sandbox
+                .read
+                .iter()
+                .chain(&sandbox.execute)
+                .any(|dir| path.starts_with(dir))
+        });
+        let lines = needed.lines();
+        if !lines.is_empty() {
+            let chain: Vec<String> = launch
+                .chain
+                .iter()
+                .map(|path| format!("`{}`", path.display()))
+                .collect();
+            problems.push(format!(
+                "its program starts through {}, which `shims = false` does not let it run: add `{}` to `[tools.sandbox]`",
+                chain.join(" → "),
+                lines.join("` and `")
+            ));
+        }
+    }
+    problems
 }
 
 fn interpreter(program: &Path) -> Option<PathBuf> {

@@ -1,0 +1,101 @@
+//! Naming what the sandbox denied when a program could not start: the trampoline's own
+//! `exec` failing (it walks the `#!` chain, confined, to the first file it cannot open), or a
+//! shell in the sandbox answering 126 (`…: /path: Permission denied`). The tool error then
+//! names the path and the `[tools.sandbox]` line that would allow it.
+
+use std::ffi::OsStr;
+use std::io::ErrorKind;
+use std::path::{Path, PathBuf};
+
+use super::launch::{self, Context, Interpreter};
+use super::{FAILURE_PREFIX, Sandbox};
+
+/// How the trampoline names a denied file: `mcp-serve sandbox: denied `PATH`: reason`.
+const DENIED: &str = "denied `";
+
+/// The trampoline's message and exit status when `exec` of `program` failed: 127 when it
+/// does not exist, 126 otherwise, naming the file in its chain that the sandbox refused.
+pub(super) fn exec_failure(program: &OsStr, error: &std::io::Error) -> (u8, String) {
+    let status = if error.kind() == ErrorKind::NotFound {
+        127
+    } else {
+        126
+    };
+    let context = Context {
+        path: std::env::var_os("PATH"),
+        ..Context::default()
+    };
+    let name = program.to_string_lossy();
+    let Some(found) = context.which(&name) else {
+        return (status, format!("`{name}` is not on the command's PATH"));
+    };
+    match blocked(&found, &context) {
+        Some((path, reason)) => (status, format!("{DENIED}{}`: {reason}", path.display())),
+        None => (status, format!("`{}`: {error}", found.display())),
+    }
+}
+
+/// The first file of the chain from `program` that cannot be opened, or the last one (which
+/// opened but did not run).
+fn blocked(program: &Path, context: &Context) -> Option<(PathBuf, String)> {
+    let mut file = program.to_path_buf();
+    for _ in 0..16 {
+        if let Err(error) = std::fs::File::open(&file) {
+            return Some((file, error.to_string()));
+        }
+        let next = match launch::interpreter(&file) {
+            Some(Interpreter::Path(path)) => path,
+            Some(Interpreter::Env(name)) => match context.which(&name) {
+                Some(path) => path,
+                None => return Some((PathBuf::from(name), "not on the command's PATH".into())),
+            },
+            None => return Some((file, "it can be read but not executed here".into())),
+        };
+        file = next;
+    }
+    None
+}
+
+/// Why a sandboxed program did not start, naming the denied path and the line that allows
+/// it: from the trampoline's `denied` line, or a shell's `…: /path: Permission denied` (exit
+/// 126) for a path the sandbox does not let run.
+pub fn explain(sandbox: &Sandbox, code: Option<i32>, stderr: &str) -> Option<String> {
+    let from_trampoline = stderr.lines().find_map(|line| {
+        let rest = line.strip_prefix(FAILURE_PREFIX)?.strip_prefix(DENIED)?;
+        let (path, reason) = rest.split_once("`: ")?;
+        Some((PathBuf::from(path), reason.to_owned()))
+    });
+    let denied = from_trampoline.or_else(|| {
+        if code != Some(126) {
+            return None;
+        }
+        stderr.lines().rev().find_map(|line| {
+            let before = line.strip_suffix(": Permission denied")?;
+            let path = Path::new(before.rsplit(": ").next()?);
+            (path.is_absolute() && path.exists() && !runs_in(sandbox, path))
+                .then(|| (path.to_path_buf(), "Permission denied".to_owned()))
+        })
+    })?;
+    let (path, reason) = denied;
+    if !path.is_absolute() {
+        return Some(format!("`{}` is {reason}", path.display()));
+    }
+    let line = launch::grant_for(&path);
+    Some(format!(
+        "it denied `{}` ({reason}); add `{line}` to `[tools.sandbox]`",
+        path.display()
+    ))
+}
+
+/// Whether the sandbox lets `path` run (as far as the server can tell).
+fn runs_in(sandbox: &Sandbox, path: &Path) -> bool {
+    let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let launch = sandbox.shims.then_some(&sandbox.launch.execute);
+    sandbox
+        .execute
+        .iter()
+        .chain(launch.into_iter().flatten())
+        .chain(&sandbox.program)
+        .any(|granted| path.starts_with(granted))
+        || (sandbox.system && launch::is_system(&path))
+}
