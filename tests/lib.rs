@@ -44,6 +44,7 @@ mod safety_commands;
 mod safety_http;
 mod sandbox;
 mod sandbox_escapes;
+mod sandbox_shims;
 mod scale_out;
 mod tasks;
 mod tools;

@@ -53,8 +53,7 @@ pub(super) fn build_sandbox(
         );
     }
     let shims = flag(wire.shims.as_ref(), inherited.map(|s| s.shims), true);
-    if let (Some(false), true, Some(at)) =
-        (inherited.map(|s| s.shims), shims, wire.shims.as_ref())
+    if let (Some(false), true, Some(at)) = (inherited.map(|s| s.shims), shims, wire.shims.as_ref())
     {
         checker.error(
             "`shims = true` widens the server's sandbox, which has `shims = false`",

@@ -44,7 +44,7 @@ fn blocked(program: &Path, context: &Context) -> Option<(PathBuf, String)> {
             return Some((file, error.to_string()));
         }
         let next = match launch::interpreter(&file) {
-            Some(Interpreter::Path(path)) => path,
+            Some(Interpreter::Path(path) | Interpreter::Loader(path)) => path,
             Some(Interpreter::Env(name)) => match context.which(&name) {
                 Some(path) => path,
                 None => return Some((PathBuf::from(name), "not on the command's PATH".into())),
@@ -71,16 +71,35 @@ pub fn explain(sandbox: &Sandbox, code: Option<i32>, stderr: &str) -> Option<Str
         }
         stderr.lines().rev().find_map(|line| {
             let before = line.strip_suffix(": Permission denied")?;
-            let path = Path::new(before.rsplit(": ").next()?);
-            (path.is_absolute() && path.exists() && !runs_in(sandbox, path))
-                .then(|| (path.to_path_buf(), "Permission denied".to_owned()))
+            let quotes: &[char] = &['\'', '"', '‘', '’', '`'];
+            let named = before.rsplit(": ").next()?.trim_matches(quotes);
+            // `env: ‘node’: Permission denied` names a program: the one the chain found.
+            let path = if named.starts_with('/') {
+                PathBuf::from(named)
+            } else {
+                sandbox
+                    .launch
+                    .chain
+                    .iter()
+                    .find(|path| path.file_name().is_some_and(|name| name == named))?
+                    .clone()
+            };
+            (path.exists() && !runs_in(sandbox, &path))
+                .then(|| (path, "Permission denied".to_owned()))
         })
     })?;
     let (path, reason) = denied;
     if !path.is_absolute() {
         return Some(format!("`{}` is {reason}", path.display()));
     }
-    let line = launch::grant_for(&path);
+    if !path.exists() {
+        return Some(format!("`{}` does not exist ({reason})", path.display()));
+    }
+    let line = if launch::is_system(&path) && !sandbox.system {
+        "system = true".to_owned()
+    } else {
+        launch::grant_for(&path)
+    };
     Some(format!(
         "it denied `{}` ({reason}); add `{line}` to `[tools.sandbox]`",
         path.display()

@@ -64,7 +64,7 @@ pub struct Launch {
     pub execute: Vec<PathBuf>,
     /// Read these (a version manager's version files).
     pub read: Vec<PathBuf>,
-    /// What was recognised: `pyenv shim (version 3.12.1, by \`pyenv which python3\`)`.
+    /// What was recognised, for `check` (the manager and the version it picked).
     pub found: Vec<String>,
     /// What could not be followed, said by `check`.
     pub problems: Vec<String>,
@@ -72,8 +72,8 @@ pub struct Launch {
 
 impl Launch {
     /// Grants `path` read and execute; whether that granted anything new.
-    fn execute(&mut self, path: PathBuf) -> bool {
-        match std::fs::canonicalize(&path) {
+    fn execute(&mut self, path: &Path) -> bool {
+        match std::fs::canonicalize(path) {
             Ok(path)
                 if !is_system(&path)
                     && !self.execute.iter().any(|granted| path.starts_with(granted)) =>
@@ -86,8 +86,8 @@ impl Launch {
         }
     }
 
-    fn read(&mut self, path: PathBuf) {
-        if let Ok(path) = std::fs::canonicalize(&path)
+    fn read(&mut self, path: &Path) {
+        if let Ok(path) = std::fs::canonicalize(path)
             && !self.read.contains(&path)
         {
             self.read.push(path);
@@ -128,9 +128,10 @@ pub fn follow(program: &Path, context: &Context) -> Launch {
     let mut pending = vec![program.to_path_buf()];
     while let Some(path) = pending.pop() {
         let Ok(canonical) = std::fs::canonicalize(&path) else {
-            launch
-                .problems
-                .push(format!("`{}` does not exist", path.display()));
+            launch.problems.push(format!(
+                "its program starts through `{}`, which does not exist",
+                path.display()
+            ));
             continue;
         };
         if !seen.insert(canonical.clone()) {
@@ -144,7 +145,7 @@ pub fn follow(program: &Path, context: &Context) -> Launch {
             break;
         }
         launch.chain.push(canonical.clone());
-        let _ = launch.execute(canonical.clone());
+        let _ = launch.execute(&canonical);
         for place in [&path, &canonical] {
             managers::prefix(place, context, &mut launch);
         }
@@ -153,6 +154,8 @@ pub fn follow(program: &Path, context: &Context) -> Launch {
         }
         match interpreter(&canonical) {
             Some(Interpreter::Path(interpreter)) => pending.push(interpreter),
+            // The system's loader needs nothing more; another (Homebrew's) is followed.
+            Some(Interpreter::Loader(loader)) if !is_system(&loader) => pending.push(loader),
             Some(Interpreter::Env(name)) => match context.which(&name) {
                 Some(found) => pending.push(found),
                 None => launch.problems.push(format!(
@@ -160,7 +163,7 @@ pub fn follow(program: &Path, context: &Context) -> Launch {
                     canonical.display()
                 )),
             },
-            None => {}
+            Some(Interpreter::Loader(_)) | None => {}
         }
     }
     launch
@@ -173,14 +176,25 @@ pub enum Interpreter {
     Path(PathBuf),
     /// `#!/usr/bin/env bash`, `#!/usr/bin/env -S node --flag`: found on `PATH`.
     Env(String),
+    /// A dynamic ELF program's loader (`/lib64/ld-linux-x86-64.so.2`).
+    Loader(PathBuf),
 }
 
-/// The interpreter of a script (`None` for anything else, or a file that cannot be read).
+/// The interpreter of a script, or the loader of a dynamic ELF program (`None` for
+/// anything else, or a file that cannot be read).
 pub fn interpreter(file: &Path) -> Option<Interpreter> {
     use std::io::Read as _;
-    let mut head = [0; 256];
+    let mut head = vec![0; 4096];
     let read = std::fs::File::open(file).ok()?.read(&mut head).ok()?;
-    parse_shebang(&head[..read])
+    head.truncate(read);
+    if !head.starts_with(b"\x7fELF") {
+        return parse_shebang(&head);
+    }
+    // PT_INTERP's string sits near the start of a dynamic executable.
+    head.split(|byte| *byte == 0)
+        .map(String::from_utf8_lossy)
+        .find(|text| text.starts_with('/') && text.contains("/ld-"))
+        .map(|text| Interpreter::Loader(PathBuf::from(text.as_ref())))
 }
 
 /// Parses `#!interpreter [argument]` as the kernel does: the first word is the
@@ -208,7 +222,8 @@ pub fn is_system(path: &Path) -> bool {
 
 fn is_executable_file(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt as _;
-    std::fs::metadata(path).is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
+    std::fs::metadata(path)
+        .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
 }
 
 /// The narrowest `[tools.sandbox]` line that would let the sandbox execute `denied`: the
@@ -223,6 +238,9 @@ pub fn grant_for(denied: &Path) -> String {
     };
     let mut launch = Launch::default();
     managers::prefix(denied, &context, &mut launch);
+    if let Ok(canonical) = std::fs::canonicalize(denied) {
+        managers::prefix(&canonical, &context, &mut launch);
+    }
     let mut wanted = launch.execute;
     if wanted.is_empty() {
         wanted.push(std::fs::canonicalize(denied).unwrap_or_else(|_| denied.to_path_buf()));

@@ -304,7 +304,11 @@ impl Sandbox {
         let mut text = format!(
             "starts through: {}; read and execute {}",
             show(&chain).replace(", ", " → "),
-            if beyond.is_empty() { "nothing more".to_owned() } else { show(&beyond) }
+            if beyond.is_empty() {
+                "nothing more".to_owned()
+            } else {
+                show(&beyond)
+            }
         );
         if !launch.read.is_empty() {
             let read: Vec<&std::path::PathBuf> = launch.read.iter().collect();

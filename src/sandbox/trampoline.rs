@@ -12,8 +12,7 @@ use std::process::ExitCode;
 
 use super::{
     EXIT_CONFINE_FAILED, FAILURE_PREFIX, POLICY_VARIABLE, Policy, denied, limits, namespace,
-    ruleset,
-    seccomp,
+    ruleset, seccomp,
 };
 
 /// Runs the trampoline with the arguments after `__sandbox`; returns only on failure.

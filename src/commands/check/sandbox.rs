@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 
 use super::Finding;
 use crate::registry::Registry;
+use crate::sandbox::launch::{self, Interpreter};
 use crate::sandbox::{SYSTEM_EXECUTE, Sandbox};
 
 /// The lints for every sandboxed tool.
@@ -85,7 +86,12 @@ fn unstartable(sandbox: &Sandbox) -> Option<String> {
     let interpreter = interpreter(program)?;
     let executable = |path: &Path| {
         sandbox.execute.iter().any(|dir| path.starts_with(dir))
-            || (sandbox.shims && sandbox.launch.execute.iter().any(|dir| path.starts_with(dir)))
+            || (sandbox.shims
+                && sandbox
+                    .launch
+                    .execute
+                    .iter()
+                    .any(|dir| path.starts_with(dir)))
             || (sandbox.system
                 && SYSTEM_EXECUTE
                     .iter()
@@ -137,21 +143,8 @@ fn launch_problems(sandbox: &Sandbox) -> Vec<String> {
 }
 
 fn interpreter(program: &Path) -> Option<PathBuf> {
-    use std::io::Read as _;
-    let mut head = vec![0; 4096];
-    let read = std::fs::File::open(program).ok()?.read(&mut head).ok()?;
-    head.truncate(read);
-    if let Some(line) = head.strip_prefix(b"#!") {
-        let line = line.split(|byte| *byte == b'\n').next()?;
-        let text = String::from_utf8_lossy(line);
-        return text.split_whitespace().next().map(PathBuf::from);
+    match launch::interpreter(program)? {
+        Interpreter::Path(path) | Interpreter::Loader(path) => Some(path),
+        Interpreter::Env(_) => Some(PathBuf::from("/usr/bin/env")),
     }
-    if !head.starts_with(b"\x7fELF") {
-        return None;
-    }
-    // PT_INTERP's string sits near the start of a dynamic executable.
-    head.split(|byte| *byte == 0)
-        .map(String::from_utf8_lossy)
-        .find(|text| text.starts_with('/') && text.contains("/ld-"))
-        .map(|text| PathBuf::from(text.as_ref()))
 }

@@ -41,23 +41,23 @@ pub(super) fn prefix(place: &Path, context: &Context, launch: &mut Launch) {
             && ["pyenv", "rbenv"]
                 .iter()
                 .any(|manager| dir.join(manager).is_file())
-            && launch.execute(dir.to_path_buf())
+            && launch.execute(dir)
         {
             launch.found(format!("`{}`", dir.display()));
         }
         if name(parent) == Some("versions") {
             for manager in ["pyenv", "rbenv"] {
-                if grandparent.join("libexec").join(manager).is_file()
-                    && launch.execute(dir.to_path_buf())
-                {
+                if grandparent.join("libexec").join(manager).is_file() && launch.execute(dir) {
                     launch.found(format!("{manager} version `{version}`"));
                 }
             }
         }
         if name(parent) == Some("node")
             && name(grandparent) == Some("versions")
-            && grandparent.parent().is_some_and(|nvm| nvm.join("nvm.sh").is_file())
-            && launch.execute(dir.to_path_buf())
+            && grandparent
+                .parent()
+                .is_some_and(|nvm| nvm.join("nvm.sh").is_file())
+            && launch.execute(dir)
         {
             launch.found(format!("nvm node `{version}`"));
         }
@@ -65,7 +65,7 @@ pub(super) fn prefix(place: &Path, context: &Context, launch: &mut Launch) {
             && grandparent
                 .parent()
                 .is_some_and(|data| data.join("shims").is_dir())
-            && launch.execute(dir.to_path_buf())
+            && launch.execute(dir)
         {
             launch.found(format!(
                 "install `{} {version}` of asdf or mise",
@@ -77,7 +77,10 @@ pub(super) fn prefix(place: &Path, context: &Context, launch: &mut Launch) {
             && brew.join("bin/brew").is_file()
             && ["Cellar", "opt", "lib", "bin", "etc"]
                 .into_iter()
-                .fold(false, |new, folder| launch.execute(brew.join(folder)) || new)
+                .map(|folder| launch.execute(&brew.join(folder)))
+                .filter(|new| *new)
+                .count()
+                > 0
         {
             launch.found(format!(
                 "Homebrew keg `{} {version}` in `{}`",
@@ -87,11 +90,14 @@ pub(super) fn prefix(place: &Path, context: &Context, launch: &mut Launch) {
         }
         if matches!(name(parent), Some("tools" | "python"))
             && name(grandparent) == Some("uv")
-            && launch.execute(dir.to_path_buf())
+            && launch.execute(dir)
         {
-            launch.found(format!("uv {} `{version}`", name(parent).unwrap_or_default()));
+            launch.found(format!(
+                "uv {} `{version}`",
+                name(parent).unwrap_or_default()
+            ));
         }
-        if dir.join("pyvenv.cfg").is_file() && launch.execute(dir.to_path_buf()) {
+        if dir.join("pyvenv.cfg").is_file() && launch.execute(dir) {
             launch.found(format!("Python virtual environment `{}`", dir.display()));
         }
         if version == "node_modules" {
@@ -99,13 +105,13 @@ pub(super) fn prefix(place: &Path, context: &Context, launch: &mut Launch) {
         }
     }
     if let Some(modules) = outermost_modules
-        && launch.execute(modules.to_path_buf())
+        && launch.execute(modules)
     {
         launch.found(format!("packages in `{}`", modules.display()));
     }
     if let Some(root) = interpreter_prefix(place)
         && home.as_deref() != Some(root.as_path())
-        && launch.execute(root.clone())
+        && launch.execute(&root)
     {
         launch.found(format!(
             "`{}` installed in `{}`",
@@ -128,10 +134,13 @@ fn interpreter_prefix(place: &Path) -> Option<PathBuf> {
     let program = name(place)?;
     let has = |relative: &str| root.join(relative).exists();
     let library = if program.starts_with("python") {
-        std::fs::read_dir(root.join("lib")).ok()?.flatten().any(|entry| {
-            entry.file_name().to_string_lossy().starts_with("python")
-                && entry.path().join("os.py").is_file()
-        })
+        std::fs::read_dir(root.join("lib"))
+            .ok()?
+            .flatten()
+            .any(|entry| {
+                entry.file_name().to_string_lossy().starts_with("python")
+                    && entry.path().join("os.py").is_file()
+            })
     } else {
         match program {
             "node" => has("include/node/node.h") || has("lib/node_modules/npm"),
@@ -160,19 +169,30 @@ pub(super) fn shim(
     for (manager, file) in [("pyenv", ".python-version"), ("rbenv", ".ruby-version")] {
         let binary = root.join("libexec").join(manager);
         if binary.is_file() {
-            let _ = launch.execute(root.join("libexec"));
+            let _ = launch.execute(&root.join("libexec"));
             for found in version_files(context, &[file], false) {
-                launch.read(found);
+                launch.read(&found);
             }
-            launch.read(root.join("version"));
+            launch.read(&root.join("version"));
+            // The shim exports its root, whatever the environment said.
             let root_variable = format!("{}_ROOT", manager.to_uppercase());
-            return ask(manager, &binary, program, context, &[(&root_variable, root)], launch);
+            let context = Context {
+                env: context
+                    .env
+                    .iter()
+                    .filter(|(key, _)| *key != root_variable.as_str())
+                    .cloned()
+                    .chain([(root_variable.clone().into(), root.as_os_str().to_owned())])
+                    .collect(),
+                ..context.clone()
+            };
+            return ask(manager, &binary, program, &context, &[], launch);
         }
     }
     if name(canonical) == Some("mise") {
-        launch.read(root.to_path_buf());
+        launch.read(root);
         if let Some(home) = context.home() {
-            launch.read(home.join(".config/mise"));
+            launch.read(&home.join(".config/mise"));
         }
         let files = [
             "mise.toml",
@@ -181,7 +201,7 @@ pub(super) fn shim(
             ".tool-versions",
         ];
         for found in version_files(context, &files, true) {
-            launch.read(found);
+            launch.read(&found);
         }
         return ask("mise", canonical, program, context, &[], launch);
     }
@@ -190,12 +210,12 @@ pub(super) fn shim(
         return None;
     }
     let binary = if root.join("bin/asdf").is_file() {
-        let _ = launch.execute(root.join("bin"));
-        let _ = launch.execute(root.join("lib"));
+        let _ = launch.execute(&root.join("bin"));
+        let _ = launch.execute(&root.join("lib"));
         root.join("bin/asdf")
     } else {
         let binary = context.which("asdf")?;
-        let _ = launch.execute(binary.clone());
+        let _ = launch.execute(&binary);
         binary
     };
     if let Some(plugin) = text
@@ -203,16 +223,23 @@ pub(super) fn shim(
         .find_map(|line| line.strip_prefix("# asdf-plugin: "))
         .and_then(|rest| rest.split_whitespace().next())
     {
-        let _ = launch.execute(root.join("plugins").join(plugin));
+        let _ = launch.execute(&root.join("plugins").join(plugin));
     }
     for found in version_files(context, &[".tool-versions"], true) {
-        launch.read(found);
+        launch.read(&found);
     }
     if let Some(home) = context.home() {
-        launch.read(home.join(".tool-versions"));
-        launch.read(home.join(".asdfrc"));
+        launch.read(&home.join(".tool-versions"));
+        launch.read(&home.join(".asdfrc"));
     }
-    ask("asdf", &binary, program, context, &[("ASDF_DATA_DIR", root)], launch)
+    ask(
+        "asdf",
+        &binary,
+        program,
+        context,
+        &[("ASDF_DATA_DIR", root)],
+        launch,
+    )
 }
 
 /// The version files a manager would read, from the command's folder up (`all`: every one,
@@ -299,7 +326,10 @@ fn ask(
 }
 
 /// Waits for `child`, killing it after `timeout`.
-fn wait(mut child: std::process::Child, timeout: Duration) -> std::io::Result<std::process::Output> {
+fn wait(
+    mut child: std::process::Child,
+    timeout: Duration,
+) -> std::io::Result<std::process::Output> {
     let started = Instant::now();
     loop {
         if child.try_wait()?.is_some() {
