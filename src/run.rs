@@ -182,6 +182,7 @@ fn serve(
     // Dropping the runtime drops every in-flight call, which stops its process group.
     runtime.shutdown_timeout(Duration::from_secs(1));
     processes.stop_remaining();
+    crate::sandbox::cgroup::teardown();
     outcome
 }
 

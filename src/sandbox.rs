@@ -23,6 +23,7 @@
 //! `support` probes once per load what this kernel enforces, so that `check`, the log and
 //! `required = true` tell the truth about each tool.
 
+pub mod cgroup;
 mod denied;
 pub mod launch;
 pub mod launcher;
@@ -175,9 +176,22 @@ impl std::fmt::Display for Exceeded {
 }
 
 impl Limits {
-    /// Which limit a failed command hit: the signal the kernel sends for CPU time and file
-    /// size, or what the program said on stderr when an allocation, a fork or an open failed.
-    pub fn exceeded(&self, signal: Option<i32>, stderr: &str) -> Option<Exceeded> {
+    /// Which limit a failed command hit: what its cgroup counted (an OOM kill at
+    /// `memory.max`, a fork refused at `pids.max`), the signal the kernel sends for CPU time
+    /// and file size, or what the program said on stderr when an allocation, a fork or an
+    /// open failed.
+    pub fn exceeded(
+        &self,
+        signal: Option<i32>,
+        stderr: &str,
+        cgroup: cgroup::Events,
+    ) -> Option<Exceeded> {
+        if let (Some(bytes), true) = (self.memory, cgroup.oom_kills > 0) {
+            return Some(Exceeded::Memory(bytes));
+        }
+        if let (Some(count), true) = (self.processes, cgroup.forks_refused > 0) {
+            return Some(Exceeded::Processes(count));
+        }
         if let (Some(seconds), Some(libc::SIGXCPU)) = (self.cpu, signal) {
             return Some(Exceeded::Cpu(seconds));
         }
@@ -245,30 +259,49 @@ mod tests {
             file_size: Some(1 << 20),
             open_files: Some(32),
         };
+        let none = cgroup::Events::default();
         assert_eq!(
-            limits.exceeded(Some(libc::SIGXCPU), ""),
+            limits.exceeded(Some(libc::SIGXCPU), "", none),
             Some(Exceeded::Cpu(2))
         );
         assert_eq!(
-            limits.exceeded(Some(libc::SIGXFSZ), ""),
+            limits.exceeded(Some(libc::SIGXFSZ), "", none),
             Some(Exceeded::FileSize(1 << 20))
         );
         assert_eq!(
-            limits.exceeded(None, "Traceback…\nMemoryError\n"),
+            limits.exceeded(None, "Traceback…\nMemoryError\n", none),
             Some(Exceeded::Memory(64 << 20))
         );
         assert_eq!(
-            limits.exceeded(None, "sh: 1: Cannot fork\n"),
+            limits.exceeded(None, "sh: 1: Cannot fork\n", none),
             Some(Exceeded::Processes(8))
         );
         assert_eq!(
-            limits.exceeded(None, "cat: x: Too many open files\n"),
+            limits.exceeded(None, "cat: x: Too many open files\n", none),
             Some(Exceeded::OpenFiles(32))
         );
-        assert_eq!(limits.exceeded(Some(libc::SIGSEGV), "boom"), None);
+        assert_eq!(limits.exceeded(Some(libc::SIGSEGV), "boom", none), None);
+        // A cgroup's count names its limit whatever the program said (SIGKILL, nothing).
+        let killed = cgroup::Events {
+            oom_kills: 1,
+            forks_refused: 0,
+        };
+        assert_eq!(
+            limits.exceeded(Some(libc::SIGKILL), "", killed),
+            Some(Exceeded::Memory(64 << 20))
+        );
+        let refused = cgroup::Events {
+            oom_kills: 0,
+            forks_refused: 3,
+        };
+        assert_eq!(
+            limits.exceeded(None, "", refused),
+            Some(Exceeded::Processes(8))
+        );
+        assert_eq!(Limits::default().exceeded(None, "", killed), None);
         // A limit that was not set is never blamed.
         assert_eq!(
-            Limits::default().exceeded(Some(libc::SIGXCPU), "MemoryError"),
+            Limits::default().exceeded(Some(libc::SIGXCPU), "MemoryError", none),
             None
         );
         assert_eq!(

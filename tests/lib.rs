@@ -43,6 +43,7 @@ mod rich_results;
 mod safety_commands;
 mod safety_http;
 mod sandbox;
+mod sandbox_cgroups;
 mod sandbox_escapes;
 mod sandbox_shims;
 mod scale_out;

@@ -25,6 +25,7 @@ use super::processes::{CALL_VARIABLE, INSTANCE_VARIABLE, Processes};
 use super::supervise::{Finished, Forwarding, STDERR_TAIL_BYTES, Supervision, supervise};
 use crate::events::LogLevel;
 use crate::results::OutputFiles;
+use crate::sandbox::cgroup::{self, CallCgroup};
 use crate::sandbox::policy::CallPaths;
 use crate::sandbox::{
     EXIT_CONFINE_FAILED, Exceeded, FAILURE_PREFIX, POLICY_VARIABLE, Sandbox, TRAMPOLINE,
@@ -219,6 +220,7 @@ impl CommandBackend {
                 guard: _directory,
                 outputs,
                 pipe,
+                cgroup,
                 ..
             } = directory;
             let forwarding = Forwarding {
@@ -268,16 +270,18 @@ impl CommandBackend {
                 source: std::io::Error::other(error),
             })?;
             trace::finished(run.as_ref(), &finished);
-            self.outcome(finished, program.clone()).and_then(|stdout| {
-                let files = match &outputs {
-                    Some(directory) => {
-                        collect_files(directory, self.max_output, output_files.unwrap_or(0))
-                            .map_err(|problem| CommandError::Files { program, problem })?
-                    }
-                    None => OutputFiles::default(),
-                };
-                Ok(CommandOutput { stdout, files })
-            })
+            let counted = cgroup.as_ref().map(CallCgroup::events).unwrap_or_default();
+            self.outcome(finished, program.clone(), counted)
+                .and_then(|stdout| {
+                    let files = match &outputs {
+                        Some(directory) => {
+                            collect_files(directory, self.max_output, output_files.unwrap_or(0))
+                                .map_err(|problem| CommandError::Files { program, problem })?
+                        }
+                        None => OutputFiles::default(),
+                    };
+                    Ok(CommandOutput { stdout, files })
+                })
         }
         .await;
         trace::end(run.as_ref(), &ran);
@@ -285,7 +289,12 @@ impl CommandBackend {
     }
 
     /// The captured stdout of a command that finished as the tool expects; otherwise why not.
-    fn outcome(&self, finished: Finished, program: String) -> Result<Captured, CommandError> {
+    fn outcome(
+        &self,
+        finished: Finished,
+        program: String,
+        counted: cgroup::Events,
+    ) -> Result<Captured, CommandError> {
         let (stdout, stderr_tail, status) = match finished {
             Finished::Exited {
                 stdout,
@@ -325,7 +334,7 @@ impl CommandBackend {
             // text it wrote is the answer, cut short.
             Ok(stdout)
         } else {
-            self.classify(program, status, stdout, stderr_tail)
+            self.classify(program, status, stdout, stderr_tail, counted)
         }
     }
 
@@ -353,10 +362,16 @@ impl CommandBackend {
         let Some(sandbox) = &self.sandbox else {
             return Ok(directory);
         };
+        let mut directory = directory;
+        directory.cgroup = cgroup::for_call(sandbox).map_err(|reason| CommandError::Sandbox {
+            program: program.to_owned(),
+            reason,
+        })?;
         let policy = sandbox.policy(&CallPaths {
             output_dir: directory.outputs.as_deref(),
             temp_dir: directory.temp.as_deref(),
             events_pipe: directory.pipe_path.as_deref(),
+            cgroup: directory.cgroup.as_ref().map(CallCgroup::path),
         });
         let policy = serde_json::to_string(&policy).map_err(|error| CommandError::Sandbox {
             program: program.to_owned(),
@@ -488,12 +503,13 @@ impl CommandBackend {
         status: ExitStatus,
         stdout: Captured,
         stderr_tail: String,
+        counted: cgroup::Events,
     ) -> Result<Captured, CommandError> {
         let succeeded = status
             .code()
             .is_some_and(|code| self.success_codes.contains(&code));
         if let Some(sandbox) = self.sandbox.as_ref().filter(|_| !succeeded)
-            && let Some(error) = sandbox_failure(sandbox, &program, status, &stderr_tail)
+            && let Some(error) = sandbox_failure(sandbox, &program, status, &stderr_tail, counted)
         {
             return Err(error);
         }
@@ -541,6 +557,7 @@ fn sandbox_failure(
     program: &str,
     status: ExitStatus,
     stderr_tail: &str,
+    counted: cgroup::Events,
 ) -> Option<CommandError> {
     let code = status.code();
     if let Some(reason) = crate::sandbox::explain_denied(sandbox, code, stderr_tail) {
@@ -561,7 +578,7 @@ fn sandbox_failure(
     }
     sandbox
         .limits
-        .exceeded(status.signal(), stderr_tail)
+        .exceeded(status.signal(), stderr_tail, counted)
         .map(|exceeded| CommandError::Exceeded {
             program: program.to_owned(),
             exceeded,
@@ -578,6 +595,9 @@ struct CallDirectory {
     pipe: Option<tokio::net::unix::pipe::Receiver>,
     pipe_path: Option<PathBuf>,
     temp: Option<PathBuf>,
+    /// The sandboxed call's own cgroup: removed (after what is left in it is killed) when
+    /// the call is done.
+    cgroup: Option<CallCgroup>,
 }
 
 impl CallDirectory {

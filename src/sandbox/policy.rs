@@ -33,6 +33,9 @@ pub struct Policy {
     pub seccomp: Vec<Vec<u64>>,
     /// Fail rather than run with less than declared.
     pub required: bool,
+    /// The call's cgroup, which the trampoline joins first ([`super::cgroup`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cgroup: Option<PathBuf>,
 }
 
 /// The network part of a policy.
@@ -53,6 +56,8 @@ pub struct CallPaths<'a> {
     pub temp_dir: Option<&'a Path>,
     /// `$MCP_SERVE_EVENTS`.
     pub events_pipe: Option<&'a Path>,
+    /// The call's cgroup, whose `pids.max` then counts its processes.
+    pub cgroup: Option<&'a Path>,
 }
 
 impl Sandbox {
@@ -72,7 +77,11 @@ impl Sandbox {
                 .flatten()
                 .map(Path::to_path_buf),
         );
-        let processes = self.limits.processes.is_some() && self.kernel.counts_processes();
+        // A cgroup's pids.max counts the call's processes, root's too; otherwise
+        // RLIMIT_NPROC in a user namespace of the call's own.
+        let processes = self.limits.processes.is_some()
+            && self.kernel.counts_processes()
+            && call.cgroup.is_none();
         Policy {
             landlock_abi: self.kernel.landlock_abi,
             system: self.system,
@@ -88,6 +97,7 @@ impl Sandbox {
             read_only: self.kernel.mount_namespaces,
             seccomp: self.filters.to_vec(),
             required: self.required,
+            cgroup: call.cgroup.map(Path::to_path_buf),
         }
     }
 
@@ -170,6 +180,7 @@ mod tests {
             user_namespaces: true,
             mount_namespaces: true,
             root: false,
+            cgroups: false,
         };
         let mut confined = sandbox(kernel);
         confined.compile_filters().expect("filters");
@@ -177,6 +188,7 @@ mod tests {
             output_dir: Some(Path::new("/tmp/call/output")),
             temp_dir: Some(Path::new("/tmp/call/tmp")),
             events_pipe: None,
+            cgroup: None,
         });
         assert_eq!(policy.read, [PathBuf::from("/srv/data")]);
         assert!(policy.system);

@@ -32,6 +32,8 @@ pub struct Support {
     pub mount_namespaces: bool,
     /// The server runs as root, whom the kernel exempts from the process limit.
     pub root: bool,
+    /// A cgroup v2 subtree is delegated to the server ([`super::cgroup::probe`]).
+    pub cgroups: bool,
 }
 
 impl Support {
@@ -58,6 +60,7 @@ impl Support {
                 && std::env::var(MOUNTS_OVERRIDE_VARIABLE)
                     .map_or(true, |value| value.trim() != "0"),
             root,
+            cgroups: super::cgroup::probe().is_ok(),
         }
     }
 
@@ -65,6 +68,15 @@ impl Support {
     /// `RLIMIT_NPROC` counts that call's processes only; root is exempt from the limit.
     pub fn counts_processes(&self) -> bool {
         self.user_namespaces && !self.root
+    }
+
+    /// What `check` says of cgroups: where the calls' go, or why there are none.
+    pub fn cgroups_text(&self) -> String {
+        match super::cgroup::probe() {
+            Ok(own) if self.cgroups => format!("yes (delegated: `{}`)", own.display()),
+            Ok(_) => "no".to_owned(),
+            Err(reason) => format!("no ({reason})"),
+        }
     }
 
     /// One line for `check` and the log.
@@ -78,10 +90,11 @@ impl Support {
             (used, _) => format!("Landlock ABI {used}"),
         };
         format!(
-            "{landlock}; seccomp {}; user namespaces {}; mount namespaces {}{}",
+            "{landlock}; seccomp {}; user namespaces {}; mount namespaces {}; cgroups {}{}",
             yes(self.seccomp),
             yes(self.user_namespaces),
             yes(self.mount_namespaces),
+            self.cgroups_text(),
             if self.root { "; running as root" } else { "" }
         )
     }
@@ -169,8 +182,16 @@ impl Sandbox {
         self.network_enforcement(&mut out);
         self.metadata_enforcement(&mut out);
         let limits = &self.limits;
+        let memory = |bytes: u64| {
+            let text = super::bytes_text(bytes);
+            if kernel.cgroups {
+                format!("{text} (per process RLIMIT_DATA, and the whole call's cgroup memory.max)")
+            } else {
+                text
+            }
+        };
         let mut set: Vec<String> = [
-            ("memory", limits.memory.map(super::bytes_text)),
+            ("memory", limits.memory.map(memory)),
             ("cpu", limits.cpu.map(|seconds| format!("{seconds}s"))),
             ("file-size", limits.file_size.map(super::bytes_text)),
             (
@@ -182,7 +203,9 @@ impl Sandbox {
         .filter_map(|(name, value)| value.map(|value| format!("{name} {value}")))
         .collect();
         if let Some(count) = limits.processes {
-            if kernel.counts_processes() {
+            if kernel.cgroups {
+                set.push(format!("processes {count} (the call's cgroup pids.max)"));
+            } else if kernel.counts_processes() {
                 set.push(format!("processes {count}"));
             } else if kernel.root {
                 out.missing.push(format!(

@@ -11,8 +11,8 @@ use std::os::unix::process::CommandExt as _;
 use std::process::ExitCode;
 
 use super::{
-    EXIT_CONFINE_FAILED, FAILURE_PREFIX, POLICY_VARIABLE, Policy, denied, limits, namespace,
-    ruleset, seccomp,
+    EXIT_CONFINE_FAILED, FAILURE_PREFIX, POLICY_VARIABLE, Policy, cgroup, denied, limits,
+    namespace, ruleset, seccomp,
 };
 
 /// Runs the trampoline with the arguments after `__sandbox`; returns only on failure.
@@ -46,6 +46,11 @@ pub fn run(mut args: impl Iterator<Item = OsString>) -> ExitCode {
 /// (it denies `unshare` and `mount`).
 pub fn confine(policy: &Policy) -> Result<(), String> {
     close_inherited()?;
+    if let Some(cgroup) = &policy.cgroup {
+        // Before the namespaces: in a user namespace of its own the cgroup's files are no
+        // longer its user's.
+        cgroup::join(cgroup)?;
+    }
     let entered = namespace::enter(policy)?;
     let mut limits = policy.limits;
     if !entered.counts_processes {

@@ -50,6 +50,8 @@ pub(super) fn report(registry: &Registry) -> Option<Value> {
         "kernel": kernel.summary(),
         "landlock_abi": kernel.landlock_abi,
         "launcher": crate::sandbox::launcher::launcher().describe(),
+        "cgroups": kernel.cgroups,
+        "cgroups_text": kernel.cgroups_text(),
         "tools": tools,
     }))
 }
