@@ -82,7 +82,10 @@
 //!   `sandbox::launcher`) or else this binary's hidden `__sandbox` subcommand (`main` runs it
 //!   before parsing the command line), which reads the call's policy, confines itself
 //!   (descriptors closed, `sandbox::namespace`'s user and read-only mount namespaces,
-//!   `no_new_privs`, Landlock, resource limits, seccomp) and `exec`s the program. `manifest::sandbox` checks the tables (a tool may only narrow the server's) and
+//!   `no_new_privs`, Landlock, resource limits, seccomp) and `exec`s the program.
+//!   `manifest::sandbox` checks the tables (a tool may only narrow the server's);
+//!   `sandbox::shims` follows the program's `#!` lines and version-manager shims at load;
+//!   `sandbox::cgroup` gives a call its own cgroup v2 where one is delegated;
 //!   `sandbox::support` probes what the kernel enforces, for `check`, the log and `required`.
 //! - [`mcp`] is the only module that knows rmcp, the official Rust SDK: it adapts the
 //!   registry to rmcp's server handler, forwards events as notifications, and owns the stdio

@@ -134,7 +134,7 @@ struct Checker {
     kernel: Option<crate::sandbox::Support>,
     /// What each sandboxed program starts through, by program and folder: tools that run the
     /// same shim ask its version manager once.
-    launches: HashMap<(PathBuf, PathBuf), crate::sandbox::launch::Launch>,
+    launches: HashMap<(PathBuf, PathBuf), crate::sandbox::shims::Launch>,
     /// `[server.auth]` is set: tokens name callers, so `scopes` and `{auth.…}` mean something.
     oauth: bool,
     /// A template of the tool being checked used `{auth.…}`.

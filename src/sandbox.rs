@@ -8,7 +8,9 @@
 //! [`launcher`]). It reads the call's [`Policy`] from its environment,
 //! confines itself, then `exec`s the real program, which inherits every restriction:
 //!
-//! 1. every descriptor but 0, 1 and 2 closed, whatever the server inherited;
+//! 1. every descriptor but 0, 1 and 2 closed, whatever the server inherited; with `memory`
+//!    or `processes` where cgroup v2 is delegated, into the call's own cgroup (`cgroup`:
+//!    `memory.max`, `pids.max` for the whole call);
 //! 2. its own namespaces (`namespace`): a mount namespace where everything but the write
 //!    paths is read-only (so no `chmod`, `utime` or xattr outside them), and with
 //!    `processes`, a user namespace, so that `RLIMIT_NPROC` counts this call's processes only;
@@ -21,17 +23,19 @@
 //!    no read-only mounts (`seccomp`).
 //!
 //! `support` probes once per load what this kernel enforces, so that `check`, the log and
-//! `required = true` tell the truth about each tool.
+//! `required = true` tell the truth about each tool. At load, [`shims`] follows the program's
+//! `#!` lines and version-manager shims to what it needs to start (granted read and
+//! execute); when it still cannot start, `denied` names the path refused.
 
 pub mod cgroup;
 mod denied;
-pub mod launch;
 pub mod launcher;
 mod limits;
 mod namespace;
 pub mod policy;
 mod ruleset;
 mod seccomp;
+pub mod shims;
 mod support;
 pub mod trampoline;
 
@@ -100,10 +104,10 @@ pub struct Sandbox {
     /// The program itself, readable and executable (resolved at load).
     pub program: Option<PathBuf>,
     /// Grant what the program starts through: its `#!` interpreters and the version
-    /// managers' shims ([`launch`]), read and execute only.
+    /// managers' shims ([`shims`]), read and execute only.
     pub shims: bool,
     /// What the program starts through, found at load.
-    pub launch: launch::Launch,
+    pub launch: shims::Launch,
     /// Also the system's programs and libraries ([`SYSTEM_EXECUTE`], [`SYSTEM_READ`]).
     pub system: bool,
     /// `{temp-dir}`: each call gets a private temporary directory (`TMPDIR`).

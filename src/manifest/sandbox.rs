@@ -11,7 +11,7 @@ use toml::Spanned;
 use super::Checker;
 use super::wire::SandboxWire;
 use crate::backend::command::{CommandBackend, InheritEnv, Program};
-use crate::sandbox::launch::{self, Launch};
+use crate::sandbox::shims::{self, Launch};
 use crate::sandbox::{
     Endpoint, Limits, Network, SYSTEM_EXECUTE, SYSTEM_READ, SYSTEM_WRITE, Sandbox,
 };
@@ -139,7 +139,7 @@ pub(super) fn attach(declared: Declared, command: &mut CommandBackend, checker: 
         sandbox.launch = checker
             .launches
             .entry(key)
-            .or_insert_with(|| launch::follow(&found, &context))
+            .or_insert_with(|| shims::follow(&found, &context))
             .clone();
     }
     if let Err(problem) = sandbox.compile_filters() {
@@ -428,7 +428,7 @@ fn limits(wire: &SandboxWire, parent: Option<&Sandbox>, checker: &mut Checker) -
 /// The file the command executes first, found the way `exec` finds it (on the command's
 /// `PATH`, symlinks not yet resolved: a shim is known by where it lies); `None` when it
 /// cannot be found now (starting it will fail with a clear error).
-fn program_found(command: &CommandBackend, context: &launch::Context) -> Option<PathBuf> {
+fn program_found(command: &CommandBackend, context: &shims::Context) -> Option<PathBuf> {
     let name = match &command.program {
         Program::Argv(elements) => match elements.first()? {
             ArgvElement::Single(Repeated { templates, .. }) => match templates.as_slice() {
@@ -452,7 +452,7 @@ fn for_managers(name: &str) -> bool {
 
 /// Where and with what `PATH` and version variables the command will run, for following
 /// its program: what it inherits, then what the tool sets to fixed values.
-fn launch_context(command: &CommandBackend) -> launch::Context {
+fn launch_context(command: &CommandBackend) -> shims::Context {
     let inherited = |name: &str| match &command.inherit_env {
         InheritEnv::All => true,
         InheritEnv::Nothing => false,
@@ -475,7 +475,7 @@ fn launch_context(command: &CommandBackend) -> launch::Context {
         .position(|(name, _)| name == "PATH")
         .map(|at| env.remove(at).1);
     env.retain(|(name, _)| name.to_str().is_some_and(for_managers));
-    launch::Context {
+    shims::Context {
         path,
         cwd: command.cwd.clone(),
         env,

@@ -7,7 +7,7 @@ use std::ffi::OsStr;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
-use super::launch::{self, Context, Interpreter};
+use super::shims::{self, Context, Interpreter};
 use super::{FAILURE_PREFIX, Sandbox};
 
 /// How the trampoline names a denied file: `mcp-serve sandbox: denied `PATH`: reason`.
@@ -43,7 +43,7 @@ fn blocked(program: &Path, context: &Context) -> Option<(PathBuf, String)> {
         if let Err(error) = std::fs::File::open(&file) {
             return Some((file, error.to_string()));
         }
-        let next = match launch::interpreter(&file) {
+        let next = match shims::interpreter(&file) {
             Some(Interpreter::Path(path) | Interpreter::Loader(path)) => path,
             Some(Interpreter::Env(name)) => match context.which(&name) {
                 Some(path) => path,
@@ -95,10 +95,10 @@ pub fn explain(sandbox: &Sandbox, code: Option<i32>, stderr: &str) -> Option<Str
     if !path.exists() {
         return Some(format!("`{}` does not exist ({reason})", path.display()));
     }
-    let line = if launch::is_system(&path) && !sandbox.system {
+    let line = if shims::is_system(&path) && !sandbox.system {
         "system = true".to_owned()
     } else {
-        launch::grant_for(&path)
+        shims::grant_for(&path)
     };
     Some(format!(
         "it denied `{}` ({reason}); add `{line}` to `[tools.sandbox]`",
@@ -116,5 +116,5 @@ fn runs_in(sandbox: &Sandbox, path: &Path) -> bool {
         .chain(launch.into_iter().flatten())
         .chain(&sandbox.program)
         .any(|granted| path.starts_with(granted))
-        || (sandbox.system && launch::is_system(&path))
+        || (sandbox.system && shims::is_system(&path))
 }

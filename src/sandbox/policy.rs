@@ -143,7 +143,7 @@ mod tests {
             execute: vec![],
             program: Some("/srv/bin/tool".into()),
             shims: true,
-            launch: crate::sandbox::launch::Launch::default(),
+            launch: crate::sandbox::shims::Launch::default(),
             system: true,
             temp_dir: true,
             network: Network::Ports(vec![

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use super::Finding;
 use crate::registry::Registry;
-use crate::sandbox::launch::{self, Interpreter};
+use crate::sandbox::shims::{self, Interpreter};
 use crate::sandbox::{SYSTEM_EXECUTE, Sandbox};
 
 /// The lints for every sandboxed tool.
@@ -145,7 +145,7 @@ fn launch_problems(sandbox: &Sandbox) -> Vec<String> {
 }
 
 fn interpreter(program: &Path) -> Option<PathBuf> {
-    match launch::interpreter(program)? {
+    match shims::interpreter(program)? {
         Interpreter::Path(path) | Interpreter::Loader(path) => Some(path),
         Interpreter::Env(_) => Some(PathBuf::from("/usr/bin/env")),
     }
