@@ -404,3 +404,79 @@ fn a_script_whose_interpreter_is_outside_the_sandbox_names_it_and_a_missing_prog
         "{result}"
     );
 }
+
+#[test]
+fn a_shim_grant_reads_and_runs_but_never_writes_and_an_untrusted_manager_is_not_asked() {
+    if crate::sandbox::landlock_abi() < 1 {
+        eprintln!("SKIPPED: this kernel has no Landlock");
+        return;
+    }
+    let workspace = Workspace::new("");
+    let root = std::fs::canonicalize(workspace.dir.path()).expect("canonical");
+    let trees = build(&root);
+    std::fs::write(trees.home.join("secret.txt"), "the secret\n").expect("secret");
+    let pyenv = trees.pyenv.display();
+    // Plants a file in the granted install, reads the manager's file (granted) and a
+    // secret in the same home (not granted).
+    let attack = format!(
+        r#"["pysh", "-c", "echo planted > \"$0\" && echo wrote; cat \"$1\" | head -c 11; echo; cat \"$2\"; true", "{pyenv}/versions/1.0/planted", "{pyenv}/libexec/pyenv", "{home}/secret.txt"]"#,
+        home = trees.home.display()
+    );
+    std::fs::write(
+        workspace.manifest(),
+        format!(
+            "[[tools]]\nname = \"attack\"\ncommand.argv = {attack}\nsandbox = {{ read = [] }}\n\n\
+             [[tools]]\nname = \"attack-unconfined\"\ncommand.argv = {attack}\n"
+        ),
+    )
+    .expect("manifest");
+    let env = [
+        ("HOME", trees.home.to_str().expect("home")),
+        ("PATH", trees.path.as_str()),
+        ("PYENV_VERSION", "1.0"),
+    ];
+    let mut server = Server::start_with(&workspace.manifest(), &[], &env);
+    server.handshake("2025-11-25");
+    let result = server.call("attack", json!({}));
+    let said = text(&result);
+    assert!(!said.contains("wrote"), "{result}");
+    assert!(!said.contains("the secret"), "{result}");
+    assert!(
+        said.contains("#!/usr/bin/"),
+        "the manager is readable: {result}"
+    );
+    assert!(!trees.pyenv.join("versions/1.0/planted").exists());
+    let control = server.call("attack-unconfined", json!({}));
+    assert!(
+        text(&control).contains("wrote") && text(&control).contains("the secret"),
+        "{control}"
+    );
+    std::fs::remove_file(trees.pyenv.join("versions/1.0/planted")).expect("planted");
+    drop(server);
+
+    // A manager others may write is never run at load: the version it would pick is not
+    // granted, `check` says why, and the call names what it was refused.
+    set_mode(&trees.pyenv.join("libexec/pyenv"), 0o777);
+    let output = std::process::Command::new(BINARY)
+        .args(["check", "--config"])
+        .arg(workspace.manifest())
+        .envs(env)
+        .output()
+        .expect("check");
+    let check = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        check.contains(&format!(
+            "its program is a pyenv shim, and `pyenv which pysh` was not asked: others may write `{pyenv}/libexec/pyenv`"
+        )),
+        "{check}"
+    );
+    let mut server = Server::start_with(&workspace.manifest(), &[], &env);
+    server.handshake("2025-11-25");
+    let result = server.call("attack", json!({}));
+    assert!(
+        text(&result).contains(&format!(
+            "it denied `{pyenv}/versions/1.0/bin/pysh` (Permission denied); add `execute = [\"{pyenv}/versions/1.0\"]`"
+        )),
+        "{result}"
+    );
+}

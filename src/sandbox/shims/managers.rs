@@ -272,6 +272,12 @@ fn ask(
     launch: &mut Launch,
 ) -> Option<PathBuf> {
     let asked = format!("`{manager} which {program}`");
+    if let Err(problem) = trusted(binary) {
+        launch.problems.push(format!(
+            "its program is a {manager} shim, and {asked} was not asked: {problem}; the version it runs is not granted"
+        ));
+        return None;
+    }
     let mut command = Command::new(binary);
     command
         .args(["which", program])
@@ -323,6 +329,27 @@ fn ask(
             None
         }
     }
+}
+
+/// The manager runs unconfined, at load: only when it and its folder belong to the
+/// server's user or root and no one else may write them (as `ssh` checks its files).
+fn trusted(binary: &Path) -> Result<(), String> {
+    use std::os::unix::fs::MetadataExt as _;
+    let user = nix::unistd::geteuid().as_raw();
+    let canonical = std::fs::canonicalize(binary).map_err(|error| error.to_string())?;
+    for path in [Some(canonical.as_path()), canonical.parent()]
+        .into_iter()
+        .flatten()
+    {
+        let meta = std::fs::metadata(path).map_err(|error| error.to_string())?;
+        if meta.uid() != user && meta.uid() != 0 {
+            return Err(format!("`{}` belongs to another user", path.display()));
+        }
+        if meta.mode() & 0o022 != 0 {
+            return Err(format!("others may write `{}`", path.display()));
+        }
+    }
+    Ok(())
 }
 
 /// Waits for `child`, killing it after `timeout`.
