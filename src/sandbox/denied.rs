@@ -84,7 +84,8 @@ pub fn explain(sandbox: &Sandbox, code: Option<i32>, stderr: &str) -> Option<Str
                     .find(|path| path.file_name().is_some_and(|name| name == named))?
                     .clone()
             };
-            (path.exists() && !runs_in(sandbox, &path))
+            // A file its mode keeps from running would be refused anywhere: not ours.
+            (shims::is_executable_file(&path) && !runs_in(sandbox, &path))
                 .then(|| (path, "Permission denied".to_owned()))
         })
     })?;
@@ -117,4 +118,77 @@ fn runs_in(sandbox: &Sandbox, path: &Path) -> bool {
         .chain(&sandbox.program)
         .any(|granted| path.starts_with(granted))
         || (sandbox.system && shims::is_system(&path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sandbox::{Limits, Network, Support};
+
+    fn sandbox(execute: Vec<PathBuf>) -> Sandbox {
+        Sandbox {
+            read: vec![],
+            write: vec![],
+            execute,
+            program: None,
+            shims: true,
+            launch: shims::Launch::default(),
+            system: true,
+            temp_dir: false,
+            network: Network::Any,
+            limits: Limits::default(),
+            seccomp: true,
+            required: false,
+            kernel: Support {
+                landlock_abi: 7,
+                kernel_abi: 7,
+                seccomp: true,
+                user_namespaces: true,
+                mount_namespaces: true,
+                root: false,
+                cgroups: false,
+            },
+            filters: std::sync::Arc::default(),
+        }
+    }
+
+    #[test]
+    fn only_a_refusal_the_sandbox_made_is_blamed_on_it() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().expect("temp");
+        let root = std::fs::canonicalize(dir.path()).expect("canonical");
+        let runnable = root.join("tool");
+        let plain = root.join("notes.txt");
+        for (path, mode) in [(&runnable, 0o755), (&plain, 0o644)] {
+            std::fs::write(path, "").expect("file");
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).expect("mode");
+        }
+        let shell = |path: &Path| format!("sh: 1: {}: Permission denied\n", path.display());
+        let outside = sandbox(vec![]);
+        assert_eq!(
+            explain(&outside, Some(126), &shell(&runnable)),
+            Some(format!(
+                "it denied `{0}` (Permission denied); add `execute = [\"{0}\"]` to `[tools.sandbox]`",
+                runnable.display()
+            ))
+        );
+        // Its mode keeps it from running anywhere; another status is not a refused start; a
+        // file the sandbox lets run was refused by something else.
+        assert_eq!(explain(&outside, Some(126), &shell(&plain)), None);
+        assert_eq!(explain(&outside, Some(1), &shell(&runnable)), None);
+        assert_eq!(
+            explain(&sandbox(vec![root.clone()]), Some(126), &shell(&runnable)),
+            None
+        );
+        // The trampoline's own line, whatever the status.
+        let line = format!(
+            "{FAILURE_PREFIX}{DENIED}{}`: Permission denied (os error 13)\n",
+            runnable.display()
+        );
+        assert!(
+            explain(&outside, Some(126), &line).is_some_and(
+                |said| said.starts_with(&format!("it denied `{}`", runnable.display()))
+            )
+        );
+    }
 }

@@ -220,7 +220,8 @@ pub fn is_system(path: &Path) -> bool {
         .any(|dir| path.starts_with(Path::new(dir)))
 }
 
-fn is_executable_file(path: &Path) -> bool {
+/// A file whose mode lets someone execute it.
+pub fn is_executable_file(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt as _;
     std::fs::metadata(path)
         .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
