@@ -49,8 +49,9 @@
 //!   serialized once). A revision says what the wire carries and which lifecycle it has
 //!   (`initialize` and a session, or stateless requests).
 //! - [`tool`] is a tool as loaded: its definition per revision, its compiled [`schema`]s
-//!   (compiled at load when the author wrote it, on first use when we generated it) and
-//!   `prepare` (defaults, validation); [`call`] runs it (above). The output pipeline is in
+//!   (compiled at load when the author wrote it, on first use when we generated it), the
+//!   schemas it advertises (`schema::inline`: local `$ref`s inlined, once, at load; the
+//!   written ones validate) and `prepare` (defaults, validation); [`call`] runs it (above). The output pipeline is in
 //!   [`results`] (a command's stdout or an HTTP response becomes content blocks and
 //!   structured output; truncation; the resource store, scoped to the caller, bounded on
 //!   disk, kept across reloads).
@@ -106,7 +107,8 @@
 //!   so imported tools go through the same checks and sinks as hand-written ones.
 //! - [`reload`] watches the manifest (`--watch`) and swaps the registry in whole.
 //! - [`commands`] are the commands for people (`check`, `list`, `call`, `test`, `init`,
-//!   `install`); [`cli`] parses the command line and [`run`] wires everything for `main`.
+//!   `install`; `check --target` says what each host's and framework's converters reject
+//!   or drop, in `commands::check::targets`); [`cli`] parses the command line and [`run`] wires everything for `main`.
 //! - Operators: [`auth`] (the OAuth resource server and the principal a token names),
 //!   [`rate`] (limits per tool and caller), [`metrics`] (Prometheus), [`traces`] (OpenTelemetry
 //!   spans over OTLP/HTTP: `mcp::traced` puts each request in its span, the backends hand

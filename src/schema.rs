@@ -1,6 +1,8 @@
 //! JSON Schema handling: dialect checks and compilation at load time, readable violation
 //! messages at call time, default filling, and the `{"result": …}` wrapping a 2025-06 client needs.
 
+pub mod inline;
+
 use std::fmt::Write as _;
 use std::sync::OnceLock;
 

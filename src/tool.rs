@@ -13,8 +13,10 @@ use crate::schema::{self, CompiledSchema};
 #[derive(Debug)]
 pub struct Tool {
     pub name: String,
-    /// The MCP `Tool` object in its natural (2026-07-28) form.
+    /// The MCP `Tool` object in its natural (2026-07-28) form, its schemas as advertised
+    /// ([`schema::inline::advertised`]: local `$ref`s inlined).
     pub definition: Map<String, Value>,
+    /// The input schema as written: what arguments are validated against.
     pub input_schema: Value,
     pub input: CompiledSchema,
     pub output: Option<OutputSchema>,
@@ -77,6 +79,7 @@ pub struct ExampleUpstream {
 /// A declared output schema.
 #[derive(Debug)]
 pub struct OutputSchema {
+    /// As written: what structured results are checked against.
     pub schema: Value,
     pub compiled: CompiledSchema,
     /// 2025-06 and 2025-11 clients see this schema wrapped as `{"result": …}`.
@@ -92,10 +95,9 @@ impl Tool {
                 definition.shift_remove("outputSchema");
             }
             (Revision::V2025_06, Some(output)) if output.wrapped_as_object => {
-                definition.insert(
-                    "outputSchema".into(),
-                    schema::wrap_as_object(&output.schema),
-                );
+                let advertised = definition.get("outputSchema").unwrap_or(&output.schema);
+                let wrapped = schema::wrap_as_object(advertised);
+                definition.insert("outputSchema".into(), wrapped);
             }
             _ => {}
         }

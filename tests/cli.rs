@@ -105,7 +105,7 @@ fn list_shows_a_table_or_the_exact_tools_list() {
 /// Lint cases: a manifest, `check` arguments, the whole stderr, the exit code.
 #[test]
 fn check_reports_lints_with_exit_codes_for_ci() {
-    let cases: [(&str, &[&str], &str, i32); 4] = [
+    let cases: [(&str, &[&str], &str, i32); 5] = [
         (
             "[[tools]]\nname = \"run\"\n[tools.arguments.q]\ntype = \"string\"\n[tools.command]\nargv = [\"grep\", \"{q}\", \"file\"]\n",
             &[],
@@ -128,8 +128,21 @@ fn check_reports_lints_with_exit_codes_for_ci() {
             "error: tool `db.query` Claude Desktop accepts tool names of 1 to 64 letters, digits, `_` and `-` [target-tool-name]\n\
              error: tool `db.query` Claude Desktop rejects a top-level `anyOf` in `inputSchema` [target-top-level-composition]\n\
              error: tool `db.query` Gemini rejects a top-level `anyOf` in `inputSchema` [target-top-level-composition]\n\
-             error: tool `db.query` Gemini does not resolve `$ref`/`$defs` in `inputSchema` [target-ref]\n\
-             4 errors, 0 warnings\n",
+             3 errors, 0 warnings\n",
+            1,
+        ),
+        // The `$ref` above is inlined in what is advertised; a recursive one stays, and
+        // what each converter does with the rest is said.
+        (
+            "[[tools]]\nname = \"tree\"\ntitle = \"T\"\ndescription = \"d\"\ninput-schema = '{\"type\":\"object\",\"properties\":{\"t\":{\"$ref\":\"#/$defs/n\"},\"u\":{\"type\":[\"string\",\"integer\"]},\"d\":{\"type\":\"string\",\"format\":\"date\"},\"m\":{\"type\":\"object\"}},\"$defs\":{\"n\":{\"type\":\"object\",\"properties\":{\"c\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/n\"}}},\"required\":[\"c\"],\"additionalProperties\":false}},\"required\":[\"t\",\"u\",\"d\"],\"additionalProperties\":false}'\n[tools.static]\ncontent = [{ type = \"text\", text = \"ok\" }]\n",
+            &["--target", "openai", "--target", "gemini"],
+            "warning: tool `tree` OpenAI's strict mode takes only closed objects, and the object at `/properties/m` takes undeclared properties: openai-agents sends the tool non-strict (declare its properties, or `additionalProperties = false`) [openai-strict-open-object]\n\
+             warning: tool `tree` its `inputSchema` keeps a `$ref` (`#/$defs/n` recursive): openai-agents sends the tool non-strict [openai-strict-ref]\n\
+             warning: tool `tree` OpenAI's strict mode makes every property required, so the model always sends `/properties/m`; let a type admit `null` where it should be able to say \"none\" (mcp-serve reads `null` for an optional argument as left out) [openai-strict-optional]\n\
+             error: tool `tree` Gemini does not resolve `$ref`/`$defs` in `inputSchema` (`#/$defs/n` recursive); google-adk sends a recursive one as an empty object [target-ref]\n\
+             error: tool `tree` Gemini rejects `type` lists in `inputSchema`: google-adk keeps only `string` of [\"string\",\"integer\"] at `/properties/u` [target-type-union]\n\
+             warning: tool `tree` Gemini's schema cannot say `format = \"date\"` at `/properties/d`: google-adk drops it, so the model never sees it (the server still checks it); a dropped `allOf` takes its properties along, and a `const` alone becomes an object [gemini-dropped]\n\
+             2 errors, 4 warnings\n",
             1,
         ),
         (

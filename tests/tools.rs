@@ -494,3 +494,80 @@ content = [{ type = "text", text = "ok" }]
     let called = server.call("open", json!({"anything": [1, 2]}));
     assert_eq!(called["isError"], json!(false), "{called}");
 }
+
+const REFERENCES: &str = r##"
+[[tools]]
+name = "tag"
+description = "Tags items"
+input-schema = '''
+{ "type": "object",
+  "properties": {
+    "ids": { "type": "array", "items": { "$ref": "#/$defs/id" } },
+    "tree": { "$ref": "#/$defs/node" } },
+  "$defs": {
+    "id": { "type": "string", "pattern": "^[a-z]+$" },
+    "node": { "type": "object", "additionalProperties": false,
+              "properties": { "name": { "$ref": "#/$defs/id" },
+                              "children": { "type": "array", "items": { "$ref": "#/$defs/node" } } } } },
+  "required": ["ids"],
+  "additionalProperties": false }
+'''
+output-schema = '''
+{ "type": "array", "items": { "$ref": "#/$defs/id" }, "$defs": { "id": { "type": "string" } } }
+'''
+[tools.static]
+content = [{ type = "text", text = "[\"a\"]" }]
+structured-content = ["a"]
+"##;
+
+#[test]
+fn local_references_are_inlined_in_what_is_advertised_and_recursive_ones_kept() {
+    let workspace = crate::harness::Workspace::new(REFERENCES);
+    let mut server = Server::initialized(&workspace.manifest(), "2025-06-18");
+    let listed = server.request("tools/list", json!({}));
+    let tool = &listed["result"]["tools"][0];
+    let input = &tool["inputSchema"];
+    assert_eq!(
+        input["properties"]["ids"]["items"],
+        json!({"type": "string", "pattern": "^[a-z]+$"}),
+        "{input}"
+    );
+    // The recursive `node` stays a reference, with the definitions it needs.
+    assert_eq!(
+        input["properties"]["tree"]["properties"]["children"]["items"],
+        json!({"$ref": "#/$defs/node"})
+    );
+    assert_eq!(
+        input["$defs"]["node"]["properties"]["name"],
+        json!({"type": "string", "pattern": "^[a-z]+$"})
+    );
+    // A 2025-06 client sees the array output wrapped, inlined inside.
+    assert_eq!(
+        tool["outputSchema"],
+        json!({"type": "object", "properties": {"result": {"type": "array", "items": {"type": "string"}}}, "required": ["result"]})
+    );
+    // Validation is the written schema's.
+    let refused = server.call("tag", json!({"ids": ["A"]}));
+    assert_eq!(refused["isError"], json!(true), "{refused}");
+    assert!(
+        crate::harness::text(&refused).contains("ids[0]"),
+        "{refused}"
+    );
+    let deep = server.call(
+        "tag",
+        json!({"ids": ["a"], "tree": {"name": "x", "children": [{"name": "Y"}]}}),
+    );
+    assert_eq!(deep["isError"], json!(true), "{deep}");
+    let fine = server.call("tag", json!({"ids": ["a"], "tree": {"children": []}}));
+    assert_eq!(fine["isError"], json!(false), "{fine}");
+
+    // `inline-refs = false` advertises the schemas as written.
+    let written =
+        crate::harness::Workspace::new(&format!("[server]\ninline-refs = false\n{REFERENCES}"));
+    let mut server = Server::initialized(&written.manifest(), "2025-11-25");
+    let listed = server.request("tools/list", json!({}));
+    assert_eq!(
+        listed["result"]["tools"][0]["inputSchema"]["properties"]["ids"]["items"],
+        json!({"$ref": "#/$defs/id"})
+    );
+}

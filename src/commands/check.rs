@@ -2,6 +2,7 @@
 //! people and for the hosts they target.
 
 mod sandbox;
+mod targets;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -72,7 +73,7 @@ pub fn lint(registry: &Registry, targets: &[Target]) -> Vec<Finding> {
     for tool in registry.tools() {
         lint_tool(tool, &mut findings);
         for target in targets {
-            lint_for_target(tool, *target, &mut findings);
+            targets::lint(tool, *target, &mut findings);
         }
     }
     sandbox::lint(registry, &mut findings);
@@ -204,64 +205,7 @@ fn option_like_placeholder(elements: &[ArgvElement], schema: &Value) -> Option<S
     None
 }
 
-fn lint_for_target(tool: &Tool, target: Target, findings: &mut Vec<Finding>) {
-    let name = tool.name.as_str();
-    let host = target_name(target);
-    let strict_names = matches!(
-        target,
-        Target::ClaudeDesktop | Target::ClaudeCode | Target::Openai
-    );
-    if strict_names
-        && !(name.len() <= 64
-            && name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'))
-    {
-        findings.push(Finding::error(
-            "target-tool-name",
-            Some(name),
-            format!("{host} accepts tool names of 1 to 64 letters, digits, `_` and `-`"),
-        ));
-    }
-    let schemas = [
-        ("inputSchema", tool.definition.get("inputSchema")),
-        ("outputSchema", tool.definition.get("outputSchema")),
-    ];
-    for (key, schema) in schemas {
-        let Some(schema) = schema else { continue };
-        let composed = ["oneOf", "anyOf", "allOf"]
-            .into_iter()
-            .find(|keyword| schema.get(*keyword).is_some());
-        if let Some(keyword) =
-            composed.filter(|_| !matches!(target, Target::Cursor | Target::Vscode))
-        {
-            findings.push(Finding::error(
-                "target-top-level-composition",
-                Some(name),
-                format!("{host} rejects a top-level `{keyword}` in `{key}`"),
-            ));
-        }
-        if target == Target::Gemini {
-            let text = schema.to_string();
-            if text.contains("\"$ref\"") || text.contains("\"$defs\"") {
-                findings.push(Finding::error(
-                    "target-ref",
-                    Some(name),
-                    format!("{host} does not resolve `$ref`/`$defs` in `{key}`"),
-                ));
-            }
-            if text.contains("\"type\":[") {
-                findings.push(Finding::error(
-                    "target-type-union",
-                    Some(name),
-                    format!("{host} rejects `type` lists in `{key}`"),
-                ));
-            }
-        }
-    }
-}
-
-fn target_name(target: Target) -> &'static str {
+pub(super) fn target_name(target: Target) -> &'static str {
     match target {
         Target::ClaudeDesktop => "Claude Desktop",
         Target::ClaudeCode => "Claude Code",

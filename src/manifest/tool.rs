@@ -22,6 +22,7 @@ use crate::backend::Backend;
 use crate::limit::Slots;
 use crate::registry::Registry;
 use crate::results::{OutputMode, OutputSpec};
+use crate::schema::inline::advertised;
 use crate::schema::{self, CompiledSchema};
 use crate::tool::{Example, OutputSchema, Tool};
 
@@ -42,6 +43,7 @@ pub(super) fn build_tools(
         .as_ref()
         .and_then(|wire| super::auth::settings(wire, &wires, checker));
     let default_rate = super::rate::parse(server.rate.as_ref(), server.burst.as_ref(), checker);
+    let inline_refs = server.inline_refs.unwrap_or(true);
     let identity = server_identity(server, checker);
     let mut seen: HashMap<String, usize> = HashMap::new();
     let mut tools = Vec::new();
@@ -62,6 +64,7 @@ pub(super) fn build_tools(
             server_sandbox.as_ref(),
             default_task,
             default_rate,
+            inline_refs,
             checker,
         ) {
             tools.push(tool);
@@ -83,6 +86,7 @@ fn build_tool(
     server_sandbox: Option<&Declared>,
     default_task: crate::tasks::Policy,
     default_rate: Option<crate::rate::Rate>,
+    inline_refs: bool,
     checker: &mut Checker,
 ) -> Option<Tool> {
     let errors_before = checker.diagnostics.len();
@@ -129,34 +133,7 @@ fn build_tool(
     let task = super::task::policy(wire.task.as_ref(), default_task, checker);
     let ask_in_task = super::task::ask_in_task(wire, task, &inputs, checker);
 
-    let mut definition = Map::new();
-    definition.insert("name".into(), json!(name));
-    if let Some(title) = &wire.title {
-        definition.insert("title".into(), json!(title));
-    }
-    if let Some(description) = &wire.description {
-        definition.insert("description".into(), json!(description));
-    }
-    definition.insert("inputSchema".into(), input_schema.0.clone());
-    if let Some(output) = &output {
-        definition.insert("outputSchema".into(), output.schema.clone());
-    }
-    if let Some(annotations) = &wire.annotations {
-        definition.insert("annotations".into(), annotations_json(annotations));
-    }
-    if let Some(icons) = &wire.icons {
-        definition.insert("icons".into(), icons_json(icons, checker));
-    }
-    if let Some(meta) = &wire.meta {
-        match table_to_json(meta.get_ref()) {
-            Some(meta) => {
-                definition.insert("_meta".into(), Value::Object(meta));
-            }
-            None => {
-                checker.error("`_meta` holds a value JSON cannot represent", meta.span());
-            }
-        }
-    }
+    let definition = definition(wire, &input_schema.0, output.as_ref(), inline_refs, checker);
 
     let scopes = super::auth::scopes(wire.scopes.as_ref(), checker);
     let rate = super::rate::limiter(
@@ -185,6 +162,49 @@ fn build_tool(
         rate,
         uses_identity: checker.identity_used,
     })
+}
+
+/// The MCP `Tool` object a client is sent, its schemas as advertised (local `$ref`s inlined
+/// unless `[server] inline-refs = false`).
+fn definition(
+    wire: &ToolWire,
+    input_schema: &Value,
+    output: Option<&OutputSchema>,
+    inline_refs: bool,
+    checker: &mut Checker,
+) -> Map<String, Value> {
+    let mut definition = Map::new();
+    definition.insert("name".into(), json!(wire.name.get_ref()));
+    if let Some(title) = &wire.title {
+        definition.insert("title".into(), json!(title));
+    }
+    if let Some(description) = &wire.description {
+        definition.insert("description".into(), json!(description));
+    }
+    definition.insert("inputSchema".into(), advertised(input_schema, inline_refs));
+    if let Some(output) = output {
+        definition.insert(
+            "outputSchema".into(),
+            advertised(&output.schema, inline_refs),
+        );
+    }
+    if let Some(annotations) = &wire.annotations {
+        definition.insert("annotations".into(), annotations_json(annotations));
+    }
+    if let Some(icons) = &wire.icons {
+        definition.insert("icons".into(), icons_json(icons, checker));
+    }
+    if let Some(meta) = &wire.meta {
+        match table_to_json(meta.get_ref()) {
+            Some(meta) => {
+                definition.insert("_meta".into(), Value::Object(meta));
+            }
+            None => {
+                checker.error("`_meta` holds a value JSON cannot represent", meta.span());
+            }
+        }
+    }
+    definition
 }
 
 /// The tool's sandbox (its own, or the server's) on a command; an error elsewhere.

@@ -40,6 +40,9 @@ pub(super) struct ServerWire {
     /// Over HTTP, accept OAuth access tokens (JWTs) from this issuer, for this server.
     #[schemars(with = "Option<AuthWire>")]
     pub(super) auth: Option<Spanned<AuthWire>>,
+    /// Advertise schemas with their local `$ref`s inlined, recursive ones aside (default
+    /// `true`); `false` advertises them as written.
+    pub(super) inline_refs: Option<bool>,
 }
 
 /// `[server.auth]`: this server as an OAuth 2.1 resource server.
