@@ -18,6 +18,7 @@ mod conformance;
 mod cookbook;
 mod docs;
 mod events;
+mod frameworks;
 mod hostile;
 mod http;
 mod http_backend;

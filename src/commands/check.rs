@@ -132,14 +132,17 @@ fn lint_tool(tool: &Tool, findings: &mut Vec<Finding>) {
             "runs a shell (`script`); arguments reach it only as $1…, but check the script quotes them".into(),
         )),
         Program::Argv(elements) => {
-            for argument in unpinned_placeholders(elements, &tool.input_schema) {
+            // Types reached through a `$ref` count: read them in the inlined schema.
+            let inlined = crate::schema::inline::inline_refs(&tool.input_schema).into_schema();
+            let schema = inlined.as_ref().unwrap_or(&tool.input_schema);
+            for argument in unpinned_placeholders(elements, schema) {
                 findings.push(Finding::warning(
                     "unpinned-argument",
                     name,
                     format!("`{{{argument}}}` is not pinned to one type in the input schema: an array or object value is passed as one argv element of JSON text, never as several elements (declare `\"type\": \"array\"` to repeat an element per item)"),
                 ));
             }
-            if let Some(argument) = option_like_placeholder(elements, &tool.input_schema) {
+            if let Some(argument) = option_like_placeholder(elements, schema) {
                 findings.push(Finding::warning(
                     "option-injection",
                     name,

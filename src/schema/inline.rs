@@ -720,4 +720,119 @@ mod tests {
             json!({"type": "boolean"})
         );
     }
+
+    mod accepts_the_same {
+        use proptest::prelude::*;
+        use serde_json::{Value, json};
+
+        use super::super::{Inlined, inline_refs};
+        use crate::schema::CompiledSchema;
+
+        /// A small schema that may refer to `d0`…`d3` (itself included), with siblings
+        /// beside some references.
+        fn schema(depth: u32) -> BoxedStrategy<Value> {
+            let leaf = prop_oneof![
+                Just(json!({"type": "string", "maxLength": 2})),
+                Just(json!({"type": "integer", "minimum": 0})),
+                Just(json!({"type": "boolean"})),
+                Just(json!({"enum": [1, "a", null]})),
+                Just(json!(true)),
+                (0..4u8).prop_map(|target| json!({"$ref": format!("#/$defs/d{target}")})),
+                (
+                    0..4u8,
+                    prop_oneof![
+                        Just(json!({"description": "beside"})),
+                        Just(json!({"type": "object"})),
+                        Just(json!({"required": ["a"]})),
+                        Just(json!({"additionalProperties": false})),
+                        Just(json!({"minProperties": 1, "title": "t"})),
+                    ]
+                )
+                    .prop_map(|(target, siblings)| {
+                        let mut out = siblings;
+                        out["$ref"] = json!(format!("#/$defs/d{target}"));
+                        out
+                    }),
+            ];
+            leaf.prop_recursive(depth, 16, 3, |inner| {
+                prop_oneof![
+                    (inner.clone(), inner.clone(), any::<bool>()).prop_map(|(a, b, closed)| {
+                        json!({"type": "object", "properties": {"a": a, "b": b}, "additionalProperties": !closed})
+                    }),
+                    inner.clone().prop_map(|items| json!({"type": "array", "items": items, "maxItems": 3})),
+                    (inner.clone(), inner).prop_map(|(a, b)| json!({"anyOf": [a, b]})),
+                ]
+            })
+            .boxed()
+        }
+
+        fn instance() -> impl Strategy<Value = Value> {
+            let leaf = prop_oneof![
+                Just(json!(null)),
+                any::<bool>().prop_map(Value::from),
+                (-2i64..3).prop_map(Value::from),
+                prop_oneof![Just(""), Just("a"), Just("abc")].prop_map(Value::from),
+            ];
+            leaf.prop_recursive(3, 12, 3, |inner| {
+                prop_oneof![
+                    prop::collection::vec(inner.clone(), 0..3).prop_map(Value::from),
+                    (
+                        prop::option::of(inner.clone()),
+                        prop::option::of(inner),
+                        any::<bool>()
+                    )
+                        .prop_map(|(a, b, extra)| {
+                            let mut object = serde_json::Map::new();
+                            if let Some(a) = a {
+                                object.insert("a".into(), a);
+                            }
+                            if let Some(b) = b {
+                                object.insert("b".into(), b);
+                            }
+                            if extra {
+                                object.insert("c".into(), json!(1));
+                            }
+                            Value::Object(object)
+                        }),
+                ]
+            })
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(300))]
+            #[test]
+            fn the_advertised_schema_accepts_what_the_written_one_does(
+                defs in prop::collection::vec(schema(2), 4),
+                root in schema(2),
+                draft07 in any::<bool>(),
+                instances in prop::collection::vec(instance(), 8),
+            ) {
+                let mut written = json!({"type": "object", "properties": {"x": root}, "$defs": {}});
+                for (index, def) in defs.into_iter().enumerate() {
+                    written["$defs"][format!("d{index}")] = def;
+                }
+                if draft07 {
+                    written["$schema"] = json!("http://json-schema.org/draft-07/schema#");
+                }
+                let Some(advertised) = inline_refs(&written).into_schema() else {
+                    return Ok(());
+                };
+                let (Ok(before), Ok(after)) = (CompiledSchema::compile(&written), CompiledSchema::compile(&advertised)) else {
+                    prop_assert!(CompiledSchema::compile(&written).is_err(), "{advertised}");
+                    return Ok(());
+                };
+                for value in instances {
+                    let instance = json!({"x": value});
+                    prop_assert_eq!(
+                        before.is_valid(&instance),
+                        after.is_valid(&instance),
+                        "{} with {} advertised as {}", instance, written, advertised
+                    );
+                }
+                if matches!(inline_refs(&written), Inlined::Inlined(_)) {
+                    prop_assert!(!advertised.to_string().contains("\"$ref\""), "{advertised}");
+                }
+            }
+        }
+    }
 }
