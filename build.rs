@@ -9,10 +9,12 @@ const LAYOUT: &str = "benches/layout/hot-functions.txt";
 fn main() {
     // Pack the binary's relative relocations (DT_RELR, glibc 2.36+, GNU ld 2.38+ or lld):
     // about 20,000 of them took 470 KB that the loader read at every start and kept resident.
-    // Older linkers ignore the flag with a warning.
+    // Older linkers ignore the flag with a warning. A binary for older glibc (scripts/dist
+    // builds for 2.17) sets MCP_SERVE_NO_RELR: a loader before 2.36 would skip the packed
+    // relocations and the binary would crash.
     let linux_gnu = std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux")
         && std::env::var("CARGO_CFG_TARGET_ENV").as_deref() == Ok("gnu");
-    if linux_gnu {
+    if linux_gnu && std::env::var_os("MCP_SERVE_NO_RELR").is_none() {
         println!("cargo:rustc-link-arg-bins=-Wl,-z,pack-relative-relocs");
     }
     // Lay the hot functions out together. Only lld (rustc's default linker on x86_64 Linux)
@@ -52,6 +54,7 @@ fn main() {
     println!("cargo:rerun-if-changed={MADE_FOR}");
     println!("cargo:rerun-if-changed=Cargo.lock");
     println!("cargo:rerun-if-env-changed=MCP_SERVE_NO_LAYOUT");
+    println!("cargo:rerun-if-env-changed=MCP_SERVE_NO_RELR");
     println!("cargo:rerun-if-env-changed=CARGO_ENCODED_RUSTFLAGS");
     println!("cargo:rerun-if-env-changed=RUSTC_LINKER");
 }
