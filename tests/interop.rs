@@ -225,7 +225,7 @@ fn drive_python(mode: &str, transport: &[&str]) -> Value {
     report
 }
 
-fn assert_python_report(report: &Value, version: &str) {
+pub(crate) fn assert_python_report(report: &Value, version: &str) {
     assert_eq!(report["protocolVersion"], json!(version));
     assert_eq!(report["tools"][3], json!("clear-catalog"));
     assert_eq!(

@@ -16,6 +16,7 @@ mod cli;
 mod command_backend;
 mod conformance;
 mod cookbook;
+mod dist;
 mod docs;
 mod events;
 mod frameworks;

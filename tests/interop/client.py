@@ -1,7 +1,7 @@
 """Drives mcp-serve with the official Python SDK client (`mcp`, pinned in
 requirements.txt) and prints what it saw as one JSON document, for the integration tests.
 
-    python client.py MODE stdio BINARY MANIFEST
+    python client.py MODE stdio COMMAND [ARG...] MANIFEST   (runs COMMAND ARG... --config MANIFEST)
     python client.py MODE http URL
 
 MODE is the client's version negotiation: legacy (initialize) | auto (2026 if offered).
@@ -22,7 +22,11 @@ def dump(result):
 
 async def main():
     mode, kind, *rest = sys.argv[1:]
-    server = rest[0] if kind == "http" else StdioServerParameters(command=rest[0], args=["--config", rest[1]])
+    server = (
+        rest[0]
+        if kind == "http"
+        else StdioServerParameters(command=rest[0], args=[*rest[1:-1], "--config", rest[-1]])
+    )
     answer = {"action": "decline"}
     asked = []
 
