@@ -250,6 +250,10 @@ pub enum Command {
         /// The server's name in the host [default: the manifest's server name]
         #[arg(long)]
         name: Option<String>,
+        /// How the host starts the server: this binary's path, or the package, pinned to this
+        /// version, through uvx (PyPI) or npx (npm)
+        #[arg(long, value_enum, default_value_t)]
+        via: crate::commands::install::Via,
         /// Print the configuration snippet only
         #[arg(long)]
         dry_run: bool,

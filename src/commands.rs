@@ -5,6 +5,11 @@ pub mod answer;
 pub mod call;
 pub mod call_task;
 pub mod check;
+#[cfg(feature = "openapi")]
+pub mod import;
+/// Without the `openapi` feature, `import openapi` says the importer was left out.
+#[cfg(not(feature = "openapi"))]
+#[path = "commands/import_unbuilt.rs"]
 pub mod import;
 pub mod init;
 pub mod install;

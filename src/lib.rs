@@ -141,6 +141,7 @@ pub mod logging;
 pub mod manifest;
 pub mod mcp;
 pub mod metrics;
+#[cfg(feature = "openapi")]
 pub mod openapi;
 pub mod prompt;
 pub mod rate;

@@ -15,7 +15,9 @@ mod document;
 mod facts;
 mod headers;
 mod http;
-/// Headers a manifest can never set, and those only `argument-credentials` lets arguments fill.
+/// Headers a manifest can never set, and those only `argument-credentials` lets arguments fill
+/// (for the importer, which names neither).
+#[cfg(feature = "openapi")]
 pub(crate) use http::{CREDENTIAL_HEADERS, FORBIDDEN_HEADERS};
 mod identity;
 mod json;

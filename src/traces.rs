@@ -10,6 +10,12 @@
 //! sent still reaches the backends unchanged, as a proxy passes it on.
 
 pub mod context;
+#[cfg(feature = "otlp")]
+mod otlp;
+/// Without the `otlp` feature, no exporter: an endpoint, given or configured, is refused.
+#[cfg(not(feature = "otlp"))]
+#[path = "traces/otlp_unbuilt.rs"]
+mod otlp;
 mod run;
 
 use std::sync::OnceLock;
@@ -17,7 +23,6 @@ use std::time::Duration;
 
 use opentelemetry::KeyValue;
 use opentelemetry::trace::TracerProvider as _;
-use opentelemetry_otlp::WithExportConfig as _;
 use opentelemetry_sdk::trace::{SdkTracerProvider, Tracer};
 
 pub use run::Run;
@@ -48,7 +53,11 @@ pub enum TracesError {
     )]
     Grpc(&'static str),
     #[error("could not set up the OTLP exporter: {0}")]
-    Exporter(#[from] opentelemetry_otlp::ExporterBuildError),
+    Exporter(String),
+    #[error(
+        "traces: this mcp-serve was built without the OTLP exporter (cargo feature `otlp`); unset {0}, or use a build with default features"
+    )]
+    NotBuilt(&'static str),
 }
 
 /// The tracer, when traces are on.
@@ -107,29 +116,6 @@ pub fn init(
             return Err(TracesError::Grpc(variable));
         }
     }
-    // The exporter's client speaks TLS with the provider the rest of the server uses.
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    let mut exporter = opentelemetry_otlp::SpanExporter::builder()
-        .with_http()
-        .with_endpoint(endpoint.clone());
-    // Chosen here, always: the crate falls back to JSON (with its JSON feature built) for
-    // an absent, empty or misspelt value; the OTLP default, and the cheaper encoding, is
-    // protobuf.
-    let protocol = |variable: &str| {
-        std::env::var(variable).ok().and_then(|protocol| {
-            match protocol.trim().to_ascii_lowercase().as_str() {
-                "http/json" => Some(opentelemetry_otlp::Protocol::HttpJson),
-                "http/protobuf" => Some(opentelemetry_otlp::Protocol::HttpBinary),
-                _ => None,
-            }
-        })
-    };
-    exporter = exporter.with_protocol(
-        protocol("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")
-            .or_else(|| protocol("OTEL_EXPORTER_OTLP_PROTOCOL"))
-            .unwrap_or(opentelemetry_otlp::Protocol::HttpBinary),
-    );
-    let exporter = exporter.build()?;
     let named = std::env::var("OTEL_SERVICE_NAME").is_ok()
         || std::env::var("OTEL_RESOURCE_ATTRIBUTES")
             .is_ok_and(|attributes| attributes.contains("service.name="));
@@ -140,10 +126,7 @@ pub fn init(
     if !named {
         resource = resource.with_service_name(service.to_owned());
     }
-    let provider = SdkTracerProvider::builder()
-        .with_resource(resource.build())
-        .with_batch_exporter(exporter)
-        .build();
+    let provider = otlp::provider(&endpoint, resource.build())?;
     let tracer = provider.tracer("mcp-serve");
     if TRACER.set(tracer).is_err() {
         tracing::warn!("traces were already set up; keeping the first exporter");

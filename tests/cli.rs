@@ -521,6 +521,40 @@ fn install_adds_the_server_with_absolute_paths_and_keeps_the_rest() {
     );
 }
 
+/// `--via uvx|npx` writes the package, pinned to this build's name and version, with the
+/// manifest's absolute path; `--via path` (the default) this binary's absolute path.
+#[test]
+fn install_via_a_package_runner_pins_the_package() {
+    let home = tempfile::tempdir().expect("home");
+    let manifest = std::fs::canonicalize(repo_root().join("tools.example.toml")).expect("absolute");
+    let manifest = manifest.display().to_string();
+    let snippet = |args: &[&str]| {
+        let output = Command::new(BINARY)
+            .args(["--config", "tools.example.toml", "install"])
+            .args(args)
+            .arg("--dry-run")
+            .current_dir(repo_root())
+            .env("HOME", home.path())
+            .output()
+            .expect("run");
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+        serde_json::from_slice::<Value>(&output.stdout).expect("JSON")
+    };
+    let pinned = format!("mcp-serve@{}", env!("CARGO_PKG_VERSION"));
+    assert_eq!(
+        snippet(&["claude-desktop", "--via", "uvx"]),
+        json!({"mcpServers": {"catalog": {"command": "uvx", "args": [pinned, "--config", manifest]}}})
+    );
+    assert_eq!(
+        snippet(&["vscode", "--via", "npx"]),
+        json!({"servers": {"catalog": {"type": "stdio", "command": "npx", "args": ["-y", pinned, "--config", manifest]}}})
+    );
+    let binary = std::fs::canonicalize(BINARY).expect("absolute");
+    let by_path = json!({"mcpServers": {"catalog": {"command": binary.display().to_string(), "args": ["--config", manifest]}}});
+    assert_eq!(snippet(&["cursor", "--via", "path"]), by_path);
+    assert_eq!(snippet(&["cursor"]), by_path);
+}
+
 /// Started by hand on a terminal, the server says once what it waits for and how to try a
 /// tool instead; started by a host (pipes), it says nothing of the kind.
 #[test]

@@ -71,6 +71,7 @@ fn every_example_manifest_passes_its_own_examples() {
 
 /// The OpenAPI recipe is what the importer writes, plus the examples a person added: take
 /// the `[[tools.examples]]` blocks out and the rest is today's import, byte for byte.
+#[cfg(feature = "openapi")]
 #[test]
 fn the_openapi_recipe_is_what_the_importer_writes() {
     let folder = repo_root().join("examples/cookbook/openapi");

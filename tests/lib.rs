@@ -3,6 +3,12 @@
     clippy::needless_pass_by_value,
     reason = "helpers take `json!` values by value so call sites read naturally"
 )]
+// Built without a default feature, the tests that need it are left out (`#[cfg(feature)]`),
+// and the helpers only they use go unused.
+#![cfg_attr(
+    not(all(feature = "redis", feature = "otlp", feature = "openapi")),
+    allow(dead_code, unused_imports)
+)]
 
 mod harness;
 mod http_harness;
@@ -23,10 +29,13 @@ mod frameworks;
 mod hostile;
 mod http;
 mod http_backend;
+#[cfg(feature = "openapi")]
 mod import_calls;
+#[cfg(feature = "openapi")]
 mod import_openapi;
 mod input_required;
 mod interop;
+mod lean;
 mod lifecycle;
 mod long_running;
 mod manifest_errors;
@@ -48,7 +57,9 @@ mod sandbox;
 mod sandbox_cgroups;
 mod sandbox_escapes;
 mod sandbox_shims;
+#[cfg(feature = "redis")]
 mod scale_out;
 mod tasks;
 mod tools;
+#[cfg(feature = "otlp")]
 mod traces;

@@ -300,6 +300,7 @@ fn exchange_rates_calls_the_local_rates_service() {
 /// traces on, every request goes through rmcp instead. Both must write the same line, byte
 /// for byte, in every era, for any request id; a request with a cursor, or a list sent
 /// before the handshake ends, is still rmcp's to answer.
+#[cfg(feature = "otlp")]
 #[test]
 fn serialized_tools_list_answers_are_the_bytes_rmcp_writes() {
     let workspace = crate::harness::Workspace::new(

@@ -1,6 +1,8 @@
 //! `mcp-serve install HOST`: adds this server to a host's configuration, with absolute paths
 //! to the binary and the manifest (hosts start servers from anywhere, often `/`; a relative
-//! path is the top cause of "spawn ENOENT"), keeping the rest of the file as it was.
+//! path is the top cause of "spawn ENOENT"), keeping the rest of the file as it was. With
+//! `--via uvx` or `--via npx` the host starts the published package instead, pinned to this
+//! build's version, the way hosts' own examples start servers.
 
 use std::path::{Path, PathBuf};
 
@@ -46,16 +48,50 @@ impl Host {
         }
     }
 
-    fn entry(self, binary: &Path, manifest: &Path) -> Value {
-        let args = json!(["--config", manifest.display().to_string()]);
+    fn entry(self, launch: &Launch, manifest: &Path) -> Value {
+        let mut args = launch.args.clone();
+        args.extend(["--config".to_owned(), manifest.display().to_string()]);
         match self {
             Self::ClaudeDesktop | Self::Cursor => {
-                json!({"command": binary.display().to_string(), "args": args})
+                json!({"command": launch.command, "args": args})
             }
             Self::ClaudeCode | Self::Vscode => {
-                json!({"type": "stdio", "command": binary.display().to_string(), "args": args})
+                json!({"type": "stdio", "command": launch.command, "args": args})
             }
         }
+    }
+}
+
+/// How the host starts the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Via {
+    /// This binary, by its absolute path
+    #[default]
+    Path,
+    /// `uvx mcp-serve@VERSION`: the wheel from PyPI, cached by uv
+    Uvx,
+    /// `npx -y mcp-serve@VERSION`: the npm package and its platform binary
+    Npx,
+}
+
+/// The command and the arguments before `--config` that start the server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Launch {
+    pub command: String,
+    pub args: Vec<String>,
+}
+
+impl Launch {
+    /// `binary` is this program's absolute path (for [`Via::Path`]); the packages are pinned
+    /// to this build's own name and version, so the host runs what was installed.
+    pub fn new(via: Via, binary: &Path) -> Self {
+        let package = concat!(env!("CARGO_PKG_NAME"), "@", env!("CARGO_PKG_VERSION"));
+        let (command, args) = match via {
+            Via::Path => (binary.display().to_string(), vec![]),
+            Via::Uvx => ("uvx".to_owned(), vec![package.to_owned()]),
+            Via::Npx => ("npx".to_owned(), vec!["-y".to_owned(), package.to_owned()]),
+        };
+        Self { command, args }
     }
 }
 
@@ -64,12 +100,12 @@ impl Host {
 pub fn install(
     host: Host,
     name: &str,
-    binary: &Path,
+    launch: &Launch,
     manifest: &Path,
     home: &Path,
     dry_run: bool,
 ) -> Result<String, String> {
-    let entry = host.entry(binary, manifest);
+    let entry = host.entry(launch, manifest);
     let key = host.servers_key();
     if dry_run {
         let snippet = json!({ key: { name: entry } });
@@ -148,6 +184,7 @@ pub fn command(
     registry: &Registry,
     manifest: &Path,
     host: Host,
+    via: Via,
     name: Option<&str>,
     dry_run: bool,
 ) -> Result<ExitCode, String> {
@@ -170,7 +207,8 @@ pub fn command(
     let home = std::env::var_os("HOME")
         .map(PathBuf::from)
         .ok_or_else(|| "error: HOME is not set".to_owned())?;
-    let message = install(host, &name, &binary, &absolute(manifest), &home, dry_run)?;
+    let launch = Launch::new(via, &binary);
+    let message = install(host, &name, &launch, &absolute(manifest), &home, dry_run)?;
     if dry_run {
         super::print(&message);
     } else {

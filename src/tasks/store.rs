@@ -11,6 +11,11 @@
 //! are hashed with ([`OwnerKey`](super::owner::OwnerKey)), made once by whichever process opens the store first.
 
 pub mod embedded;
+#[cfg(feature = "redis")]
+pub mod shared;
+/// Without the `redis` feature, a Redis store that cannot be opened: `--task-store` says so.
+#[cfg(not(feature = "redis"))]
+#[path = "store/shared_unbuilt.rs"]
 pub mod shared;
 
 use std::path::{Path, PathBuf};
@@ -33,6 +38,10 @@ pub enum StoreError {
         "--task-store: TLS to Redis (rediss://) is not built in; reach Redis on a private network or through a TLS tunnel, as redis://"
     )]
     Tls,
+    #[error(
+        "--task-store: this mcp-serve was built without the Redis task store (cargo feature `redis`); use --data-dir, or a build with default features"
+    )]
+    NotBuilt,
     /// Keeping it would pass one of the store's [`Limits`].
     #[error("{0}")]
     Full(Full),
@@ -211,7 +220,7 @@ impl StoreLocation {
     pub fn describe(&self) -> String {
         match self {
             Self::Embedded(directory) => directory.join(embedded::FILE).display().to_string(),
-            Self::Redis(url) => shared::redacted(url),
+            Self::Redis(url) => redacted(url),
         }
     }
 }
@@ -425,9 +434,36 @@ fn blocking<T>(
     }
 }
 
+/// The URL without its password.
+pub fn redacted(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    match rest.rsplit_once('@') {
+        Some((credentials, host)) => {
+            let user = credentials.split_once(':').map_or("", |(user, _)| user);
+            format!("{scheme}://{user}:***@{host}")
+        }
+        None => url.to_owned(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn passwords_never_show() {
+        assert_eq!(
+            redacted("redis://127.0.0.1:6379/2"),
+            "redis://127.0.0.1:6379/2"
+        );
+        assert_eq!(
+            redacted("rediss://app:s3cr@t@redis.example:6380/0"),
+            "rediss://app:***@redis.example:6380/0"
+        );
+        assert_eq!(redacted("redis://:hunter2@h/0"), "redis://:***@h/0");
+    }
 
     #[test]
     fn the_callers_bounds_are_checked_first_and_each_says_what_to_do() {

@@ -18,7 +18,7 @@ use redis::AsyncCommands;
 use redis::aio::ConnectionManager;
 use serde_json::{Map, Value};
 
-use super::{Bound, Full, Signal, StoreError, checked, taken};
+use super::{Bound, Full, Signal, StoreError, checked, redacted, taken};
 use crate::tasks::owner::OwnerKey;
 use crate::tasks::{Limits, Record, now_ms};
 
@@ -558,34 +558,4 @@ impl Shared {
 
 fn decode(text: &str) -> Result<Record, StoreError> {
     serde_json::from_str(text).map_err(|error| StoreError::Corrupt(error.to_string()))
-}
-
-/// The URL without its password.
-pub fn redacted(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_owned();
-    };
-    match rest.rsplit_once('@') {
-        Some((credentials, host)) => {
-            let user = credentials.split_once(':').map_or("", |(user, _)| user);
-            format!("{scheme}://{user}:***@{host}")
-        }
-        None => url.to_owned(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn passwords_never_show() {
-        assert_eq!(
-            super::redacted("redis://127.0.0.1:6379/2"),
-            "redis://127.0.0.1:6379/2"
-        );
-        assert_eq!(
-            super::redacted("rediss://app:s3cr@t@redis.example:6380/0"),
-            "rediss://app:***@redis.example:6380/0"
-        );
-        assert_eq!(super::redacted("redis://:hunter2@h/0"), "redis://:***@h/0");
-    }
 }

@@ -1,0 +1,12 @@
+//! `mcp-serve import openapi`, left out of this build (`cargo build --no-default-features`):
+//! the command is still listed, and says how to get it.
+
+use crate::cli::OpenapiArgs;
+
+pub fn openapi(_args: &OpenapiArgs) -> Result<String, String> {
+    Err(
+        "error: this mcp-serve was built without `import openapi` (cargo feature `openapi`); \
+         install a release (README, \"Install\") or build with default features"
+            .to_owned(),
+    )
+}
