@@ -17,6 +17,7 @@ use serde_json::Value;
 
 use crate::harness::{BINARY, repo_root};
 use crate::interop::assert_python_report;
+use crate::upstream::{Reply, Upstream};
 
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 
@@ -83,12 +84,17 @@ fn run(command: &mut Command) {
 /// program and its arguments, to which `--config MANIFEST` is added), from a clean
 /// environment, and checks what it saw: the interop test's own assertions.
 fn drive(server: &[OsString], home: &Path) {
+    drive_with_path(server, home, CLEAN_PATH);
+}
+
+fn drive_with_path(server: &[OsString], home: &Path, path: &str) {
     let python = repo_root().join("tests/interop/.venv/bin/python");
     assert!(
         python.is_file(),
         "the Python SDK is not installed; run scripts/test (it creates tests/interop/.venv)"
     );
     let output = user_command(&python, home)
+        .env("PATH", path)
         .arg(repo_root().join("tests/interop/client.py"))
         .args(["legacy", "stdio"])
         .args(server)
@@ -362,4 +368,114 @@ fn the_node_launcher_forwards_signals_and_ends_as_the_server_ended() {
     signal(launched.server, 9);
     let status = wait(&mut launched);
     assert_eq!(status.signal(), Some(9), "{status:?}");
+}
+
+/// An npm registry on 127.0.0.1 that serves the two packed packages: each packument holds
+/// the package.json packed in its tarball, and the tarball's address.
+fn registry() -> Upstream {
+    let packages: Vec<(String, Value, Vec<u8>)> = [
+        format!("mcp-serve-{VERSION}.tgz"),
+        format!("mcp-serve-linux-x64-{VERSION}.tgz"),
+    ]
+    .iter()
+    .map(|file| {
+        let tarball = std::fs::read(artifact(file)).expect("the tarball");
+        let output = Command::new("tar")
+            .args(["-xzOf"])
+            .arg(artifact(file))
+            .arg("package/package.json")
+            .output()
+            .expect("run tar");
+        let manifest: Value = serde_json::from_slice(&output.stdout).expect("package.json");
+        (file.clone(), manifest, tarball)
+    })
+    .collect();
+    Upstream::start(move |request, port| {
+        let path = request.path().replace("%2f", "/").replace("%2F", "/");
+        for (file, manifest, tarball) in &packages {
+            let name = manifest["name"].as_str().expect("a name");
+            if path == format!("/{name}") {
+                let mut version = manifest.clone();
+                version["dist"] = serde_json::json!({"tarball": format!("http://127.0.0.1:{port}/tarballs/{file}")});
+                let packument = serde_json::json!({
+                    "name": name,
+                    "dist-tags": {"latest": VERSION},
+                    "versions": {VERSION: version},
+                });
+                return Reply::new(200, "application/json", packument.to_string());
+            }
+            if path == format!("/tarballs/{file}") {
+                return Reply::new(200, "application/octet-stream", tarball.clone());
+            }
+        }
+        Reply::new(404, "application/json", "{}")
+    })
+}
+
+/// The entries `mcp-serve install --via uvx|npx` writes start the server as written: the
+/// package runners find the pinned package where this test's configuration points them
+/// (a folder holding the wheel for uv, a registry on 127.0.0.1 for npm), and the official
+/// client drives it.
+#[test]
+fn the_entries_install_writes_start_the_server_as_written() {
+    let home = tempfile::tempdir().expect("home");
+    let uv = repo_root().join("target/dist-tools/bin");
+    assert!(
+        uv.join("uvx").is_file(),
+        "uv is not installed; run `scripts/dist --tools` (scripts/test does)"
+    );
+    let bin = home.path().join("bin");
+    std::fs::create_dir(&bin).expect("mkdir");
+    for tool in ["uv", "uvx"] {
+        std::os::unix::fs::symlink(uv.join(tool), bin.join(tool)).expect("link uv");
+    }
+    let path = format!("{}:{CLEAN_PATH}", bin.display());
+    std::fs::create_dir_all(home.path().join(".config/uv")).expect("mkdir");
+    std::fs::write(
+        home.path().join(".config/uv/uv.toml"),
+        format!(
+            "no-index = true\nfind-links = [{:?}]\npython-downloads = \"never\"\n",
+            artifacts().display().to_string()
+        ),
+    )
+    .expect("uv.toml");
+    let npm = registry();
+    std::fs::write(
+        home.path().join(".npmrc"),
+        format!("registry={}/\n", npm.base()),
+    )
+    .expect(".npmrc");
+    for via in ["uvx", "npx"] {
+        let output = Command::new(BINARY)
+            .args([
+                "--config",
+                "tools.example.toml",
+                "install",
+                "claude-desktop",
+            ])
+            .args(["--via", via, "--dry-run"])
+            .current_dir(repo_root())
+            .env("HOME", home.path())
+            .output()
+            .expect("run install");
+        let snippet: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+        let entry = &snippet["mcpServers"]["catalog"];
+        let mut command = vec![OsString::from(entry["command"].as_str().expect("command"))];
+        let args: Vec<&str> = entry["args"]
+            .as_array()
+            .expect("args")
+            .iter()
+            .map(|arg| arg.as_str().expect("a string"))
+            .collect();
+        // The client adds `--config MANIFEST` itself.
+        assert_eq!(args[args.len() - 2], "--config", "{entry}");
+        command.extend(args[..args.len() - 2].iter().map(OsString::from));
+        drive_with_path(&command, home.path(), &path);
+    }
+    assert!(
+        npm.recorded().iter().any(|request| request
+            .path()
+            .ends_with(&format!("mcp-serve-linux-x64-{VERSION}.tgz"))),
+        "npx did not fetch the platform package from the registry"
+    );
 }
