@@ -829,7 +829,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__install)
-            opts="-c -v -h --name --dry-run --config --verbose --task-store --data-dir --task-lease --log-format --help claude-desktop claude-code cursor vscode"
+            opts="-c -v -h --name --via --dry-run --config --verbose --task-store --data-dir --task-lease --log-format --help claude-desktop claude-code cursor vscode"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -837,6 +837,10 @@ _mcp__serve() {
             case "${prev}" in
                 --name)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --via)
+                    COMPREPLY=($(compgen -W "path uvx npx" -- "${cur}"))
                     return 0
                     ;;
                 --config)

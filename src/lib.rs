@@ -121,6 +121,12 @@
 //! with less memory, and warns when that order was made for another `Cargo.lock` or
 //! compiler; the release profile is tuned the same way (docs/performance.md).
 //!
+//! Cargo features, all on by default: `redis` (`tasks::store::shared`), `otlp`
+//! (`traces::otlp`, the exporter) and `openapi` (`openapi` and `commands::import`). Each
+//! gates one module; a build without it compiles the stand-in beside it (`*_unbuilt.rs`),
+//! which keeps the module's signatures and fails at start, naming the feature.
+//! `scripts/dist` packages the binaries (docs/platforms.md: what is Linux-only).
+//!
 //! `docs/security.md` states each safety guarantee and names the tests that attack it.
 //!
 //! Errors are typed (`thiserror`) inside; `anyhow` appears only in [`run`] (and in the
