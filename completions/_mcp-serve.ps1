@@ -158,7 +158,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcp-serve' -ScriptBlock {
         }
         'mcp-serve;install' {
             [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'The server''s name in the host [default: the manifest''s server name]')
-            [CompletionResult]::new('--via', '--via', [CompletionResultType]::ParameterName, 'How the host starts the server: this binary''s path, or the package, pinned to this version, through uvx (PyPI) or npx (npm)')
+            [CompletionResult]::new('--via', '--via', [CompletionResultType]::ParameterName, 'How the host starts the server: this binary''s path, or the package, pinned to this version, through uvx or npx')
             [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'The manifest [default: ./tools.toml]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The manifest [default: ./tools.toml]')
             [CompletionResult]::new('--task-store', '--task-store', [CompletionResultType]::ParameterName, 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir')

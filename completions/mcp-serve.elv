@@ -149,7 +149,7 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
         }
         &'mcp-serve;install'= {
             cand --name 'The server''s name in the host [default: the manifest''s server name]'
-            cand --via 'How the host starts the server: this binary''s path, or the package, pinned to this version, through uvx (PyPI) or npx (npm)'
+            cand --via 'How the host starts the server: this binary''s path, or the package, pinned to this version, through uvx or npx'
             cand -c 'The manifest [default: ./tools.toml]'
             cand --config 'The manifest [default: ./tools.toml]'
             cand --task-store 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir'

@@ -136,8 +136,8 @@ complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand init" -l force -d 'R
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand init" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand init" -s h -l help -d 'Print help'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand install" -l name -d 'The server\'s name in the host [default: the manifest\'s server name]' -r
-complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand install" -l via -d 'How the host starts the server: this binary\'s path, or the package, pinned to this version, through uvx (PyPI) or npx (npm)' -r -f -a "path\t'This binary, by its absolute path'
-uvx\t'`uvx mcp-serve@VERSION`: the wheel from PyPI, cached by uv'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand install" -l via -d 'How the host starts the server: this binary\'s path, or the package, pinned to this version, through uvx or npx' -r -f -a "path\t'This binary, by its absolute path'
+uvx\t'`uvx mcp-serve@VERSION`: the wheel from the Python package index, cached by uv'
 npx\t'`npx -y mcp-serve@VERSION`: the npm package and its platform binary'"
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand install" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand install" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r

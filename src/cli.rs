@@ -251,7 +251,7 @@ pub enum Command {
         #[arg(long)]
         name: Option<String>,
         /// How the host starts the server: this binary's path, or the package, pinned to this
-        /// version, through uvx (PyPI) or npx (npm)
+        /// version, through uvx or npx
         #[arg(long, value_enum, default_value_t)]
         via: crate::commands::install::Via,
         /// Print the configuration snippet only

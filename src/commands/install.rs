@@ -68,7 +68,7 @@ pub enum Via {
     /// This binary, by its absolute path
     #[default]
     Path,
-    /// `uvx mcp-serve@VERSION`: the wheel from PyPI, cached by uv
+    /// `uvx mcp-serve@VERSION`: the wheel from the Python package index, cached by uv
     Uvx,
     /// `npx -y mcp-serve@VERSION`: the npm package and its platform binary
     Npx,
