@@ -120,6 +120,35 @@ fn is_elf(path: &Path) -> bool {
     std::fs::read(path).is_ok_and(|bytes| bytes.starts_with(b"\x7fELF"))
 }
 
+/// Every binary the package defines is installed beside the server, and the server finds
+/// it: `check` names the sandbox trampoline it starts confined commands through.
+fn assert_finds_the_trampoline(server: &Path, home: &Path) {
+    let manifest = home.join("confined.toml");
+    std::fs::write(
+        &manifest,
+        "[[tools]]\nname = \"confined\"\n[tools.command]\nargv = [\"/bin/true\"]\n[tools.sandbox]\nexecute = [\"/usr\"]\n",
+    )
+    .expect("write the manifest");
+    let output = user_command(server, home)
+        .args(["check", "--config"])
+        .arg(&manifest)
+        .output()
+        .expect("run check");
+    let said = String::from_utf8_lossy(&output.stdout).into_owned()
+        + &String::from_utf8_lossy(&output.stderr);
+    let real = std::fs::canonicalize(server).expect("the installed binary");
+    let trampoline = real.with_file_name("mcp-serve-sandbox");
+    assert!(
+        trampoline.is_file(),
+        "no {} beside the server",
+        trampoline.display()
+    );
+    assert!(
+        said.contains(&format!("commands start through {}", trampoline.display())),
+        "{said}"
+    );
+}
+
 #[test]
 fn the_clean_path_has_no_mcp_serve_of_its_own() {
     // The control for every test here: what serves is the installed artifact.
@@ -151,6 +180,7 @@ fn the_tarball_unpacked_serves_the_example() {
         .join(format!("mcp-serve-{VERSION}-x86_64-linux"));
     for file in [
         "mcp-serve",
+        "mcp-serve-sandbox",
         "README.md",
         "LICENSE",
         "completions/mcp-serve.bash",
@@ -160,6 +190,7 @@ fn the_tarball_unpacked_serves_the_example() {
         assert!(unpacked.join(file).is_file(), "the tarball has no {file}");
     }
     drive(&os(&[&unpacked.join("mcp-serve")]), home.path());
+    assert_finds_the_trampoline(&unpacked.join("mcp-serve"), home.path());
 }
 
 #[test]
@@ -181,6 +212,7 @@ fn the_wheel_in_a_fresh_virtualenv_serves_the_example_with_no_python_between() {
     // The entry point is the binary itself, not a Python script that starts it.
     assert!(is_elf(&entry), "{} is not the binary", entry.display());
     drive(&os(&[&entry]), home.path());
+    assert_finds_the_trampoline(&entry, home.path());
 }
 
 #[test]
@@ -246,6 +278,7 @@ fn the_npm_packages_serve_the_example_with_no_node_process_between() {
     );
     assert!(is_elf(&target));
     drive(&os(&[&bin]), home.path());
+    assert_finds_the_trampoline(&bin, home.path());
     // And as hosts write it: `npx`, which finds the installed package (its own Node process
     // stays the host's child while the server runs; docs/performance.md).
     drive(
