@@ -140,6 +140,7 @@ pub mod call;
 pub mod cli;
 pub mod commands;
 pub mod diagnostic;
+pub mod egress;
 pub mod events;
 pub mod inputs;
 pub mod limit;

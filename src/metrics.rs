@@ -42,6 +42,13 @@ struct StatusLabel {
 }
 
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct DecisionLabels {
+    tool: String,
+    decision: &'static str,
+    reason: &'static str,
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct ReasonLabel {
     reason: &'static str,
 }
@@ -56,6 +63,7 @@ pub struct Metrics {
     in_flight: Gauge,
     http_responses: Family<StatusLabel, Counter>,
     auth_failures: Family<ReasonLabel, Counter>,
+    egress: Family<DecisionLabels, Counter>,
     resident: Gauge,
     /// CPU time, a counter that follows `/proc`'s total at each scrape.
     cpu: Counter<f64, std::sync::atomic::AtomicU64>,
@@ -119,6 +127,12 @@ impl Metrics {
             "Requests refused by authentication, by reason",
             auth_failures.clone(),
         );
+        let egress = Family::<DecisionLabels, Counter>::default();
+        registry.register(
+            "egress_decisions",
+            "Requests to the egress proxy, by tool, decision (allow, deny, fail) and reason",
+            egress.clone(),
+        );
         let process = registry.sub_registry_with_prefix("process");
         let resident = Gauge::default();
         process.register_with_unit(
@@ -158,6 +172,7 @@ impl Metrics {
             in_flight,
             http_responses,
             auth_failures,
+            egress,
             resident,
             cpu,
             open_fds,
@@ -226,6 +241,17 @@ impl Metrics {
     pub fn auth_failure(&self, reason: &'static str) {
         self.auth_failures
             .get_or_create(&ReasonLabel { reason })
+            .inc();
+    }
+
+    /// One decision of the egress proxy (`tool` is empty when the request named no call).
+    pub fn egress_decision(&self, tool: &str, decision: &'static str, reason: &'static str) {
+        self.egress
+            .get_or_create(&DecisionLabels {
+                tool: tool.to_owned(),
+                decision,
+                reason,
+            })
             .inc();
     }
 

@@ -1,0 +1,185 @@
+//! The egress proxy: how a sandboxed command with a host list (`network =
+//! ["api.github.com:443"]`) reaches the network, and the only way it does.
+//!
+//! One proxy per server, shared by every tool: a Unix socket (which the trampoline's
+//! forwarder reaches from the call's own network namespace) and a TCP port on 127.0.0.1
+//! (for kernels without user namespaces, where Landlock lets the command connect to that port
+//! only). Each call gets a [`Grant`]: a random token, the password of the proxy URL in the
+//! command's `HTTPS_PROXY`, which names the call and its tool's list while the call runs.
+//! A connection without a live token gets 407; one tool's token never carries another's list.
+//!
+//! Per request ([`serve`]): the head is read whole; `CONNECT host:port` opens a tunnel and
+//! `GET http://host/…` is forwarded once (`Connection: close`), in origin form, its
+//! response passed back untouched, so a redirect comes back to the client, whose next
+//! request is checked like any other. The proxy resolves names itself, keeps only addresses
+//! the list admits ([`allow`]: public ones, others only when listed literally; IPv4 inside
+//! IPv6 judged as IPv4, [`address`]) and connects to exactly those. Each decision is logged
+//! and counted (`mcp_serve_egress_decisions_total`).
+
+pub mod address;
+pub mod allow;
+mod request;
+mod resolve;
+mod serve;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use tokio_util::sync::CancellationToken;
+
+pub use allow::{Allowance, Host, Refusal, Rule};
+pub use resolve::RESOLVE_VARIABLE;
+
+/// The proxy URL's user name (the password is the call's token).
+pub const PROXY_USER: &str = "call";
+
+/// The server's proxy: its listeners (started on the first call that needs them) and the
+/// calls running now.
+#[derive(Debug, Default)]
+pub struct Egress {
+    metrics: Option<Arc<crate::metrics::Metrics>>,
+    listening: OnceLock<Result<Listening, String>>,
+    calls: Mutex<HashMap<String, Arc<Allowed>>>,
+    overrides: resolve::Overrides,
+}
+
+/// Where the proxy listens.
+#[derive(Debug)]
+struct Listening {
+    /// A private folder (0700) holding the socket.
+    _folder: tempfile::TempDir,
+    socket: PathBuf,
+    port: u16,
+}
+
+/// One running call's allowance.
+#[derive(Debug)]
+struct Allowed {
+    tool: String,
+    call: String,
+    allowance: Arc<Allowance>,
+    /// Cancelled when the call ends: its tunnels close with it.
+    ended: CancellationToken,
+}
+
+/// A call's allowance at the proxy, for as long as this lives.
+#[derive(Debug)]
+pub struct Grant {
+    pub token: String,
+    /// The proxy's Unix socket.
+    pub socket: PathBuf,
+    /// The proxy's port on 127.0.0.1.
+    pub port: u16,
+    egress: Arc<Egress>,
+    ended: CancellationToken,
+}
+
+impl Drop for Grant {
+    fn drop(&mut self) {
+        if let Ok(mut calls) = self.egress.calls.lock() {
+            calls.remove(&self.token);
+        }
+        self.ended.cancel();
+    }
+}
+
+impl Egress {
+    /// A proxy that counts its decisions in `metrics`; it listens once a call needs it.
+    pub fn new(metrics: Option<Arc<crate::metrics::Metrics>>) -> Self {
+        Self {
+            metrics,
+            overrides: resolve::Overrides::from_environment(),
+            ..Self::default()
+        }
+    }
+
+    /// Lets the call `call` of `tool` reach what `allowance` lists until the grant is
+    /// dropped. Starts the listeners on the current runtime the first time.
+    pub fn grant(
+        self: &Arc<Self>,
+        tool: &str,
+        call: &str,
+        allowance: Arc<Allowance>,
+    ) -> Result<Grant, String> {
+        let listening = self
+            .listening
+            .get_or_init(|| serve::listen(self))
+            .as_ref()
+            .map_err(Clone::clone)?;
+        let token = token()?;
+        let ended = CancellationToken::new();
+        let allowed = Arc::new(Allowed {
+            tool: tool.to_owned(),
+            call: call.to_owned(),
+            allowance,
+            ended: ended.clone(),
+        });
+        self.calls
+            .lock()
+            .map_err(|_| "the egress proxy's call table is poisoned".to_owned())?
+            .insert(token.clone(), allowed);
+        Ok(Grant {
+            token,
+            socket: listening.socket.clone(),
+            port: listening.port,
+            egress: Arc::clone(self),
+            ended,
+        })
+    }
+
+    fn allowed(&self, token: &str) -> Option<Arc<Allowed>> {
+        self.calls.lock().ok()?.get(token).cloned()
+    }
+
+    /// Logs and counts one decision.
+    fn decided(&self, allowed: Option<&Allowed>, target: &str, verdict: Verdict, why: &str) {
+        let (tool, call) = allowed.map_or(("", ""), |a| (a.tool.as_str(), a.call.as_str()));
+        let reason = verdict.reason();
+        match verdict {
+            Verdict::Allow => {
+                tracing::info!(tool, call, target, reason, "egress: allowed {why}");
+            }
+            Verdict::Deny(_) | Verdict::Fail(_) => {
+                tracing::warn!(tool, call, target, reason, "egress: refused: {why}");
+            }
+        }
+        if let Some(metrics) = &self.metrics {
+            metrics.egress_decision(tool, verdict.decision(), reason);
+        }
+    }
+}
+
+/// What the proxy did with a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Verdict {
+    Allow,
+    /// Refused by the rules (or the token).
+    Deny(&'static str),
+    /// Allowed, but could not be carried out (no such name, nothing answered).
+    Fail(&'static str),
+}
+
+impl Verdict {
+    fn decision(self) -> &'static str {
+        match self {
+            Self::Allow => "allow",
+            Self::Deny(_) => "deny",
+            Self::Fail(_) => "fail",
+        }
+    }
+
+    fn reason(self) -> &'static str {
+        match self {
+            Self::Allow => "listed",
+            Self::Deny(reason) | Self::Fail(reason) => reason,
+        }
+    }
+}
+
+/// 128 random bits, in hex.
+fn token() -> Result<String, String> {
+    let mut bytes = [0_u8; 16];
+    getrandom::fill(&mut bytes).map_err(|error| format!("no randomness for a token: {error}"))?;
+    Ok(bytes.iter().map(|byte| format!("{byte:02x}")).collect())
+}

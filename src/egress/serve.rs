@@ -1,0 +1,263 @@
+//! The proxy's connections: accept, read the head, decide, then tunnel or forward once.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _};
+use tokio::net::TcpStream;
+
+use super::request::{self, Kind, Request};
+use super::{Allowed, Egress, Listening, Verdict};
+
+/// How long a client has to send its request head.
+const HEAD_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long one address has to accept the connection.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Binds the Unix socket (in a private folder) and the TCP port on 127.0.0.1, and serves
+/// both on the current runtime.
+pub(super) fn listen(egress: &Arc<Egress>) -> Result<Listening, String> {
+    let failed = |what: &str, error: std::io::Error| format!("the egress proxy could not {what}: {error}");
+    let folder = tempfile::Builder::new()
+        .prefix("mcp-serve-egress-")
+        .tempdir()
+        .map_err(|error| failed("make its folder", error))?;
+    let socket = folder.path().join("proxy.sock");
+    let unix = tokio::net::UnixListener::bind(&socket)
+        .map_err(|error| failed("listen on its socket", error))?;
+    let tcp = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| {
+            listener.set_nonblocking(true)?;
+            tokio::net::TcpListener::from_std(listener)
+        })
+        .map_err(|error| failed("listen on 127.0.0.1", error))?;
+    let port = tcp
+        .local_addr()
+        .map_err(|error| failed("find its port", error))?
+        .port();
+    let on_unix = Arc::clone(egress);
+    tokio::spawn(async move {
+        loop {
+            match unix.accept().await {
+                Ok((stream, _)) => {
+                    tokio::spawn(Arc::clone(&on_unix).serve(stream));
+                }
+                Err(error) => accept_failed(&error).await,
+            }
+        }
+    });
+    let on_tcp = Arc::clone(egress);
+    tokio::spawn(async move {
+        loop {
+            match tcp.accept().await {
+                Ok((stream, _)) => {
+                    tokio::spawn(Arc::clone(&on_tcp).serve(stream));
+                }
+                Err(error) => accept_failed(&error).await,
+            }
+        }
+    });
+    tracing::debug!(socket = %socket.display(), port, "egress proxy listening");
+    Ok(Listening {
+        _folder: folder,
+        socket,
+        port,
+    })
+}
+
+/// Out of descriptors, say: wait a little rather than spin.
+async fn accept_failed(error: &std::io::Error) {
+    tracing::warn!("egress proxy: accept failed: {error}");
+    tokio::time::sleep(Duration::from_millis(100)).await;
+}
+
+impl Egress {
+    /// One client connection: one request (a tunnel, or one forwarded request).
+    async fn serve(self: Arc<Self>, mut client: impl AsyncRead + AsyncWrite + Unpin) {
+        let request = match tokio::time::timeout(HEAD_TIMEOUT, request::read(&mut client)).await {
+            Ok(Ok(request)) => request,
+            Ok(Err(request::Malformed::Closed)) => return,
+            Ok(Err(malformed)) => {
+                self.decided(None, "", Verdict::Deny("bad-request"), &malformed.to_string());
+                respond(&mut client, malformed.status(), &malformed.to_string()).await;
+                return;
+            }
+            Err(_) => return,
+        };
+        let target = request.authority.clone();
+        let Some(allowed) = request.token.as_deref().and_then(|token| self.allowed(token)) else {
+            let why = if request.token.is_some() {
+                "the proxy credentials are not those of a running call"
+            } else {
+                "no proxy credentials (use the proxy URL in $HTTPS_PROXY as it is, with its user and password)"
+            };
+            self.decided(None, &target, Verdict::Deny("credentials"), why);
+            respond(&mut client, 407, why).await;
+            return;
+        };
+        let upstream = tokio::select! {
+            upstream = self.open(&allowed, &request) => upstream,
+            () = allowed.ended.cancelled() => return,
+        };
+        let upstream = match upstream {
+            Ok(upstream) => upstream,
+            Err((status, message)) => {
+                respond(&mut client, status, &message).await;
+                return;
+            }
+        };
+        tokio::select! {
+            () = carry(client, upstream, request) => {}
+            () = allowed.ended.cancelled() => {}
+        }
+    }
+
+    /// Checks the request against the call's list, resolves, and connects to an admitted
+    /// address; every outcome is a decision, logged and counted.
+    async fn open(
+        &self,
+        allowed: &Allowed,
+        request: &Request,
+    ) -> Result<TcpStream, (u16, String)> {
+        let target = request.authority.as_str();
+        let deny = |verdict: Verdict, status: u16, message: String| {
+            self.decided(Some(allowed), target, verdict, &message);
+            Err((status, message))
+        };
+        if let Err(refusal) = allowed.allowance.admits(&request.host, request.port) {
+            let message = match refusal {
+                super::Refusal::Port => format!(
+                    "`{target}`: this tool's network list names the host on other ports only"
+                ),
+                _ => format!("`{target}` is not in this tool's network list"),
+            };
+            return deny(Verdict::Deny(refusal.label()), 403, message);
+        }
+        let addresses = match self.overrides.resolve(&request.host, request.port).await {
+            Ok(addresses) if !addresses.is_empty() => addresses,
+            Ok(_) => {
+                return deny(
+                    Verdict::Fail("unresolved"),
+                    502,
+                    format!("`{target}` has no address"),
+                );
+            }
+            Err(error) => {
+                return deny(
+                    Verdict::Fail("unresolved"),
+                    502,
+                    format!("`{target}` could not be resolved: {error}"),
+                );
+            }
+        };
+        let mut admitted: Vec<SocketAddr> = Vec::new();
+        let mut refused = None;
+        for address in addresses {
+            match allowed.allowance.admits_address(address) {
+                Ok(()) => admitted.push(address),
+                Err(refusal) => {
+                    refused.get_or_insert((address, refusal));
+                }
+            }
+        }
+        if admitted.is_empty() {
+            let (address, refusal) = refused.unwrap_or((
+                SocketAddr::from(([0, 0, 0, 0], 0)),
+                super::Refusal::NotListed,
+            ));
+            return deny(
+                Verdict::Deny(refusal.label()),
+                403,
+                format!(
+                    "`{target}` resolves to {address}, a {} address this tool's network list does not name",
+                    refusal.label()
+                ),
+            );
+        }
+        let mut last = None;
+        // Exactly the addresses checked: never resolved again (no rebinding in between).
+        for address in admitted {
+            match tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect(address)).await {
+                Ok(Ok(stream)) => {
+                    self.decided(
+                        Some(allowed),
+                        target,
+                        Verdict::Allow,
+                        &format!("to {address}"),
+                    );
+                    return Ok(stream);
+                }
+                Ok(Err(error)) => last = Some(format!("{address}: {error}")),
+                Err(_) => last = Some(format!("{address}: no answer within {CONNECT_TIMEOUT:?}")),
+            }
+        }
+        deny(
+            Verdict::Fail("unreachable"),
+            502,
+            format!(
+                "`{target}` could not be reached: {}",
+                last.unwrap_or_default()
+            ),
+        )
+    }
+}
+
+/// Carries a tunnel both ways, or one forwarded request and its response.
+async fn carry(
+    mut client: impl AsyncRead + AsyncWrite + Unpin,
+    mut upstream: TcpStream,
+    request: Request,
+) {
+    match request.kind {
+        Kind::Connect => {
+            let opened = async {
+                client
+                    .write_all(b"HTTP/1.1 200 Connection established\r\n\r\n")
+                    .await?;
+                upstream.write_all(&request.rest).await?;
+                tokio::io::copy_bidirectional(&mut client, &mut upstream).await
+            };
+            let _ = opened.await;
+        }
+        Kind::Forward(forward) => {
+            let sent = async {
+                upstream.write_all(&forward.head).await?;
+                let buffered = usize::try_from(forward.body)
+                    .unwrap_or(usize::MAX)
+                    .min(request.rest.len());
+                upstream.write_all(&request.rest[..buffered]).await?;
+                let more = forward.body - buffered as u64;
+                tokio::io::copy(&mut (&mut client).take(more), &mut upstream).await?;
+                // The response, byte for byte; the origin closes (`Connection: close`).
+                tokio::io::copy(&mut upstream, &mut client).await?;
+                client.shutdown().await
+            };
+            let _ = sent.await;
+        }
+    }
+}
+
+/// A short plain-text answer from the proxy itself.
+async fn respond(client: &mut (impl AsyncWrite + Unpin), status: u16, message: &str) {
+    let reason = match status {
+        400 => "Bad Request",
+        403 => "Forbidden",
+        407 => "Proxy Authentication Required",
+        411 => "Length Required",
+        431 => "Request Header Fields Too Large",
+        _ => "Bad Gateway",
+    };
+    let body = format!("mcp-serve egress proxy: {message}\n");
+    let challenge = if status == 407 {
+        "Proxy-Authenticate: Basic realm=\"mcp-serve\"\r\n"
+    } else {
+        ""
+    };
+    let response = format!(
+        "HTTP/1.1 {status} {reason}\r\n{challenge}Content-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let _ = client.write_all(response.as_bytes()).await;
+    let _ = client.shutdown().await;
+}
