@@ -29,6 +29,8 @@ use static_result::StaticResult;
 /// backend stage (`crate::call`), from its services: nothing here is process-wide state.
 #[derive(Debug)]
 pub struct CallContext<'a> {
+    /// The tool called.
+    pub tool: &'a str,
     /// Where kept outputs go.
     pub store: &'a ResourceStore,
     /// Who is calling, for the outputs it keeps.
@@ -39,6 +41,8 @@ pub struct CallContext<'a> {
     pub withheld_env: &'a [String],
     /// The server's processes: every command is started and cleaned up through it.
     pub processes: &'a Arc<Processes>,
+    /// The egress proxy (commands with a host list).
+    pub egress: &'a Arc<crate::egress::Egress>,
     /// The server's HTTP clients.
     pub clients: &'a HttpClients,
     /// Where calls are counted (`--metrics`), if anywhere.
@@ -88,6 +92,8 @@ impl Backend {
                         .and_then(|spool| spool.path().map(Into::into)),
                 };
                 let run = RunContext {
+                    tool: context.tool,
+                    egress: context.egress,
                     events: context.events.as_ref(),
                     withheld_env: context.withheld_env,
                     processes: context.processes,

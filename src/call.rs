@@ -69,6 +69,8 @@ pub struct Services {
     pub calls: Option<crate::limit::Slots>,
     /// Where tasks are kept; none: no call becomes a task.
     pub tasks: Option<Arc<Tasks>>,
+    /// The egress proxy, through which commands with a host list reach the network.
+    pub egress: Arc<crate::egress::Egress>,
 }
 
 impl Services {
@@ -81,6 +83,7 @@ impl Services {
             audit: crate::audit::Audit::default(),
             calls: None,
             tasks: None,
+            egress: Arc::new(crate::egress::Egress::new(None)),
         }
     }
 }
@@ -321,11 +324,13 @@ async fn execute(
         .map(crate::metrics::Metrics::call_started);
     let (events, relay) = redacting(events, served.registry.redactor());
     let context = CallContext {
+        tool: &tool.name,
         store: served.registry.store(),
         caller: identity,
         events,
         withheld_env: &served.withheld_env,
         processes: &services.processes,
+        egress: &services.egress,
         clients: &services.clients,
         metrics: services.metrics.as_deref(),
         redactor: served.registry.redactor(),

@@ -177,9 +177,17 @@ impl Verdict {
     }
 }
 
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
 /// 128 random bits, in hex.
 fn token() -> Result<String, String> {
     let mut bytes = [0_u8; 16];
     getrandom::fill(&mut bytes).map_err(|error| format!("no randomness for a token: {error}"))?;
-    Ok(bytes.iter().map(|byte| format!("{byte:02x}")).collect())
+    Ok(bytes
+        .iter()
+        .fold(String::with_capacity(32), |mut hex, byte| {
+            hex.push(char::from(HEX[usize::from(byte >> 4)]));
+            hex.push(char::from(HEX[usize::from(byte & 0xf)]));
+            hex
+        }))
 }

@@ -32,6 +32,7 @@ mod denied;
 pub mod launcher;
 mod limits;
 mod namespace;
+mod netns;
 pub mod policy;
 mod ruleset;
 mod seccomp;
@@ -42,8 +43,24 @@ pub mod trampoline;
 use std::path::PathBuf;
 
 pub use denied::explain as explain_denied;
-pub use policy::{NetworkRule, Policy};
-pub use support::{ABI_OVERRIDE_VARIABLE, Enforcement, MOUNTS_OVERRIDE_VARIABLE, Support};
+pub use policy::{NetworkRule, Policy, Route};
+pub use support::{
+    ABI_OVERRIDE_VARIABLE, Enforcement, MOUNTS_OVERRIDE_VARIABLE, NETWORK_OVERRIDE_VARIABLE,
+    Support,
+};
+
+/// The variables that point a command with a host list at the egress proxy.
+pub const PROXY_VARIABLES: &[&str] = &[
+    "HTTPS_PROXY",
+    "https_proxy",
+    "HTTP_PROXY",
+    "http_proxy",
+    "ALL_PROXY",
+    "all_proxy",
+];
+
+/// The variables that would send some hosts around the proxy, cleared for such a command.
+pub const NO_PROXY_VARIABLES: &[&str] = &["NO_PROXY", "no_proxy"];
 
 /// The hidden subcommand that confines itself and runs the program.
 pub const TRAMPOLINE: &str = "__sandbox";
@@ -131,8 +148,12 @@ pub enum Network {
     Any,
     /// Nothing: no sockets but `socketpair`.
     Nothing,
-    /// TCP connections to these ports only (the kernel checks ports, not hosts).
+    /// TCP connections to these ports only (the kernel checks ports, not hosts): a list of
+    /// ports, `*:port` and IP literals only.
     Ports(Vec<Endpoint>),
+    /// These hosts only, through the server's egress proxy ([`crate::egress`]): a list that
+    /// names a host. The command has no network of its own ([`netns`]).
+    Hosts(std::sync::Arc<crate::egress::Allowance>),
 }
 
 /// `host:port` as the manifest wrote it.

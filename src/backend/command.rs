@@ -23,12 +23,14 @@ use super::files::collect_files;
 use super::process_group::GroupGuard;
 use super::processes::{CALL_VARIABLE, INSTANCE_VARIABLE, Processes};
 use super::supervise::{Finished, Forwarding, STDERR_TAIL_BYTES, Supervision, supervise};
+use crate::egress::{Grant, PROXY_USER};
 use crate::events::LogLevel;
 use crate::results::OutputFiles;
 use crate::sandbox::cgroup::{self, CallCgroup};
 use crate::sandbox::policy::CallPaths;
 use crate::sandbox::{
-    EXIT_CONFINE_FAILED, Exceeded, FAILURE_PREFIX, POLICY_VARIABLE, Sandbox, TRAMPOLINE,
+    EXIT_CONFINE_FAILED, Exceeded, FAILURE_PREFIX, NO_PROXY_VARIABLES, Network, POLICY_VARIABLE,
+    PROXY_VARIABLES, Sandbox, TRAMPOLINE,
 };
 
 use crate::template::{ArgvElement, RenderError, Sink, Template, render_argv};
@@ -89,6 +91,10 @@ pub enum StdinMode {
 /// What a running command may reach besides its arguments.
 #[derive(Debug)]
 pub struct RunContext<'a> {
+    /// The tool called (the egress proxy logs and counts by it).
+    pub tool: &'a str,
+    /// Where a command with a host list reaches the network.
+    pub egress: &'a Arc<crate::egress::Egress>,
     /// Where progress and log events go, when the client wants them.
     pub events: Option<&'a EventSender>,
     /// Variables holding secrets, never passed to the command.
@@ -210,10 +216,13 @@ impl CommandBackend {
         // Every way out of the run goes through here, so its span says how it ended.
         let ran = async {
             let events = events.filter(|_| self.events || self.stderr_log.is_some());
+            // Held to the end of the call: its tunnels close with it.
+            let grant = self.egress(context, &call_id, &mut command, &program)?;
             let directory = self.prepare(
                 &mut command,
                 output_files.is_some(),
                 self.events && events.is_some(),
+                grant.as_ref(),
                 &program,
             )?;
             let CallDirectory {
@@ -338,6 +347,38 @@ impl CommandBackend {
         }
     }
 
+    /// With a host list, the call's allowance at the egress proxy, and the variables that
+    /// point the command at it (and none that would send a host around it).
+    fn egress(
+        &self,
+        context: &RunContext<'_>,
+        call_id: &str,
+        command: &mut Command,
+        program: &str,
+    ) -> Result<Option<Grant>, CommandError> {
+        let Some(Network::Hosts(allowance)) = self.sandbox.as_deref().map(|s| &s.network) else {
+            return Ok(None);
+        };
+        let grant = context
+            .egress
+            .grant(context.tool, call_id, Arc::clone(allowance))
+            .map_err(|reason| CommandError::Sandbox {
+                program: program.to_owned(),
+                reason,
+            })?;
+        let url = format!(
+            "http://{PROXY_USER}:{}@127.0.0.1:{}",
+            grant.token, grant.port
+        );
+        for name in PROXY_VARIABLES {
+            command.env(name, &url);
+        }
+        for name in NO_PROXY_VARIABLES {
+            command.env_remove(name);
+        }
+        Ok(Some(grant))
+    }
+
     /// The call's directory, and for a sandboxed command its policy for this call (which
     /// the trampoline reads).
     fn prepare(
@@ -345,6 +386,7 @@ impl CommandBackend {
         command: &mut Command,
         output_dir: bool,
         pipe_wanted: bool,
+        egress: Option<&Grant>,
         program: &str,
     ) -> Result<CallDirectory, CommandError> {
         let directory = CallDirectory::prepare(
@@ -372,6 +414,7 @@ impl CommandBackend {
             temp_dir: directory.temp.as_deref(),
             events_pipe: directory.pipe_path.as_deref(),
             cgroup: directory.cgroup.as_ref().map(CallCgroup::path),
+            egress,
         });
         let policy = serde_json::to_string(&policy).map_err(|error| CommandError::Sandbox {
             program: program.to_owned(),

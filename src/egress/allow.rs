@@ -135,7 +135,12 @@ impl Allowance {
     /// Whether a request for `host:port` may go on to be resolved.
     pub fn admits(&self, host: &Host, port: u16) -> Result<(), Refusal> {
         let named = |rule: &&Rule| rule.host.covers(host);
-        if self.rules.iter().filter(named).any(|rule| rule.port == port) {
+        if self
+            .rules
+            .iter()
+            .filter(named)
+            .any(|rule| rule.port == port)
+        {
             Ok(())
         } else if self.rules.iter().any(|rule| named(&rule)) {
             Err(Refusal::Port)
@@ -204,7 +209,10 @@ mod tests {
             list.admits(&target("raw.githubusercontent.com"), 443),
             Ok(())
         );
-        assert_eq!(list.admits(&target("a.b.githubusercontent.com"), 443), Ok(()));
+        assert_eq!(
+            list.admits(&target("a.b.githubusercontent.com"), 443),
+            Ok(())
+        );
         for unlisted in [
             "githubusercontent.com",
             "evilgithubusercontent.com",

@@ -225,7 +225,8 @@ fn basic_password(value: &str) -> Option<String> {
         .decode(encoded.trim())
         .ok()?;
     let text = String::from_utf8(decoded).ok()?;
-    text.split_once(':').map(|(_, password)| password.to_owned())
+    text.split_once(':')
+        .map(|(_, password)| password.to_owned())
 }
 
 #[cfg(test)]
@@ -274,7 +275,11 @@ mod tests {
         let Kind::Forward(forward) = &bare.kind else {
             panic!("a forward")
         };
-        assert!(forward.head.starts_with(b"GET /?x HTTP/1.1\r\nHost: [::1]\r\n"));
+        assert!(
+            forward
+                .head
+                .starts_with(b"GET /?x HTTP/1.1\r\nHost: [::1]\r\n")
+        );
     }
 
     #[tokio::test]
@@ -285,10 +290,7 @@ mod tests {
             ("CONNECT a.test HTTP/1.1\r\n\r\n", 400),
             ("CONNECT *.a.test:443 HTTP/1.1\r\n\r\n", 400),
             ("GET http://user@a.test/ HTTP/1.1\r\n\r\n", 400),
-            (
-                "GET http://a.test/ HTTP/1.1\r\nHost: b.test\r\n\r\n",
-                400,
-            ),
+            ("GET http://a.test/ HTTP/1.1\r\nHost: b.test\r\n\r\n", 400),
             (
                 "POST http://a.test/ HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n",
                 411,
@@ -297,7 +299,10 @@ mod tests {
             let refused = read_text(head).await.expect_err(head);
             assert_eq!(refused.status(), status, "{head}: {refused}");
         }
-        let long = format!("GET http://a.test/ HTTP/1.1\r\nX: {}\r\n\r\n", "a".repeat(MAX_HEAD));
+        let long = format!(
+            "GET http://a.test/ HTTP/1.1\r\nX: {}\r\n\r\n",
+            "a".repeat(MAX_HEAD)
+        );
         assert_eq!(read_text(&long).await.expect_err("long").status(), 431);
         assert!(matches!(
             read_text("GET http://a.test/").await,

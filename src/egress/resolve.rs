@@ -28,9 +28,10 @@ impl Overrides {
                 let address = address.trim().trim_matches(['[', ']']).parse().ok()?;
                 Some((name.trim().to_ascii_lowercase(), address))
             });
-            match parsed {
-                Some((name, address)) => pinned.entry(name).or_default().push(address),
-                None => tracing::warn!("${RESOLVE_VARIABLE}: `{entry}` is not name=address"),
+            if let Some((name, address)) = parsed {
+                pinned.entry(name).or_default().push(address);
+            } else {
+                tracing::warn!("${RESOLVE_VARIABLE}: `{entry}` is not name=address");
             }
         }
         Self(pinned)
@@ -78,6 +79,9 @@ mod tests {
             .resolve(&Host::Address("10.0.0.1".parse().expect("v4")), 8080)
             .await
             .expect("an address");
-        assert_eq!(address, ["10.0.0.1:8080".parse::<SocketAddr>().expect("v4")]);
+        assert_eq!(
+            address,
+            ["10.0.0.1:8080".parse::<SocketAddr>().expect("v4")]
+        );
     }
 }

@@ -18,7 +18,8 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// Binds the Unix socket (in a private folder) and the TCP port on 127.0.0.1, and serves
 /// both on the current runtime.
 pub(super) fn listen(egress: &Arc<Egress>) -> Result<Listening, String> {
-    let failed = |what: &str, error: std::io::Error| format!("the egress proxy could not {what}: {error}");
+    let failed =
+        |what: &str, error: std::io::Error| format!("the egress proxy could not {what}: {error}");
     let folder = tempfile::Builder::new()
         .prefix("mcp-serve-egress-")
         .tempdir()
@@ -77,16 +78,25 @@ impl Egress {
     async fn serve(self: Arc<Self>, mut client: impl AsyncRead + AsyncWrite + Unpin) {
         let request = match tokio::time::timeout(HEAD_TIMEOUT, request::read(&mut client)).await {
             Ok(Ok(request)) => request,
-            Ok(Err(request::Malformed::Closed)) => return,
+            // Gone, or silent past the timeout: nothing was asked.
+            Ok(Err(request::Malformed::Closed)) | Err(_) => return,
             Ok(Err(malformed)) => {
-                self.decided(None, "", Verdict::Deny("bad-request"), &malformed.to_string());
+                self.decided(
+                    None,
+                    "",
+                    Verdict::Deny("bad-request"),
+                    &malformed.to_string(),
+                );
                 respond(&mut client, malformed.status(), &malformed.to_string()).await;
                 return;
             }
-            Err(_) => return,
         };
         let target = request.authority.clone();
-        let Some(allowed) = request.token.as_deref().and_then(|token| self.allowed(token)) else {
+        let Some(allowed) = request
+            .token
+            .as_deref()
+            .and_then(|token| self.allowed(token))
+        else {
             let why = if request.token.is_some() {
                 "the proxy credentials are not those of a running call"
             } else {
@@ -115,11 +125,7 @@ impl Egress {
 
     /// Checks the request against the call's list, resolves, and connects to an admitted
     /// address; every outcome is a decision, logged and counted.
-    async fn open(
-        &self,
-        allowed: &Allowed,
-        request: &Request,
-    ) -> Result<TcpStream, (u16, String)> {
+    async fn open(&self, allowed: &Allowed, request: &Request) -> Result<TcpStream, (u16, String)> {
         let target = request.authority.as_str();
         let deny = |verdict: Verdict, status: u16, message: String| {
             self.decided(Some(allowed), target, verdict, &message);

@@ -12,6 +12,7 @@ use super::Checker;
 use super::wire::SandboxWire;
 use crate::backend::command::{CommandBackend, InheritEnv, Program};
 use crate::sandbox::shims::{self, Launch};
+use crate::egress::{Allowance, Host, Rule};
 use crate::sandbox::{
     Endpoint, Limits, Network, SYSTEM_EXECUTE, SYSTEM_READ, SYSTEM_WRITE, Sandbox,
 };
@@ -297,16 +298,28 @@ fn network(wire: &SandboxWire, parent: Option<&Sandbox>, checker: &mut Checker) 
         toml::Value::Boolean(true) => Network::Any,
         toml::Value::Boolean(false) => Network::Nothing,
         toml::Value::Array(items) if !items.is_empty() => {
-            let mut endpoints = Vec::new();
+            let mut rules = Vec::new();
             for item in items {
                 match endpoint(item) {
-                    Ok(endpoint) => endpoints.push(endpoint),
+                    Ok(rule) => rules.push(rule),
                     Err(problem) => {
                         checker.error(format!("`network`: {problem}"), span.clone());
                     }
                 }
             }
-            Network::Ports(endpoints)
+            if rules.iter().any(|rule| rule.host.is_name()) {
+                Network::Hosts(std::sync::Arc::new(Allowance { rules }))
+            } else {
+                Network::Ports(
+                    rules
+                        .into_iter()
+                        .map(|rule| Endpoint {
+                            host: rule.host.to_string(),
+                            port: rule.port,
+                        })
+                        .collect(),
+                )
+            }
         }
         _ => {
             checker
@@ -320,10 +333,18 @@ fn network(wire: &SandboxWire, parent: Option<&Sandbox>, checker: &mut Checker) 
     };
     let widens = match (parent.map(|p| &p.network), &network) {
         (None | Some(Network::Any), _) | (Some(_), Network::Nothing) => false,
-        (Some(Network::Nothing), _) | (Some(Network::Ports(_)), Network::Any) => true,
+        (Some(Network::Nothing), _)
+        | (Some(Network::Ports(_) | Network::Hosts(_)), Network::Any)
+        | (Some(Network::Hosts(_)), Network::Ports(_)) => true,
         (Some(Network::Ports(allowed)), Network::Ports(wanted)) => wanted
             .iter()
             .any(|want| !allowed.iter().any(|have| have.port == want.port)),
+        // Through the proxy to ports the server lets any host be reached on: narrower.
+        (Some(Network::Ports(allowed)), Network::Hosts(wanted)) => wanted
+            .rules
+            .iter()
+            .any(|want| !allowed.iter().any(|have| have.port == want.port)),
+        (Some(Network::Hosts(allowed)), Network::Hosts(wanted)) => !allowed.covers(wanted),
     };
     if widens {
         checker
@@ -333,8 +354,8 @@ fn network(wire: &SandboxWire, parent: Option<&Sandbox>, checker: &mut Checker) 
     network
 }
 
-/// `"host:port"`, `"[::1]:8080"`, `"*:443"`, or a port number.
-fn endpoint(item: &toml::Value) -> Result<Endpoint, String> {
+/// `"host:port"`, `"*.host:port"`, `"[::1]:8080"`, `"*:443"`, or a port number.
+fn endpoint(item: &toml::Value) -> Result<Rule, String> {
     let (host, port) = match item {
         toml::Value::Integer(port) => ("*".to_owned(), *port),
         toml::Value::String(text) => {
@@ -356,7 +377,10 @@ fn endpoint(item: &toml::Value) -> Result<Endpoint, String> {
         .ok()
         .filter(|port| *port > 0)
         .ok_or_else(|| format!("{port} is not a TCP port"))?;
-    Ok(Endpoint { host, port })
+    let host = Host::parse(&host).ok_or_else(|| {
+        format!("`{host}` is not a host name, `*.` and a name, `*`, or an IP address")
+    })?;
+    Ok(Rule { host, port })
 }
 
 fn limits(wire: &SandboxWire, parent: Option<&Sandbox>, checker: &mut Checker) -> Limits {

@@ -209,6 +209,7 @@ impl Handler {
                 services: Arc::new(crate::call::Services {
                     processes: options.processes,
                     clients: HttpClients::default(),
+                    egress: Arc::new(crate::egress::Egress::new(options.metrics.clone())),
                     metrics: options.metrics,
                     audit: options.audit,
                     calls: Some(Slots::new(options.max_calls, options.queue)),

@@ -36,6 +36,21 @@ pub struct Policy {
     /// The call's cgroup, which the trampoline joins first ([`super::cgroup`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cgroup: Option<PathBuf>,
+    /// With a host list: how this call reaches the egress proxy.
+    #[serde(default)]
+    pub proxy: Option<Route>,
+}
+
+/// How a call with a host list reaches the egress proxy: at `127.0.0.1:port`, where its
+/// `HTTPS_PROXY` points, and nowhere else.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Route {
+    /// The proxy's TCP port: on the host's loopback, and (in a namespace) the port the
+    /// trampoline listens on inside it.
+    pub port: u16,
+    /// In a network namespace of the call's own (where user namespaces exist), whose
+    /// loopback the trampoline forwards to this Unix socket of the proxy.
+    pub namespace: Option<PathBuf>,
 }
 
 /// The network part of a policy.
@@ -45,6 +60,8 @@ pub enum NetworkRule {
     Any,
     Nothing,
     Ports(Vec<u16>),
+    /// Through the egress proxy only ([`Policy::proxy`]).
+    Hosts,
 }
 
 /// The call's own places the sandbox must let the command use.
@@ -58,6 +75,8 @@ pub struct CallPaths<'a> {
     pub events_pipe: Option<&'a Path>,
     /// The call's cgroup, whose `pids.max` then counts its processes.
     pub cgroup: Option<&'a Path>,
+    /// The call's allowance at the egress proxy (with a host list).
+    pub egress: Option<&'a crate::egress::Grant>,
 }
 
 impl Sandbox {
@@ -82,6 +101,17 @@ impl Sandbox {
         let processes = self.limits.processes.is_some()
             && self.kernel.counts_processes()
             && call.cgroup.is_none();
+        let proxy = call.egress.map(|grant| Route {
+            port: grant.port,
+            namespace: self.kernel.network_namespaces.then(|| grant.socket.clone()),
+        });
+        // A network namespace is made in a user namespace where there are any (root with
+        // CAP_SYS_ADMIN may make one without).
+        let user_namespace = processes
+            || (self.kernel.user_namespaces
+                && proxy
+                    .as_ref()
+                    .is_some_and(|route| route.namespace.is_some()));
         Policy {
             landlock_abi: self.kernel.landlock_abi,
             system: self.system,
@@ -93,11 +123,12 @@ impl Sandbox {
                 processes: self.limits.processes.filter(|_| processes),
                 ..self.limits
             },
-            user_namespace: processes,
+            user_namespace,
             read_only: self.kernel.mount_namespaces,
             seccomp: self.filters.to_vec(),
             required: self.required,
             cgroup: call.cgroup.map(Path::to_path_buf),
+            proxy,
         }
     }
 
@@ -112,6 +143,7 @@ impl Sandbox {
                 ports.dedup();
                 NetworkRule::Ports(ports)
             }
+            Network::Hosts(_) => NetworkRule::Hosts,
         }
     }
 
@@ -179,6 +211,7 @@ mod tests {
             seccomp: true,
             user_namespaces: true,
             mount_namespaces: true,
+            network_namespaces: true,
             root: false,
             cgroups: false,
         };
@@ -189,6 +222,7 @@ mod tests {
             temp_dir: Some(Path::new("/tmp/call/tmp")),
             events_pipe: None,
             cgroup: None,
+            egress: None,
         });
         assert_eq!(policy.read, [PathBuf::from("/srv/data")]);
         assert!(policy.system);
@@ -230,6 +264,7 @@ mod tests {
             NetworkRule::Any,
             NetworkRule::Nothing,
             NetworkRule::Ports(vec![443]),
+            NetworkRule::Hosts,
         ] {
             for root in [false, true] {
                 let filters =

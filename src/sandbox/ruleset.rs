@@ -30,7 +30,9 @@ pub(super) fn restrict(policy: &Policy) -> Result<(), String> {
     let network = match &policy.network {
         NetworkRule::Any => None,
         NetworkRule::Nothing => Some(AccessNet::from_all(abi)),
-        NetworkRule::Ports(_) => Some(AccessNet::BindTcp | AccessNet::ConnectTcp),
+        NetworkRule::Ports(_) | NetworkRule::Hosts => {
+            Some(AccessNet::BindTcp | AccessNet::ConnectTcp)
+        }
     };
     if let Some(network) = network.filter(|_| abi >= ABI::V4) {
         ruleset = ruleset.handle_access(network).map_err(failed)?;
@@ -64,8 +66,15 @@ pub(super) fn restrict(policy: &Policy) -> Result<(), String> {
             }
         }
     }
-    if let (NetworkRule::Ports(ports), true) = (&policy.network, abi >= ABI::V4) {
-        for port in ports {
+    // With a host list, the proxy's port (on the host's loopback, or the trampoline's in
+    // the call's own namespace) is the one place to connect to.
+    let ports = match (&policy.network, &policy.proxy) {
+        (NetworkRule::Ports(ports), _) => ports.clone(),
+        (NetworkRule::Hosts, Some(route)) => vec![route.port],
+        _ => Vec::new(),
+    };
+    if abi >= ABI::V4 {
+        for port in &ports {
             created = created
                 .add_rule(NetPort::new(*port, AccessNet::ConnectTcp))
                 .map_err(failed)?;

@@ -293,7 +293,9 @@ fn rules(network: &NetworkRule, root: bool, metadata: bool) -> Vec<Insn> {
         NetworkRule::Nothing => {
             program.push(jump(JUMP_EQ, number(libc::SYS_socket), To::Deny, To::Next));
         }
-        NetworkRule::Ports(_) => port_rules(&mut program),
+        NetworkRule::Ports(_) => port_rules(&mut program, true),
+        // Only TCP to the proxy: UDP would go around it where there is no namespace.
+        NetworkRule::Hosts => port_rules(&mut program, false),
     }
     if root {
         // Root could raise the hard limits back; reading them (`prlimit64` without a new
@@ -321,11 +323,15 @@ fn rules(network: &NetworkRule, root: bool, metadata: bool) -> Vec<Insn> {
 /// With a port list, only TCP and UDP over IPv4 and IPv6 (and netlink, which name
 /// resolution uses) may be created: the port rules see `connect` on TCP only, so raw, SCTP,
 /// DCCP and Multipath TCP sockets, UNIX sockets, and TCP Fast Open's connect-by-send are
-/// denied.
-fn port_rules(program: &mut Vec<Insn>) {
-    block(
-        program,
-        libc::SYS_socket,
+/// denied; so are UDP sockets unless `datagrams`.
+fn port_rules(program: &mut Vec<Insn>, datagrams: bool) {
+    let dgram = [jump(
+        JUMP_EQ,
+        unsigned(libc::SOCK_DGRAM),
+        To::Deny,
+        To::Next,
+    )];
+    let body = [
         &[
             load(arg(0)),
             jump(JUMP_EQ, unsigned(libc::AF_NETLINK), To::Allow, To::Next),
@@ -333,6 +339,9 @@ fn port_rules(program: &mut Vec<Insn>) {
             jump(JUMP_EQ, unsigned(libc::AF_INET6), To::Next, To::Deny),
             load(arg(1)),
             and(0xf),
+        ][..],
+        &dgram[..usize::from(!datagrams)],
+        &[
             jump(JUMP_EQ, unsigned(libc::SOCK_RAW), To::Deny, To::Next),
             jump(JUMP_EQ, unsigned(libc::SOCK_DCCP), To::Deny, To::Next),
             // The obsolete SOCK_PACKET.
@@ -340,8 +349,10 @@ fn port_rules(program: &mut Vec<Insn>) {
             load(arg(2)),
             jump(JUMP_EQ, unsigned(libc::IPPROTO_MPTCP), To::Deny, To::Next),
             jump(JUMP_EQ, unsigned(libc::IPPROTO_SCTP), To::Deny, To::Allow),
-        ],
-    );
+        ][..],
+    ]
+    .concat();
+    block(program, libc::SYS_socket, &body);
     let fast_open = unsigned(libc::MSG_FASTOPEN);
     for (call, flags) in [
         (libc::SYS_sendto, 3),
@@ -555,7 +566,7 @@ mod tests {
         match network {
             NetworkRule::Nothing if nr == libc::SYS_socket => return deny,
             NetworkRule::Any | NetworkRule::Nothing => {}
-            NetworkRule::Ports(_) => {
+            NetworkRule::Ports(_) | NetworkRule::Hosts => {
                 let family = |value: i32| u64::from(unsigned(value));
                 if nr == libc::SYS_socket {
                     if low(0) == family(libc::AF_NETLINK) {
@@ -563,8 +574,9 @@ mod tests {
                     }
                     let inet = [family(libc::AF_INET), family(libc::AF_INET6)].contains(&low(0));
                     let kind = low(1) & 0xf;
-                    let bad_kind =
-                        [family(libc::SOCK_RAW), family(libc::SOCK_DCCP), 10].contains(&kind);
+                    let bad_kind = [family(libc::SOCK_RAW), family(libc::SOCK_DCCP), 10]
+                        .contains(&kind)
+                        || (*network == NetworkRule::Hosts && kind == family(libc::SOCK_DGRAM));
                     let bad_protocol =
                         [family(libc::IPPROTO_MPTCP), family(libc::IPPROTO_SCTP)].contains(&low(2));
                     return if inet && !bad_kind && !bad_protocol {
@@ -690,7 +702,7 @@ mod tests {
         /// Whatever the call, the filter's verdict is the rules' verdict, for every policy.
         #[test]
         fn the_filter_decides_as_the_rules_say(call in calls()) {
-            for network in [NetworkRule::Any, NetworkRule::Nothing, NetworkRule::Ports(vec![443])] {
+            for network in [NetworkRule::Any, NetworkRule::Nothing, NetworkRule::Ports(vec![443]), NetworkRule::Hosts] {
                 for (root, metadata) in [(false, false), (true, false), (false, true), (true, true)] {
                     let program = assemble(&rules(&network, root, metadata)).expect("assembles");
                     prop_assert_eq!(
@@ -743,6 +755,7 @@ mod tests {
             NetworkRule::Any,
             NetworkRule::Nothing,
             NetworkRule::Ports(vec![443]),
+            NetworkRule::Hosts,
         ] {
             for root in [false, true] {
                 let program = assemble(&rules(&network, root, root)).expect("assembles");
@@ -778,6 +791,7 @@ mod tests {
             NetworkRule::Any,
             NetworkRule::Nothing,
             NetworkRule::Ports(vec![443]),
+            NetworkRule::Hosts,
         ] {
             let program = assemble(&rules(&network, true, true)).expect("assembles");
             assert!(program.len() < 160, "{} instructions", program.len());

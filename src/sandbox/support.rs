@@ -12,6 +12,10 @@ pub const ABI_OVERRIDE_VARIABLE: &str = "MCP_SERVE_LANDLOCK_ABI";
 /// testing how a tool behaves without one (the metadata calls are then denied by seccomp).
 pub const MOUNTS_OVERRIDE_VARIABLE: &str = "MCP_SERVE_MOUNT_NAMESPACES";
 
+/// `0` turns off the call's own network namespace for a host list (never on where the kernel
+/// has none): for testing how a tool is confined without one.
+pub const NETWORK_OVERRIDE_VARIABLE: &str = "MCP_SERVE_NETWORK_NAMESPACES";
+
 /// The kernel's support for each kind of confinement.
 #[expect(
     clippy::struct_excessive_bools,
@@ -30,6 +34,8 @@ pub struct Support {
     /// Mount namespaces: root with `CAP_SYS_ADMIN`, or anyone through a user namespace
     /// (for read-only mounts outside the write paths).
     pub mount_namespaces: bool,
+    /// Network namespaces, the same way: a call with a host list gets one of its own.
+    pub network_namespaces: bool,
     /// The server runs as root, whom the kernel exempts from the process limit.
     pub root: bool,
     /// A cgroup v2 subtree is delegated to the server ([`super::cgroup::probe`]).
@@ -58,6 +64,9 @@ impl Support {
             user_namespaces,
             mount_namespaces: (user_namespaces || (root && admin(&status)))
                 && std::env::var(MOUNTS_OVERRIDE_VARIABLE)
+                    .map_or(true, |value| value.trim() != "0"),
+            network_namespaces: (user_namespaces || (root && admin(&status)))
+                && std::env::var(NETWORK_OVERRIDE_VARIABLE)
                     .map_or(true, |value| value.trim() != "0"),
             root,
             cgroups: super::cgroup::probe().is_ok(),
@@ -301,6 +310,47 @@ impl Sandbox {
                     ));
                 }
             }
+            Network::Hosts(allowance) => self.hosts_enforcement(allowance, out),
+        }
+    }
+
+    /// A host list: the proxy, and what keeps a program that ignores it off the network.
+    fn hosts_enforcement(&self, allowance: &crate::egress::Allowance, out: &mut Enforcement) {
+        let abi = self.kernel.landlock_abi;
+        let seccomp = self.seccomp && self.kernel.seccomp;
+        let list: Vec<String> = allowance.rules.iter().map(ToString::to_string).collect();
+        out.enforced.push(format!(
+            "network: only {} through the server's egress proxy (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY; CONNECT and plain HTTP; names resolved by the proxy, private and loopback addresses only when listed as addresses)",
+            list.join(", ")
+        ));
+        if self.kernel.network_namespaces {
+            out.enforced.push(
+                "network: a network namespace of its own with only loopback, forwarded to the proxy: a program that ignores the proxy variables gets no network".into(),
+            );
+        } else if abi >= 4 {
+            out.enforced.push(
+                "network: TCP connect to the proxy's port only (Landlock): a program that ignores the proxy variables gets no network, but for that port on other hosts".into(),
+            );
+            out.missing.push(
+                "a network namespace (needs user namespaces): a program may connect directly to the proxy's port number on any host".into(),
+            );
+        } else {
+            out.missing.push(format!(
+                "network = [{}] without the proxy (needs user namespaces, or Landlock ABI 4, Linux 6.7): a program that ignores the proxy variables reaches any host",
+                list.join(", ")
+            ));
+        }
+        if seccomp {
+            out.enforced.push(
+                "network: no UDP, raw, SCTP, DCCP, Multipath TCP or UNIX sockets, no TCP Fast Open (seccomp)".into(),
+            );
+        } else if self.kernel.network_namespaces {
+            out.missing
+                .push("network list: UNIX sockets are not denied (needs seccomp)".into());
+        } else {
+            out.missing.push(
+                "network list: UDP, raw, Multipath TCP and UNIX sockets and TCP Fast Open bypass the proxy (needs seccomp)".into(),
+            );
         }
     }
 

@@ -12,7 +12,7 @@ use std::process::ExitCode;
 
 use super::{
     EXIT_CONFINE_FAILED, FAILURE_PREFIX, POLICY_VARIABLE, Policy, cgroup, denied, limits,
-    namespace, ruleset, seccomp,
+    namespace, netns, ruleset, seccomp,
 };
 
 /// Runs the trampoline with the arguments after `__sandbox`; returns only on failure.
@@ -32,10 +32,17 @@ pub fn run(mut args: impl Iterator<Item = OsString>) -> ExitCode {
     if let Err(reason) = confine(&policy) {
         return fail(EXIT_CONFINE_FAILED, &reason);
     }
-    let error = std::process::Command::new(&program)
-        .args(args)
-        .env_remove(POLICY_VARIABLE)
-        .exec();
+    let mut command = std::process::Command::new(&program);
+    command.args(args).env_remove(POLICY_VARIABLE);
+    // In its own network namespace, the program needs this process to forward for it.
+    let error = if in_namespace(&policy) {
+        match netns::run_child(&mut command) {
+            Ok(ended) => return ended,
+            Err(error) => error,
+        }
+    } else {
+        command.exec()
+    };
     let (status, reason) = denied::exec_failure(&program, &error);
     fail(status, &reason)
 }
@@ -55,6 +62,11 @@ pub fn confine(policy: &Policy) -> Result<(), String> {
     let mut limits = policy.limits;
     if !entered.counts_processes {
         limits.processes = None;
+    }
+    if let Some(route) = &policy.proxy
+        && let Some(socket) = &route.namespace
+    {
+        netns::enter(route.port, socket)?;
     }
     nix::sys::prctl::set_no_new_privs()
         .map_err(|error| format!("could not set no_new_privs: {error}"))?;
@@ -87,6 +99,13 @@ fn close_inherited() -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+fn in_namespace(policy: &Policy) -> bool {
+    policy
+        .proxy
+        .as_ref()
+        .is_some_and(|route| route.namespace.is_some())
 }
 
 fn fail(status: u8, reason: &str) -> ExitCode {
