@@ -366,10 +366,20 @@ impl CommandBackend {
                 program: program.to_owned(),
                 reason,
             })?;
-        let url = format!(
-            "http://{PROXY_USER}:{}@127.0.0.1:{}",
-            grant.token, grant.port
-        );
+        // In a namespace of its own the forwarder names the call; on the host's loopback the
+        // program's credentials do.
+        let url = if self
+            .sandbox
+            .as_ref()
+            .is_some_and(|sandbox| sandbox.kernel.network_namespaces)
+        {
+            format!("http://127.0.0.1:{}", grant.port)
+        } else {
+            format!(
+                "http://{PROXY_USER}:{}@127.0.0.1:{}",
+                grant.token, grant.port
+            )
+        };
         for name in PROXY_VARIABLES {
             command.env(name, &url);
         }

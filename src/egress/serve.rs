@@ -42,7 +42,7 @@ pub(super) fn listen(egress: &Arc<Egress>) -> Result<Listening, String> {
         loop {
             match unix.accept().await {
                 Ok((stream, _)) => {
-                    tokio::spawn(Arc::clone(&on_unix).serve(stream));
+                    tokio::spawn(Arc::clone(&on_unix).serve_stamped(stream));
                 }
                 Err(error) => accept_failed(&error).await,
             }
@@ -53,7 +53,7 @@ pub(super) fn listen(egress: &Arc<Egress>) -> Result<Listening, String> {
         loop {
             match tcp.accept().await {
                 Ok((stream, _)) => {
-                    tokio::spawn(Arc::clone(&on_tcp).serve(stream));
+                    tokio::spawn(Arc::clone(&on_tcp).serve(stream, None));
                 }
                 Err(error) => accept_failed(&error).await,
             }
@@ -74,8 +74,32 @@ async fn accept_failed(error: &std::io::Error) {
 }
 
 impl Egress {
-    /// One client connection: one request (a tunnel, or one forwarded request).
-    async fn serve(self: Arc<Self>, mut client: impl AsyncRead + AsyncWrite + Unpin) {
+    /// A connection on the Unix socket: a trampoline's forwarder, which first writes its
+    /// call's token and a newline. The program's own credentials, if any, are not looked at.
+    async fn serve_stamped(self: Arc<Self>, mut client: tokio::net::UnixStream) {
+        let mut token = Vec::with_capacity(32);
+        let read = tokio::time::timeout(HEAD_TIMEOUT, async {
+            while token.len() <= 64 {
+                match client.read_u8().await? {
+                    b'\n' => return Ok(true),
+                    byte => token.push(byte),
+                }
+            }
+            Ok::<_, std::io::Error>(false)
+        })
+        .await;
+        if let (Ok(Ok(true)), Ok(token)) = (read, String::from_utf8(token)) {
+            self.serve(client, Some(token)).await;
+        }
+    }
+
+    /// One client connection: one request (a tunnel, or one forwarded request), for the
+    /// call a forwarder `stamped`, or else the one its proxy credentials name.
+    async fn serve(
+        self: Arc<Self>,
+        mut client: impl AsyncRead + AsyncWrite + Unpin,
+        stamped: Option<String>,
+    ) {
         let request = match tokio::time::timeout(HEAD_TIMEOUT, request::read(&mut client)).await {
             Ok(Ok(request)) => request,
             // Gone, or silent past the timeout: nothing was asked.
@@ -92,12 +116,9 @@ impl Egress {
             }
         };
         let target = request.authority.clone();
-        let Some(allowed) = request
-            .token
-            .as_deref()
-            .and_then(|token| self.allowed(token))
-        else {
-            let why = if request.token.is_some() {
+        let token = stamped.or_else(|| request.token.clone());
+        let Some(allowed) = token.as_deref().and_then(|token| self.allowed(token)) else {
+            let why = if token.is_some() {
                 "the proxy credentials are not those of a running call"
             } else {
                 "no proxy credentials (use the proxy URL in $HTTPS_PROXY as it is, with its user and password)"

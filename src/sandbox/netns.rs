@@ -19,6 +19,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use nix::sys::signal::{SigSet, Signal};
+
+use super::Route;
 use nix::sys::socket::{
     AddressFamily, MsgFlags, NetlinkAddr, SockFlag, SockProtocol, SockType, bind, recv, send,
     socket,
@@ -38,7 +40,8 @@ const HELD: [Signal; 4] = [
 /// Moves this process into a network namespace of its own with loopback up, listening on
 /// `127.0.0.1:port`, each connection forwarded to `socket`. Called single-threaded, after
 /// the user namespace and before any restriction.
-pub(super) fn enter(port: u16, socket: &Path) -> Result<(), String> {
+pub(super) fn enter(route: &Route, socket: &Path) -> Result<(), String> {
+    let port = route.port;
     // Held in every thread from here on; the program starts with none held (the standard
     // library clears the mask in the child).
     held()
@@ -50,10 +53,11 @@ pub(super) fn enter(port: u16, socket: &Path) -> Result<(), String> {
     let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, port))
         .map_err(|error| format!("could not listen on 127.0.0.1:{port}: {error}"))?;
     let socket = socket.to_path_buf();
+    let stamp = format!("{}\n", route.token);
     std::thread::Builder::new()
         .name("forward".into())
         .stack_size(STACK)
-        .spawn(move || accept(&listener, &socket))
+        .spawn(move || accept(&listener, &socket, stamp.as_bytes()))
         .map_err(|error| format!("could not start forwarding: {error}"))?;
     Ok(())
 }
@@ -62,13 +66,17 @@ fn held() -> SigSet {
     HELD.into_iter().collect()
 }
 
-fn accept(listener: &TcpListener, socket: &PathBuf) {
+/// Each connection goes to the proxy stamped with the call's token: whatever credentials
+/// the program sends, this is the call the proxy serves.
+fn accept(listener: &TcpListener, socket: &PathBuf, stamp: &[u8]) {
     for client in listener.incoming().flatten() {
-        let Ok(proxy) = UnixStream::connect(socket) else {
+        let Ok(mut proxy) = UnixStream::connect(socket) else {
             // The server is gone, or out of descriptors: this connection fails.
             continue;
         };
-        let _ = forward(client, proxy);
+        if proxy.write_all(stamp).is_ok() {
+            let _ = forward(client, proxy);
+        }
     }
 }
 

@@ -45,6 +45,9 @@ pub struct Policy {
 /// `HTTPS_PROXY` points, and nowhere else.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Route {
+    /// The call's token, which the forwarder writes first on each connection (so the
+    /// program's proxy URL carries none).
+    pub token: String,
     /// The proxy's TCP port: on the host's loopback, and (in a namespace) the port the
     /// trampoline listens on inside it.
     pub port: u16,
@@ -102,6 +105,7 @@ impl Sandbox {
             && self.kernel.counts_processes()
             && call.cgroup.is_none();
         let proxy = call.egress.map(|grant| Route {
+            token: grant.token.clone(),
             port: grant.port,
             namespace: self.kernel.network_namespaces.then(|| grant.socket.clone()),
         });

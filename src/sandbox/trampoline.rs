@@ -66,7 +66,7 @@ pub fn confine(policy: &Policy) -> Result<(), String> {
     if let Some(route) = &policy.proxy
         && let Some(socket) = &route.namespace
     {
-        netns::enter(route.port, socket)?;
+        netns::enter(route, socket)?;
     }
     nix::sys::prctl::set_no_new_privs()
         .map_err(|error| format!("could not set no_new_privs: {error}"))?;
