@@ -56,6 +56,7 @@ mod safety_http;
 mod sandbox;
 mod sandbox_cgroups;
 mod sandbox_escapes;
+mod sandbox_network;
 mod sandbox_shims;
 #[cfg(feature = "redis")]
 mod scale_out;

@@ -299,13 +299,19 @@ fn network(wire: &SandboxWire, parent: Option<&Sandbox>, checker: &mut Checker) 
         toml::Value::Boolean(false) => Network::Nothing,
         toml::Value::Array(items) if !items.is_empty() => {
             let mut rules = Vec::new();
+            let mut wrong = false;
             for item in items {
                 match endpoint(item) {
                     Ok(rule) => rules.push(rule),
                     Err(problem) => {
                         checker.error(format!("`network`: {problem}"), span.clone());
+                        wrong = true;
                     }
                 }
+            }
+            if wrong {
+                // Said once: not also as a list that widens the server's.
+                return Network::Nothing;
             }
             if rules.iter().any(|rule| rule.host.is_name()) {
                 Network::Hosts(std::sync::Arc::new(Allowance { rules }))
