@@ -8,7 +8,7 @@
 //! command's `HTTPS_PROXY`, which names the call and its tool's list while the call runs.
 //! A connection without a live token gets 407; one tool's token never carries another's list.
 //!
-//! Per request ([`serve`]): the head is read whole; `CONNECT host:port` opens a tunnel and
+//! Per request (`serve`): the head is read whole; `CONNECT host:port` opens a tunnel and
 //! `GET http://host/…` is forwarded once (`Connection: close`), in origin form, its
 //! response passed back untouched, so a redirect comes back to the client, whose next
 //! request is checked like any other. The proxy resolves names itself, keeps only addresses

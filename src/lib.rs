@@ -88,6 +88,12 @@
 //!   `sandbox::shims` follows the program's `#!` lines and version-manager shims at load;
 //!   `sandbox::cgroup` gives a call its own cgroup v2 where one is delegated;
 //!   `sandbox::support` probes what the kernel enforces, for `check`, the log and `required`.
+//!   With a host list (`network = ["api.github.com:443"]`) the call reaches the network only
+//!   through [`egress`], the server's proxy (one per server, in `call::Services`): each call
+//!   gets a grant (a token naming its tool's list); `sandbox::netns` gives the call a network
+//!   namespace with only loopback, forwarded to the proxy, and the trampoline then stays the
+//!   program's parent. The proxy resolves names itself, reaches only the addresses the list
+//!   admits (`egress::allow`, `egress::address`), logs and counts each decision.
 //! - [`mcp`] is the only module that knows rmcp, the official Rust SDK: it adapts the
 //!   registry to rmcp's server handler, forwards events as notifications, and owns the stdio
 //!   and Streamable HTTP transports and their security layers; `mcp::prompts` answers

@@ -335,6 +335,7 @@ mod tests {
         }
         metrics.call_ended("search", Outcome::Busy, Duration::ZERO);
         metrics.auth_failure("expired");
+        metrics.egress_decision("fetch", "deny", "not-listed");
         let text = metrics.render();
         assert!(text.contains("mcp_serve_calls_in_flight 0\n"), "{text}");
         assert!(
@@ -351,6 +352,10 @@ mod tests {
         );
         assert!(
             text.contains("mcp_serve_auth_failures_total{reason=\"expired\"} 1\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("mcp_serve_egress_decisions_total{tool=\"fetch\",decision=\"deny\",reason=\"not-listed\"} 1\n"),
             "{text}"
         );
         assert!(

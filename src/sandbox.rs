@@ -14,6 +14,8 @@
 //! 2. its own namespaces (`namespace`): a mount namespace where everything but the write
 //!    paths is read-only (so no `chmod`, `utime` or xattr outside them), and with
 //!    `processes`, a user namespace, so that `RLIMIT_NPROC` counts this call's processes only;
+//!    with a host list, a network namespace with only loopback, forwarded to the egress
+//!    proxy (`netns`; the trampoline then spawns the program and stays its parent);
 //! 3. `no_new_privs`, always;
 //! 4. Landlock: file system rights beneath the declared paths, TCP connect and bind by
 //!    port, and (ABI 6) no signals or abstract sockets out of the sandbox (`ruleset`);
@@ -152,7 +154,7 @@ pub enum Network {
     /// ports, `*:port` and IP literals only.
     Ports(Vec<Endpoint>),
     /// These hosts only, through the server's egress proxy ([`crate::egress`]): a list that
-    /// names a host. The command has no network of its own ([`netns`]).
+    /// names a host. The command has no network of its own (`netns`).
     Hosts(std::sync::Arc<crate::egress::Allowance>),
 }
 

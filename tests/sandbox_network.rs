@@ -140,9 +140,30 @@ fn workspace(tools: &str) -> Workspace {
 fn serve(workspace: &Workspace, env: &[(&str, &str)]) -> Server {
     let mut env = env.to_vec();
     env.push(("MCP_SERVE_RESOLVE", RESOLVE));
-    let mut server = Server::start_with(&workspace.manifest(), &[], &env);
+    let mut server = Server::start_with(
+        &workspace.manifest(),
+        &["--metrics-addr", "127.0.0.1:0"],
+        &env,
+    );
     server.handshake("2025-11-25");
     server
+}
+
+/// The server's metrics, from the listener it announced.
+fn metrics(server: &Server) -> String {
+    let url = server
+        .stderr()
+        .lines()
+        .find_map(|line| {
+            line.strip_prefix("mcp-serve: metrics on ")
+                .map(ToOwned::to_owned)
+        })
+        .unwrap_or_else(|| panic!("no metrics line: {}", server.stderr()));
+    crate::http_harness::http_client(std::time::Duration::from_secs(10))
+        .get(&url)
+        .send()
+        .and_then(reqwest::blocking::Response::text)
+        .expect("metrics")
 }
 
 fn probe(server: &mut Server, tool: &str, args: &[&str]) -> String {
@@ -226,6 +247,22 @@ fn a_host_list_reaches_the_listed_name_through_the_proxy_and_nothing_else() {
         "one"
     );
     attack_through_and_around(&mut server, &mut tally, &p, &q);
+    // Each decision counted: the three allowed requests (the redirect's first), the refusals
+    // by reason.
+    let counted = metrics(&server);
+    for (tool, decision, reason, count) in [
+        ("one", "allow", "listed", 3),
+        ("one", "deny", "not-listed", 4),
+        ("one", "deny", "port", 1),
+        ("names-only", "deny", "loopback", 2),
+        ("names-only", "deny", "metadata", 1),
+        ("names-only", "deny", "private", 1),
+    ] {
+        let series = format!(
+            "mcp_serve_egress_decisions_total{{tool=\"{tool}\",decision=\"{decision}\",reason=\"{reason}\"}} {count}\n"
+        );
+        assert!(counted.contains(&series), "{series} in {counted}");
+    }
     controls(&mut server, &mut tally, &p, &q);
     drop(server);
 
@@ -649,5 +686,73 @@ sandbox = { network = ["exa mple.com:443", "*.*.example.com:443"] }
         stderr.contains("`exa mple.com` is not a host name")
             && stderr.contains("`*.*.example.com` is not a host name"),
         "{stderr}"
+    );
+}
+
+#[test]
+fn a_host_list_holds_for_a_server_running_as_a_user() {
+    let Listeners { port, .. } = listeners();
+    let list = format!(r#"["one.test:{port}", "127.0.0.1:{port}"]"#);
+    let workspace = Workspace::new(&format!(
+        r#"
+[[tools]]
+name = "fetch"
+arguments.url = {{ type = "string" }}
+command.argv = ["curl", "-sS", "{{url}}"]
+sandbox = {{ network = {list} }}
+
+[[tools]]
+name = "direct"
+arguments.url = {{ type = "string" }}
+command.argv = ["curl", "-sS", "--noproxy", "*", "{{url}}"]
+sandbox = {{ network = {list} }}
+
+[[tools]]
+name = "unconfined"
+arguments.url = {{ type = "string" }}
+command.argv = ["curl", "-sS", "--noproxy", "*", "{{url}}"]
+"#
+    ));
+    // The namespace is made through a user namespace of the call's own.
+    let mut server = Server::start_command(
+        crate::harness::unprivileged(&workspace)
+            .args(["--config", workspace.manifest().to_str().expect("path")])
+            .env("MCP_SERVE_RESOLVE", RESOLVE),
+    );
+    server.handshake("2025-11-25");
+    let fetch = |server: &mut Server, tool: &str, url: String| {
+        let result = server.call(tool, json!({ "url": url }));
+        text(&result).trim().to_owned()
+    };
+    let listed = fetch(&mut server, "fetch", format!("http://one.test:{port}/"));
+    if listed.contains("could not create") {
+        eprintln!("SKIPPED: this kernel gives users no user namespaces");
+        return;
+    }
+    let mut tally = Tally::default();
+    assert_eq!(listed, "one");
+    tally.denied(
+        "the unlisted name",
+        &fetch(&mut server, "fetch", format!("http://two.test:{port}/")),
+        &format!("mcp-serve egress proxy: `two.test:{port}` is not in this tool's network list"),
+    );
+    let direct = fetch(&mut server, "direct", format!("http://127.0.0.1:{port}/"));
+    tally.denied(
+        "a direct connect",
+        direct.lines().next().unwrap_or_default(),
+        "`curl` exited with status 7",
+    );
+    tally.control(
+        "unconfined",
+        &fetch(
+            &mut server,
+            "unconfined",
+            format!("http://127.0.0.2:{port}/"),
+        ),
+        "two",
+    );
+    eprintln!(
+        "as a user: {} attacks tried, {} denied; {} controls reached their target",
+        tally.attacks, tally.denied, tally.controls
     );
 }
