@@ -79,6 +79,15 @@ open-files = 256
     .to_owned()
 }
 
+/// The same `echo` with a host list instead of `network = false`: its own network namespace,
+/// the trampoline forwarding to the egress proxy and waiting for the program, and a grant
+/// at the proxy per call (the program makes no request: this is what the list costs).
+pub(crate) fn sandboxed_hosts_echo() -> String {
+    sandboxed_echo()
+        .replace("-sandboxed\"", "-sandboxed-hosts\"")
+        .replace("network = false", "network = [\"api.example.com:443\"]")
+}
+
 /// A manifest of `count` command tools, each with a two-argument input schema.
 pub(crate) fn many_tools(count: usize) -> String {
     let mut text = String::from("[server]\nname = \"big\"\nversion = \"1.0.0\"\n");

@@ -146,16 +146,31 @@ fn stdio_calls(
             .with_context(|| format!("stdio {case}"))?;
         latency(figures, &format!("stdio.{case}"), &Latency::of(&samples));
     }
-    // A second server with the same tool sandboxed; a binary without sandboxes refuses
-    // the manifest, and the comparison then has no sandboxed figures.
-    let sandboxed = manifest
-        .parent()
-        .map(|dir| {
-            crate::manifest::write(dir, "sandboxed.toml", &crate::manifest::sandboxed_echo())
-        })
-        .transpose()?
-        .and_then(|path| StdioServer::start(binary, &path).ok())
-        .map(|(server, _)| server);
+    // More servers with the same tool sandboxed (no network, a host list); a binary without
+    // sandboxes or host lists refuses the manifest, and the comparison then has no such
+    // figures.
+    let mut sandboxed = Vec::new();
+    for (figure, file, text) in [
+        (
+            "stdio.command_sandboxed",
+            "sandboxed.toml",
+            crate::manifest::sandboxed_echo(),
+        ),
+        (
+            "stdio.command_sandboxed_hosts",
+            "sandboxed-hosts.toml",
+            crate::manifest::sandboxed_hosts_echo(),
+        ),
+    ] {
+        let started = manifest
+            .parent()
+            .map(|dir| crate::manifest::write(dir, file, &text))
+            .transpose()?
+            .and_then(|path| StdioServer::start(binary, &path).ok());
+        if let Some((server, _)) = started {
+            sandboxed.push((figure, server, Vec::with_capacity(options.calls)));
+        }
+    }
     command_calls(options, &mut server, sandboxed, figures).context("stdio command")?;
     figures.insert(
         "rss.stdio_peak_mib".into(),
@@ -176,29 +191,28 @@ const SPAWN_BLOCK: usize = 50;
 fn command_calls(
     options: &Options,
     server: &mut StdioServer,
-    mut sandboxed: Option<StdioServer>,
+    mut sandboxed: Vec<(&'static str, StdioServer, Vec<Duration>)>,
     figures: &mut Figures,
 ) -> anyhow::Result<()> {
     let arguments = json!({"message": "hello bench"});
     server.calls("echo", &arguments, options.warmup, 0)?;
-    if let Some(sandboxed) = &mut sandboxed {
+    for (_, sandboxed, _) in &mut sandboxed {
         sandboxed.calls("echo", &arguments, options.warmup, 0)?;
     }
     let mut calls = Vec::with_capacity(options.calls);
-    let mut confined = Vec::with_capacity(options.calls);
     let mut spawns = Vec::with_capacity(options.calls);
     while calls.len() < options.calls {
         let block = SPAWN_BLOCK.min(options.calls - calls.len());
         spawns.extend(floor::spawn(block)?);
         calls.extend(server.calls("echo", &arguments, 0, block)?);
-        if let Some(sandboxed) = &mut sandboxed {
+        for (_, sandboxed, confined) in &mut sandboxed {
             confined.extend(sandboxed.calls("echo", &arguments, 0, block)?);
         }
     }
     latency(figures, "stdio.command", &Latency::of(&calls));
     latency(figures, "stdio.command_spawn_floor", &Latency::of(&spawns));
-    if let Some(sandboxed) = sandboxed {
-        latency(figures, "stdio.command_sandboxed", &Latency::of(&confined));
+    for (figure, sandboxed, confined) in sandboxed {
+        latency(figures, figure, &Latency::of(&confined));
         sandboxed.stop()?;
     }
     Ok(())

@@ -84,6 +84,16 @@ const ROWS: &[Row] = &[
         Some("floor.spawn+pipe.p90_us"),
     ),
     row(
+        "stdio command, sandboxed with a host list, p50 (µs)",
+        "stdio.command_sandboxed_hosts.p50_us",
+        Some("floor.spawn+pipe.p50_us"),
+    ),
+    row(
+        "stdio command, sandboxed with a host list, p90 (µs)",
+        "stdio.command_sandboxed_hosts.p90_us",
+        Some("floor.spawn+pipe.p90_us"),
+    ),
+    row(
         "spawn floor beside the command calls p50 (µs)",
         "stdio.command_spawn_floor.p50_us",
         None,
