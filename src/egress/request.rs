@@ -134,8 +134,9 @@ fn parse(head: &[u8], rest: Vec<u8>) -> Result<Request, Malformed> {
     let split = url.find(['/', '?', '#']).unwrap_or(url.len());
     let (written, path) = url.split_at(split);
     let (host, port) = authority(written, Some(80)).ok_or_else(bad_target)?;
+    // The same host and port, however written (`a.test` is `A.test:80`).
     if let Some(sent) = header("host")
-        && !sent.eq_ignore_ascii_case(written)
+        && authority(sent.trim(), Some(80)) != Some((host.clone(), port))
     {
         return Err(Malformed::HostMismatch {
             header: sent,
@@ -267,6 +268,8 @@ mod tests {
         assert_eq!(forward.body, 2);
         assert_eq!((get.port, get.rest.as_slice()), (8080, &b"ok"[..]));
 
+        let same = read_text("GET http://A.test:80/ HTTP/1.1\r\nHost: a.TEST\r\n\r\n").await;
+        assert!(same.is_ok(), "{same:?}");
         let bare = read_text("GET http://[::1]?x HTTP/1.1\r\n\r\n")
             .await
             .expect("forward");
@@ -291,6 +294,10 @@ mod tests {
             ("CONNECT *.a.test:443 HTTP/1.1\r\n\r\n", 400),
             ("GET http://user@a.test/ HTTP/1.1\r\n\r\n", 400),
             ("GET http://a.test/ HTTP/1.1\r\nHost: b.test\r\n\r\n", 400),
+            (
+                "GET http://a.test/ HTTP/1.1\r\nHost: a.test:8080\r\n\r\n",
+                400,
+            ),
             (
                 "POST http://a.test/ HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n",
                 411,
