@@ -11,8 +11,8 @@ use toml::Spanned;
 use super::Checker;
 use super::wire::SandboxWire;
 use crate::backend::command::{CommandBackend, InheritEnv, Program};
-use crate::sandbox::shims::{self, Launch};
 use crate::egress::{Allowance, Host, Rule};
+use crate::sandbox::shims::{self, Launch};
 use crate::sandbox::{
     Endpoint, Limits, Network, SYSTEM_EXECUTE, SYSTEM_READ, SYSTEM_WRITE, Sandbox,
 };

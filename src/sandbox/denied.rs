@@ -145,6 +145,7 @@ mod tests {
                 seccomp: true,
                 user_namespaces: true,
                 mount_namespaces: true,
+                network_namespaces: true,
                 root: false,
                 cgroups: false,
             },
