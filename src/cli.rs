@@ -356,6 +356,9 @@ pub struct CheckArgs {
     /// Also check what these hosts accept (repeatable)
     #[arg(long, value_enum)]
     pub target: Vec<crate::commands::check::Target>,
+    /// Make warnings that serving would refuse errors: secrets that are not set here
+    #[arg(long)]
+    pub strict: bool,
     /// Print the findings as JSON
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,

@@ -69,8 +69,38 @@ pub fn json_schema() -> String {
     text
 }
 
-/// Reads and checks the manifest at `path`.
+/// Reads and checks the manifest at `path`, its secrets resolved: what serving loads.
 pub fn load(path: &Path) -> Result<Registry, ManifestError> {
+    let (source, base_dir) = read(path)?;
+    parse(&source, &path.display().to_string(), &base_dir)
+}
+
+/// A secret reference that could not be resolved while the manifest was checked without
+/// its secrets: a variable that is not set, a file that cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnsetSecret {
+    /// Why, e.g. "the environment variable `API_TOKEN` is not set".
+    pub reason: String,
+    /// The manifest's lines that reference it (1-based), in order.
+    pub lines: Vec<usize>,
+}
+
+/// Reads and checks the manifest at `path` as `check` and `list` do: every rule applies,
+/// but a secret that is not there yet (only serving needs its value) is reported, not
+/// refused; it stands as [`crate::secret::STAND_IN`] in the registry, which must never
+/// serve.
+pub fn load_without_secrets(path: &Path) -> Result<(Registry, Vec<UnsetSecret>), ManifestError> {
+    let (source, base_dir) = read(path)?;
+    check(
+        &source,
+        &path.display().to_string(),
+        &base_dir,
+        Some(Vec::new()),
+    )
+    .map(|(registry, unset)| (registry, unset.unwrap_or_default()))
+}
+
+fn read(path: &Path) -> Result<(String, PathBuf), ManifestError> {
     let source = std::fs::read_to_string(path).map_err(|source| ManifestError::Read {
         path: path.to_owned(),
         source,
@@ -80,12 +110,31 @@ pub fn load(path: &Path) -> Result<Registry, ManifestError> {
         .filter(|dir| !dir.as_os_str().is_empty())
         .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
     let base_dir = std::fs::canonicalize(&base_dir).unwrap_or(base_dir);
-    parse(&source, &path.display().to_string(), &base_dir)
+    Ok((source, base_dir))
 }
 
 /// Checks manifest text; `shown_path` is how diagnostics name the file and `base_dir` is
 /// where relative paths in it resolve.
 pub fn parse(source: &str, shown_path: &str, base_dir: &Path) -> Result<Registry, ManifestError> {
+    check(source, shown_path, base_dir, None).map(|(registry, _)| registry)
+}
+
+/// Like [`parse`], without the secrets, as [`load_without_secrets`] does.
+pub fn parse_without_secrets(
+    source: &str,
+    shown_path: &str,
+    base_dir: &Path,
+) -> Result<(Registry, Vec<UnsetSecret>), ManifestError> {
+    check(source, shown_path, base_dir, Some(Vec::new()))
+        .map(|(registry, unset)| (registry, unset.unwrap_or_default()))
+}
+
+fn check(
+    source: &str,
+    shown_path: &str,
+    base_dir: &Path,
+    unset_secrets: Option<Vec<(crate::secret::SecretError, Range<usize>)>>,
+) -> Result<(Registry, Option<Vec<UnsetSecret>>), ManifestError> {
     let mut checker = Checker {
         diagnostics: Vec::new(),
         base_dir: base_dir.to_owned(),
@@ -95,10 +144,16 @@ pub fn parse(source: &str, shown_path: &str, base_dir: &Path) -> Result<Registry
         launches: HashMap::new(),
         oauth: false,
         identity_used: false,
+        unset_secrets,
     };
     let registry = document::load(source, &mut checker);
     match registry {
-        Some(registry) if checker.diagnostics.is_empty() => Ok(registry),
+        Some(registry) if checker.diagnostics.is_empty() => {
+            let unset = checker
+                .unset_secrets
+                .map(|found| unset_by_reason(found, source));
+            Ok((registry, unset))
+        }
         _ => {
             checker
                 .diagnostics
@@ -122,6 +177,30 @@ pub fn parse(source: &str, shown_path: &str, base_dir: &Path) -> Result<Registry
     }
 }
 
+/// The unset secrets, one per reason, with the lines that need each.
+fn unset_by_reason(
+    found: Vec<(crate::secret::SecretError, Range<usize>)>,
+    source: &str,
+) -> Vec<UnsetSecret> {
+    let mut out: Vec<UnsetSecret> = Vec::new();
+    for (error, span) in found {
+        let reason = error.to_string();
+        let line = source[..span.start.min(source.len())].matches('\n').count() + 1;
+        match out.iter_mut().find(|unset| unset.reason == reason) {
+            Some(unset) => {
+                if !unset.lines.contains(&line) {
+                    unset.lines.push(line);
+                }
+            }
+            None => out.push(UnsetSecret {
+                reason,
+                lines: vec![line],
+            }),
+        }
+    }
+    out
+}
+
 /// Collects diagnostics while the manifest is checked.
 struct Checker {
     diagnostics: Vec<Diagnostic>,
@@ -141,6 +220,9 @@ struct Checker {
     oauth: bool,
     /// A template of the tool being checked used `{auth.…}`.
     identity_used: bool,
+    /// Checking without secrets (`check`, `list`): the references that could not be
+    /// resolved, and where; `None` when they are errors (serving).
+    unset_secrets: Option<Vec<(crate::secret::SecretError, Range<usize>)>>,
 }
 
 impl Checker {
@@ -160,5 +242,34 @@ impl Checker {
 
     fn resolve(&self, path: &str) -> PathBuf {
         self.base_dir.join(path)
+    }
+
+    /// Resolves the secret references in `text` (at `span`), each value passed through
+    /// `encode`. Without secrets, one that is not there is recorded and stands as
+    /// [`crate::secret::STAND_IN`].
+    fn secret(
+        &mut self,
+        text: &str,
+        span: &Range<usize>,
+        encode: impl Fn(&str) -> String,
+    ) -> Result<(String, crate::secret::Used), crate::secret::SecretError> {
+        let mut unset = Vec::new();
+        let lenient = self.unset_secrets.is_some();
+        let resolved = crate::secret::resolve_checked(
+            text,
+            &self.base_dir,
+            encode,
+            lenient.then_some(&mut unset),
+        );
+        if let Some(found) = &mut self.unset_secrets {
+            found.extend(unset.into_iter().map(|error| (error, span.clone())));
+        }
+        resolved
+    }
+
+    /// Whether the last [`Self::secret`] call stood in for anything: `count` is the number
+    /// of unset references recorded before it.
+    fn unset_count(&self) -> usize {
+        self.unset_secrets.as_ref().map_or(0, Vec::len)
     }
 }

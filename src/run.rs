@@ -442,10 +442,19 @@ fn command_run(command: &Command, cli: &Cli) -> Result<ExitCode, UsageError> {
         return Ok(ExitCode::SUCCESS);
     }
     let path = manifest_path(config)?;
-    let loaded = manifest::load(&path);
+    // Checking and listing need no secret (only serving and calling send one): an unset
+    // one is a warning of `check`, and `list` shows the tools all the same.
     if let Command::Check(args) = command {
-        return Ok(commands::check::command(loaded, args));
+        return Ok(commands::check::command(
+            manifest::load_without_secrets(&path),
+            args,
+        ));
     }
+    let loaded = if matches!(command, Command::List(_)) {
+        manifest::load_without_secrets(&path).map(|(registry, _)| registry)
+    } else {
+        manifest::load(&path)
+    };
     let registry = loaded.map_err(|error| match error {
         ManifestError::Invalid { .. } => UsageError(error.to_string()),
         ManifestError::Read { .. } => UsageError(format!("error: {error}")),

@@ -51,6 +51,23 @@ pub fn resolve_encoded(
     base_dir: &Path,
     encode: impl Fn(&str) -> String,
 ) -> Result<(String, Used), SecretError> {
+    resolve_checked(text, base_dir, encode, None)
+}
+
+/// What an unset secret stands for while a manifest is checked without its secrets: long
+/// enough for every rule on a secret's length (`hmac-secret` needs 32 bytes), and plain
+/// text that every sink carries.
+pub const STAND_IN: &str = "mcp-serve-check-stand-in-for-an-unset-secret";
+
+/// Like [`resolve_encoded`]; with `unset`, a variable that is not set or a file that cannot
+/// be read is not an error: it is recorded there and read as [`STAND_IN`] (`mcp-serve check`
+/// checks a manifest without the secrets that only serving needs).
+pub fn resolve_checked(
+    text: &str,
+    base_dir: &Path,
+    encode: impl Fn(&str) -> String,
+    mut unset: Option<&mut Vec<SecretError>>,
+) -> Result<(String, Used), SecretError> {
     let mut out = String::with_capacity(text.len());
     let mut used = Used::default();
     let mut rest = text;
@@ -64,24 +81,36 @@ pub fn resolve_encoded(
                 used.variables.push(name.to_owned());
                 std::env::var(name).map_err(|_| SecretError::MissingVariable {
                     name: name.to_owned(),
-                })?
+                })
             }
             Some(("file", path)) => std::fs::read_to_string(base_dir.join(path))
+                .map(|text| text.trim_end_matches(['\n', '\r']).to_owned())
                 .map_err(|error| SecretError::UnreadableFile {
                     path: path.to_owned(),
                     reason: error.to_string(),
-                })?
-                .trim_end_matches(['\n', '\r'])
-                .to_owned(),
+                }),
             _ => {
                 return Err(SecretError::Unknown {
                     reference: reference.to_owned(),
                 });
             }
         };
-        out.push_str(&encode(&value).replace('{', "{{").replace('}', "}}"));
-        if !value.is_empty() {
-            used.values.push(value);
+        let value = match (value, unset.as_deref_mut()) {
+            (Ok(value), _) => Some(value),
+            (Err(error), Some(unset)) => {
+                unset.push(error);
+                None
+            }
+            (Err(error), None) => return Err(error),
+        };
+        match value {
+            Some(value) => {
+                out.push_str(&encode(&value).replace('{', "{{").replace('}', "}}"));
+                if !value.is_empty() {
+                    used.values.push(value);
+                }
+            }
+            None => out.push_str(STAND_IN),
         }
         rest = &after[end + 1..];
     }

@@ -12,7 +12,7 @@ use crate::backend::command::Program;
 use std::process::ExitCode;
 
 use crate::cli::{CheckArgs, Format};
-use crate::manifest::ManifestError;
+use crate::manifest::{ManifestError, UnsetSecret};
 use crate::registry::Registry;
 use crate::template::{ArgvElement, Repeated};
 use crate::tool::Tool;
@@ -221,9 +221,12 @@ pub(super) fn target_name(target: Target) -> &'static str {
 
 /// Runs `mcp-serve check`: exit 2 for a manifest the server would refuse, 1 for errors
 /// found by the lints, 0 otherwise.
-pub fn command(loaded: Result<Registry, ManifestError>, args: &CheckArgs) -> ExitCode {
-    let registry = match loaded {
-        Ok(registry) => registry,
+pub fn command(
+    loaded: Result<(Registry, Vec<UnsetSecret>), ManifestError>,
+    args: &CheckArgs,
+) -> ExitCode {
+    let (registry, unset) = match loaded {
+        Ok(loaded) => loaded,
         Err(error) => {
             if args.format == Format::Json {
                 let report =
@@ -239,7 +242,8 @@ pub fn command(loaded: Result<Registry, ManifestError>, args: &CheckArgs) -> Exi
             return ExitCode::from(2);
         }
     };
-    let findings = lint(&registry, &args.target);
+    let mut findings = unset_secrets(&unset, args.strict);
+    findings.extend(lint(&registry, &args.target));
     let failed = findings
         .iter()
         .any(|finding| finding.severity == Severity::Error);
@@ -263,6 +267,41 @@ pub fn command(loaded: Result<Registry, ManifestError>, args: &CheckArgs) -> Exi
         ExitCode::from(super::EXIT_FAILURE)
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+/// A secret the manifest references that is not there: serving refuses to start without
+/// it, checking only says so (an error with `--strict`).
+fn unset_secrets(unset: &[UnsetSecret], strict: bool) -> Vec<Finding> {
+    unset
+        .iter()
+        .map(|secret| {
+            let lines: Vec<String> = secret.lines.iter().map(ToString::to_string).collect();
+            let place = if lines.len() == 1 { "line" } else { "lines" };
+            Finding {
+                severity: if strict {
+                    Severity::Error
+                } else {
+                    Severity::Warning
+                },
+                rule: "unset-secret",
+                tool: None,
+                message: format!(
+                    "{} (used on {place} {}): set it before serving, which refuses to start without it",
+                    secret.reason,
+                    abbreviated(&lines)
+                ),
+            }
+        })
+        .collect()
+}
+
+/// At most five items, then how many more.
+fn abbreviated(items: &[String]) -> String {
+    if items.len() <= 5 {
+        items.join(", ")
+    } else {
+        format!("{} and {} more", items[..5].join(", "), items.len() - 5)
     }
 }
 

@@ -69,7 +69,7 @@ pub(super) fn settings(
             .collect(),
     };
     let hmac_secret = wire.hmac_secret.as_ref().and_then(|secret| {
-        match crate::secret::resolve(secret.get_ref(), &checker.base_dir) {
+        match checker.secret(secret.get_ref(), &secret.span(), ToOwned::to_owned) {
             Ok((value, used)) if value.len() >= 32 => {
                 checker.withheld_env.extend(used.variables);
                 Some(value.into_bytes())
@@ -163,7 +163,7 @@ fn introspection(wire: &AuthWire, checker: &mut Checker) -> Option<Endpoint> {
         );
         return None;
     }
-    match crate::secret::resolve(secret.get_ref(), &checker.base_dir) {
+    match checker.secret(secret.get_ref(), &secret.span(), ToOwned::to_owned) {
         Ok((value, used)) => {
             checker.withheld_env.extend(used.variables);
             Some(Endpoint {

@@ -12,7 +12,7 @@ use super::json::toml_to_json;
 use super::url::url_template;
 use super::wire::HttpWire;
 use crate::backend::http::{Body, HttpBackend, JsonTemplate, RedirectRules};
-use crate::secret::{Redactor, Used, resolve};
+use crate::secret::{Redactor, Used};
 use crate::suggest::suggest;
 use crate::template::Template;
 use crate::units::{parse_duration, parse_size};
@@ -253,7 +253,7 @@ fn secret_template(
     secrets: &mut Used,
     checker: &mut Checker,
 ) -> Option<Template> {
-    match resolve(text, &checker.base_dir) {
+    match checker.secret(text, &span, ToOwned::to_owned) {
         Ok((resolved, used)) => {
             secrets.extend(used);
             template_at(&resolved, span, facts, checker)

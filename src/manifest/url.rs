@@ -8,7 +8,6 @@ use super::Checker;
 use super::facts::{ArgumentFacts, template_at};
 use super::http::SecretUse;
 use crate::backend::http::UrlTemplate;
-use crate::secret::resolve_encoded;
 use crate::template::encode_segment;
 
 /// Splits the URL into a literal origin and templated path segments. Secrets are resolved
@@ -38,7 +37,7 @@ pub(super) fn url_template(
     let (authority, rest) = rest.split_at(authority_end);
     let resolved =
         |part: &str, encode: fn(&str) -> String, secrets: &mut SecretUse, checker: &mut Checker| {
-            match resolve_encoded(part, &checker.base_dir, encode) {
+            match checker.secret(part, &span, encode) {
                 Ok((text, used)) => {
                     secrets.used.extend(used);
                     Some(text)
@@ -129,7 +128,11 @@ fn base_reference(
         return None;
     };
     let (reference, rest) = text.split_at(end + 1);
-    let base = match resolve_encoded(reference, &checker.base_dir, str::to_owned) {
+    let unset_before = checker.unset_count();
+    let base = match checker.secret(reference, span, str::to_owned) {
+        // Checked without its secrets, an unset base stands as a plain URL, so that the
+        // rest of the URL is checked as it will be.
+        Ok(_) if checker.unset_count() > unset_before => "https://unset.invalid".to_owned(),
         // Like every reference, its value is a secret: a webhook URL holds its token in the
         // path. Answers that quote it show it redacted, in every form the request carries
         // it (as the URL parser rewrites it, its path alone); a base that is no secret is

@@ -35,6 +35,21 @@ pub struct Converter<'a> {
     direction: Direction,
     defs: Map<String, Value>,
     names: HashMap<String, String>,
+    /// The `$dynamicAnchor`s in scope, outermost first: each schema entered that declares
+    /// one (itself, or in its `$defs`) binds it while its parts are converted.
+    dynamic_scope: Vec<Binding>,
+    /// Whether a reference's target (through its own references) uses `$dynamicRef`: only
+    /// those are converted once per binding of their anchors.
+    dynamic: HashMap<String, bool>,
+}
+
+/// A `$dynamicAnchor` in scope: its name, the schema that declares it, and an identity for
+/// cache keys.
+#[derive(Debug, Clone)]
+struct Binding {
+    anchor: String,
+    schema: Value,
+    id: String,
 }
 
 impl<'a> Converter<'a> {
@@ -44,6 +59,8 @@ impl<'a> Converter<'a> {
             direction,
             defs: Map::new(),
             names: HashMap::new(),
+            dynamic_scope: Vec::new(),
+            dynamic: HashMap::new(),
         }
     }
 
@@ -116,6 +133,113 @@ impl<'a> Converter<'a> {
                 json!({})
             });
         };
+        let bound = self.bind(object);
+        let converted = self.convert_object(object, depth);
+        self.dynamic_scope.truncate(self.dynamic_scope.len() - bound);
+        converted
+    }
+
+    /// Puts the `$dynamicAnchor`s an object declares (itself, or its `$defs` entries) in
+    /// scope; returns how many.
+    fn bind(&mut self, object: &Map<String, Value>) -> usize {
+        let mut bindings = Vec::new();
+        let mut declare = |schema: &Value| {
+            if let Some(anchor) = schema.get("$dynamicAnchor").and_then(Value::as_str) {
+                bindings.push(Binding {
+                    anchor: anchor.to_owned(),
+                    id: identity(schema),
+                    schema: schema.clone(),
+                });
+            }
+        };
+        if object.contains_key("$dynamicAnchor") {
+            declare(&Value::Object(object.clone()));
+        }
+        for key in ["$defs", "definitions"] {
+            for schema in object
+                .get(key)
+                .and_then(Value::as_object)
+                .into_iter()
+                .flat_map(Map::values)
+            {
+                declare(schema);
+            }
+        }
+        let count = bindings.len();
+        self.dynamic_scope.extend(bindings);
+        count
+    }
+
+    /// `$dynamicRef: "#name"` as the schema it stands for here: the outermost `$dynamicAnchor`
+    /// of that name in scope (Scalar Galaxy's `PaginatedResource` binds `itemType` to
+    /// `Planet` where a response specializes it), converted like a reference, so a
+    /// recursive one stays finite. The output has no dynamic reference left to resolve.
+    fn dynamic_reference(&mut self, reference: &str, depth: usize) -> Result<Value, String> {
+        let Some(anchor) = reference.strip_prefix('#').filter(|name| !name.starts_with('/'))
+        else {
+            if reference.starts_with("#/") {
+                return self.reference(reference, depth);
+            }
+            return Err(format!(
+                "`$dynamicRef: {reference}` points outside the description (only `#…` references are followed)"
+            ));
+        };
+        let Some(binding) = self
+            .dynamic_scope
+            .iter()
+            .find(|binding| binding.anchor == anchor)
+            .cloned()
+        else {
+            return Err(format!(
+                "`$dynamicRef: {reference}` has no `$dynamicAnchor: {anchor}` in scope to bind to"
+            ));
+        };
+        let key = format!("$dynamicAnchor {anchor} {}", binding.id);
+        if let Some(name) = self.names.get(&key) {
+            return Ok(json!({ "$ref": format!("#/$defs/{name}") }));
+        }
+        let name = self.def_name(anchor);
+        self.names.insert(key, name.clone());
+        self.defs.insert(name.clone(), json!({}));
+        let mut schema = binding.schema;
+        if let Some(object) = schema.as_object_mut() {
+            object.shift_remove("$dynamicAnchor");
+            object.shift_remove("$defs");
+        }
+        let converted = self.convert_at(&schema, depth + 1)?;
+        self.defs.insert(name.clone(), converted.clone());
+        // A binding that only names another schema is that schema.
+        if converted.as_object().is_some_and(|object| {
+            object.len() == 1 && object.get("$ref").is_some_and(Value::is_string)
+        }) {
+            return Ok(converted);
+        }
+        Ok(json!({ "$ref": format!("#/$defs/{name}") }))
+    }
+
+    fn convert_object(
+        &mut self,
+        object: &Map<String, Value>,
+        depth: usize,
+    ) -> Result<Value, String> {
+        if let Some(reference) = object.get("$dynamicRef").and_then(Value::as_str) {
+            let target = self.dynamic_reference(reference, depth)?;
+            let mut rest = object.clone();
+            rest.shift_remove("$dynamicRef");
+            if rest.is_empty() {
+                return Ok(target);
+            }
+            let mut converted = self.convert_object(&rest, depth + 1)?;
+            if let Some(map) = converted.as_object_mut() {
+                let parts = map
+                    .entry("allOf")
+                    .or_insert_with(|| Value::Array(Vec::new()));
+                if let Value::Array(parts) = parts {
+                    parts.push(target);
+                }
+            }
+            return Ok(converted);
+        }
         if let Some(reference) = object.get("$ref").and_then(Value::as_str) {
             let target = self.reference(reference, depth)?;
             // 3.0 ignores a reference's siblings; 3.1 applies them too.
@@ -223,9 +347,15 @@ impl<'a> Converter<'a> {
             .map(Value::Array)
     }
 
-    /// `{"$ref": "#/$defs/NAME"}` for a reference, converting its target the first time.
+    /// `{"$ref": "#/$defs/NAME"}` for a reference, converting its target the first time
+    /// (once per binding of the dynamic anchors it uses).
     fn reference(&mut self, reference: &str, depth: usize) -> Result<Value, String> {
-        if let Some(name) = self.names.get(reference) {
+        let key = if self.dynamic_scope.is_empty() || !self.uses_dynamic_reference(reference) {
+            reference.to_owned()
+        } else {
+            format!("{reference} {}", self.scope_signature())
+        };
+        if let Some(name) = self.names.get(&key) {
             return Ok(json!({ "$ref": format!("#/$defs/{name}") }));
         }
         if !reference.starts_with('#') {
@@ -246,12 +376,48 @@ impl<'a> Converter<'a> {
             .lookup(reference)
             .ok_or_else(|| format!("`$ref: {reference}` points at nothing"))?;
         let name = self.def_name(reference);
-        self.names.insert(reference.to_owned(), name.clone());
+        self.names.insert(key, name.clone());
         // A placeholder first: the target may refer to itself.
         self.defs.insert(name.clone(), json!({}));
         let converted = self.convert_at(target, depth + 1)?;
         self.defs.insert(name.clone(), converted);
         Ok(json!({ "$ref": format!("#/$defs/{name}") }))
+    }
+
+    /// Whether the schema `reference` names, or one it refers to, has a `$dynamicRef`.
+    fn uses_dynamic_reference(&mut self, reference: &str) -> bool {
+        if let Some(known) = self.dynamic.get(reference) {
+            return *known;
+        }
+        let mut pending = vec![reference.to_owned()];
+        let mut seen = HashSet::new();
+        let mut found = false;
+        while let Some(next) = pending.pop() {
+            if found || !seen.insert(next.clone()) {
+                continue;
+            }
+            if let Some(target) = self.document.lookup(&next) {
+                found = scan_references(target, &mut pending);
+            }
+        }
+        self.dynamic.insert(reference.to_owned(), found);
+        found
+    }
+
+    /// Which schema each dynamic anchor in scope binds to (the outermost of each name).
+    fn scope_signature(&self) -> String {
+        let mut seen: Vec<&str> = Vec::new();
+        let mut signature = String::new();
+        for binding in &self.dynamic_scope {
+            if !seen.contains(&binding.anchor.as_str()) {
+                seen.push(&binding.anchor);
+                signature.push_str(&binding.anchor);
+                signature.push('=');
+                signature.push_str(&binding.id);
+                signature.push(' ');
+            }
+        }
+        signature
     }
 
     /// The last segment of the reference, as a plain name (no `/`, `~` or `%` to escape in
@@ -356,6 +522,37 @@ fn nullable_form(mut out: Map<String, Value>) -> Value {
             Value::Object(out)
         }
         _ => json!({ "anyOf": [Value::Object(out), { "type": "null" }] }),
+    }
+}
+
+/// A short identity of a schema's text, for cache keys.
+fn identity(schema: &Value) -> String {
+    use std::hash::{Hash as _, Hasher as _};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    schema.to_string().hash(&mut hasher);
+    format!("{:016x}", hasher.finish())
+}
+
+/// Whether `value` has a `$dynamicRef`; the local references it makes join `pending`.
+fn scan_references(value: &Value, pending: &mut Vec<String>) -> bool {
+    match value {
+        Value::Object(map) => {
+            let mut found = false;
+            for (key, child) in map {
+                match (key.as_str(), child) {
+                    ("$dynamicRef", _) => found = true,
+                    ("$ref", Value::String(reference)) if reference.starts_with("#/") => {
+                        pending.push(reference.clone());
+                    }
+                    _ => found |= scan_references(child, pending),
+                }
+            }
+            found
+        }
+        Value::Array(items) => items
+            .iter()
+            .fold(false, |found, item| scan_references(item, pending) || found),
+        _ => false,
     }
 }
 

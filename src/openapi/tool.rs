@@ -94,6 +94,7 @@ pub fn build(
     secrets: &mut Secrets<'_>,
 ) -> Result<Tool, String> {
     let base = base_url(document, operation, options)?;
+    let (path, path_query) = parameters::split_path(operation)?;
     let mut converter = Converter::new(document, Direction::Request);
     let mut arguments = Arguments {
         names: ArgumentNames::default(),
@@ -103,10 +104,17 @@ pub fn build(
     };
     let (credentials, security_notes) = secrets.for_operation(operation);
     arguments.notes.extend(security_notes);
-    let credential_keys: Vec<(Place, String)> = credentials
+    let mut credential_keys: Vec<(Place, String)> = credentials
         .iter()
         .map(|credential| (credential.place, credential.name.to_ascii_lowercase()))
         .collect();
+    // A query the path itself writes selects the operation: a parameter of the same name is
+    // not sent again.
+    credential_keys.extend(
+        path_query
+            .iter()
+            .map(|(name, _)| (Place::Query, name.to_ascii_lowercase())),
+    );
     let placed = parameters::place(
         document,
         operation,
@@ -114,9 +122,10 @@ pub fn build(
         &mut arguments,
         &credential_keys,
     )?;
-    let path = parameters::path_template(operation.path, &placed.path)?;
+    let path = parameters::path_template(path, &placed.path)?;
     let body = body::build(document, operation, &mut converter, &mut arguments)?;
-    let mut query = placed.query;
+    let mut query = parameters::path_query_template(operation.path, path_query, &placed.path)?;
+    query.extend(placed.query);
     let mut headers = placed.headers;
     for credential in credentials {
         match credential.place {

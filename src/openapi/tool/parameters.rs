@@ -168,6 +168,76 @@ fn annotate(mut schema: Value, parameter: &Value) -> Value {
     schema
 }
 
+/// The path without the query it may write (`/rest?method=flickr.photos.search`), and that
+/// query's pairs, decoded. An operation HTTP cannot call as its path says is refused: a
+/// fragment (`/#X-Amz-Target=…`) is never sent, so what it selects would be lost.
+pub(super) fn split_path<'a>(
+    operation: &Operation<'a>,
+) -> Result<(&'a str, Vec<(String, String)>), String> {
+    let path = operation.path;
+    if let Some(at) = path.find('#') {
+        return Err(format!(
+            "the path `{path}` has a fragment (`{}`), which HTTP never sends: the request cannot say what it selects",
+            &path[at..]
+        ));
+    }
+    // `$` then a placeholder would read as a secret reference (`${…}`) in the manifest.
+    if path.contains('$') {
+        return Err(format!(
+            "the path `{path}` has a `$`, which a manifest URL cannot hold literally"
+        ));
+    }
+    if operation.method == "TRACE" {
+        return Err(
+            "TRACE is not a method mcp-serve sends: it echoes the request back, credentials and all"
+                .to_owned(),
+        );
+    }
+    match path.split_once('?') {
+        None => Ok((path, Vec::new())),
+        Some((path, query)) => Ok((
+            path,
+            form_urlencoded::parse(query.as_bytes())
+                .map(|(name, value)| (name.into_owned(), value.into_owned()))
+                .filter(|(name, _)| !name.is_empty())
+                .collect(),
+        )),
+    }
+}
+
+/// The query pairs the path writes, as `query` templates: a literal value as it is, a value
+/// that is exactly `{name}` (a path parameter written in the query, as some descriptions
+/// do) from that parameter's argument. Any other placeholder cannot be sent as written.
+pub(super) fn path_query_template(
+    path: &str,
+    pairs: Vec<(String, String)>,
+    arguments: &[(String, String)],
+) -> Result<Vec<(String, String)>, String> {
+    let mut out = Vec::with_capacity(pairs.len());
+    for (name, value) in pairs {
+        let placeholder = value
+            .strip_prefix('{')
+            .and_then(|rest| rest.strip_suffix('}'))
+            .filter(|inner| !inner.contains(['{', '}']));
+        let template = match placeholder {
+            _ if name.contains(['{', '}']) => None,
+            Some(parameter) => arguments
+                .iter()
+                .find(|(known, _)| known == parameter)
+                .map(|(_, argument)| format!("{{{argument}}}")),
+            None if !value.contains(['{', '}']) => Some(value),
+            None => None,
+        };
+        let Some(template) = template else {
+            return Err(format!(
+                "the path `{path}` has a placeholder in its query that is not a whole value of a declared parameter"
+            ));
+        };
+        out.push((name, template));
+    }
+    Ok(out)
+}
+
 /// The path with each `{name}` replaced by its argument's placeholder.
 pub(super) fn path_template(path: &str, arguments: &[(String, String)]) -> Result<String, String> {
     // `$` then a placeholder would read as a secret reference (`${…}`) in the manifest.
