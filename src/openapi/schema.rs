@@ -41,6 +41,9 @@ pub struct Converter<'a> {
     /// Whether a reference's target (through its own references) uses `$dynamicRef`: only
     /// those are converted once per binding of their anchors.
     dynamic: HashMap<String, bool>,
+    /// Patterns the validator cannot run, each left out once with a note.
+    patterns: HashMap<String, bool>,
+    notes: Vec<String>,
 }
 
 /// A `$dynamicAnchor` in scope: its name, the schema that declares it, and an identity for
@@ -61,7 +64,32 @@ impl<'a> Converter<'a> {
             names: HashMap::new(),
             dynamic_scope: Vec::new(),
             dynamic: HashMap::new(),
+            patterns: HashMap::new(),
+            notes: Vec::new(),
         }
+    }
+
+    /// What was left out of the schemas converted so far, for the tool's notes.
+    pub fn take_notes(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notes)
+    }
+
+    /// Whether the validator that checks calls can run `pattern` (ECMA-262 syntax, as
+    /// JSON Schema has it, within the engine's limits). One it cannot is left out with a
+    /// note naming it: a schema that does not compile would make the whole tool unusable.
+    fn pattern_runs(&mut self, pattern: &str) -> bool {
+        if let Some(runs) = self.patterns.get(pattern) {
+            return *runs;
+        }
+        let runs = crate::schema::CompiledSchema::compile(&json!({ "pattern": pattern })).is_ok();
+        if !runs {
+            self.notes.push(format!(
+                "pattern `{}` left out: the validator cannot compile it",
+                shown(pattern)
+            ));
+        }
+        self.patterns.insert(pattern.to_owned(), runs);
+        runs
     }
 
     pub fn convert(&mut self, schema: &Value) -> Result<Value, String> {
@@ -291,7 +319,26 @@ impl<'a> Converter<'a> {
                         out.insert(key.to_owned(), value.clone());
                     }
                 }
-                "properties" | "patternProperties" | "dependentSchemas" => {
+                "pattern" => {
+                    if value.as_str().is_none_or(|pattern| self.pattern_runs(pattern)) {
+                        out.insert(key.to_owned(), value.clone());
+                    }
+                }
+                "patternProperties" => {
+                    let mut kept = self.convert_map(value, depth)?;
+                    if let Some(map) = kept.as_object_mut() {
+                        let unusable: Vec<String> = map
+                            .keys()
+                            .filter(|pattern| !self.pattern_runs(pattern))
+                            .cloned()
+                            .collect();
+                        for pattern in unusable {
+                            map.shift_remove(&pattern);
+                        }
+                    }
+                    out.insert(key.to_owned(), kept);
+                }
+                "properties" | "dependentSchemas" => {
                     out.insert(key.to_owned(), self.convert_map(value, depth)?);
                 }
                 "items" if value.is_array() => {
@@ -522,6 +569,14 @@ fn nullable_form(mut out: Map<String, Value>) -> Value {
             Value::Object(out)
         }
         _ => json!({ "anyOf": [Value::Object(out), { "type": "null" }] }),
+    }
+}
+
+/// A pattern for a note: at most 80 characters.
+fn shown(pattern: &str) -> String {
+    match pattern.char_indices().nth(80) {
+        Some((at, _)) => format!("{}…", &pattern[..at]),
+        None => pattern.to_owned(),
     }
 }
 

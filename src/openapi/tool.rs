@@ -139,6 +139,7 @@ pub fn build(
         input_schema["required"] = json!(arguments.required);
     }
     input_schema["additionalProperties"] = json!(false);
+    arguments.notes.extend(converter.take_notes());
     converter.finish(&mut input_schema);
     let size = input_schema.to_string().len();
     if size > MAX_INPUT_SCHEMA {
@@ -328,6 +329,12 @@ fn output_schema(
         let mut converter = Converter::new(document, Direction::Response);
         return match converter.convert(schema) {
             Ok(schema) => {
+                notes.extend(
+                    converter
+                        .take_notes()
+                        .into_iter()
+                        .map(|note| format!("output schema: {note}")),
+                );
                 let mut root = converter.inline_root(schema);
                 converter.finish(&mut root);
                 Some(root)
