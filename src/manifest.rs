@@ -145,6 +145,7 @@ fn check(
         oauth: false,
         identity_used: false,
         unset_secrets,
+        source: source.to_owned(),
     };
     let registry = document::load(source, &mut checker);
     match registry {
@@ -223,6 +224,9 @@ struct Checker {
     /// Checking without secrets (`check`, `list`): the references that could not be
     /// resolved, and where; `None` when they are errors (serving).
     unset_secrets: Option<Vec<(crate::secret::SecretError, Range<usize>)>>,
+    /// The manifest's text, for the secret files it names (no folder that holds one is
+    /// ever read from).
+    source: String,
 }
 
 impl Checker {

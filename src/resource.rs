@@ -277,7 +277,7 @@ fn acceptable(value: &str) -> bool {
 /// symbolic link followed on the way (so a file swapped for a link out between a check and
 /// the open cannot be served: there is no second open); `None` when it is not there, is a
 /// link, or would leave the folder (`..`, an absolute path).
-fn confined(directory: &Path, relative: &str) -> Option<File> {
+pub(crate) fn confined(directory: &Path, relative: &str) -> Option<File> {
     let relative = Path::new(relative);
     if relative.as_os_str().is_empty()
         || !relative

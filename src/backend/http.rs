@@ -4,6 +4,7 @@
 //! ([`ToolResult::from_response`]), with secrets redacted from what comes back.
 
 mod client;
+pub mod multipart;
 mod request;
 mod trace;
 
@@ -12,7 +13,7 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 pub use client::{HttpClients, RedirectRules};
-pub use request::{Body, JsonTemplate, UrlTemplate};
+pub use request::{Body, JsonTemplate, QueryParameter, QueryStyle, UrlTemplate};
 
 use crate::results::ToolResult;
 use crate::results::response::Response;
@@ -31,9 +32,14 @@ pub struct HttpBackend {
     pub tool: String,
     pub method: reqwest::Method,
     pub url: UrlTemplate,
-    pub query: Vec<(String, Template)>,
+    pub query: Vec<QueryParameter>,
     pub headers: Vec<(reqwest::header::HeaderName, Template)>,
     pub body: Body,
+    /// Arguments whose value keeps `/` (and the other reserved characters that cannot move
+    /// the request) where it fills a whole path segment or query value (`allow-reserved`).
+    pub allow_reserved: Vec<String>,
+    /// The most a request's file and base64 parts may add up to.
+    pub max_upload: usize,
     pub timeout: Duration,
     pub max_response: usize,
     /// Statuses that mean success; empty means any 2xx.

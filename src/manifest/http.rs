@@ -11,7 +11,12 @@ use super::facts::{ArgumentFacts, template_at};
 use super::json::toml_to_json;
 use super::url::url_template;
 use super::wire::HttpWire;
-use crate::backend::http::{Body, HttpBackend, JsonTemplate, RedirectRules};
+use indexmap::IndexMap;
+
+use crate::backend::http::multipart::{DEFAULT_MAX_UPLOAD, Part, PartSource, is_safe_name};
+use crate::backend::http::{
+    Body, HttpBackend, JsonTemplate, QueryParameter, QueryStyle, RedirectRules,
+};
 use crate::secret::{Redactor, Used};
 use crate::suggest::suggest;
 use crate::template::Template;
@@ -74,6 +79,16 @@ pub(super) fn build_http(
 
     let (query, headers) = query_and_headers(wire, facts, &mut secrets, checker);
     let body = body(wire, facts, &mut secrets.used, checker);
+    let allow_reserved = allow_reserved(wire, url.as_ref(), &query, facts, checker);
+    let max_upload = wire
+        .max_upload
+        .as_ref()
+        .map_or(DEFAULT_MAX_UPLOAD, |value| {
+            parse_size(value.get_ref()).unwrap_or_else(|problem| {
+                checker.error(format!("invalid `max-upload`: {problem}"), value.span());
+                DEFAULT_MAX_UPLOAD
+            })
+        });
     let timeout = wire.timeout.as_ref().map_or(DEFAULT_TIMEOUT, |value| {
         parse_duration(value.get_ref()).unwrap_or_else(|problem| {
             checker.error(format!("invalid `timeout`: {problem}"), value.span());
@@ -131,6 +146,8 @@ pub(super) fn build_http(
         query,
         headers,
         body,
+        allow_reserved,
+        max_upload,
         timeout,
         max_response,
         success_statuses,
@@ -144,7 +161,7 @@ pub(super) fn build_http(
     })
 }
 
-type Pairs = Vec<(String, Template)>;
+type Pairs = Vec<QueryParameter>;
 type Headers = Vec<(reqwest::header::HeaderName, Template)>;
 
 /// The query parameters and headers, with secrets resolved.
@@ -156,14 +173,20 @@ fn query_and_headers(
 ) -> (Pairs, Headers) {
     let mut query = Vec::new();
     for (name, value) in wire.query.iter().flatten() {
-        let text = match value.get_ref() {
-            toml::Value::String(text) => text.clone(),
+        let (text, style) = match value.get_ref() {
+            toml::Value::String(text) => (text.clone(), QueryStyle::Repeated),
             toml::Value::Integer(_) | toml::Value::Float(_) | toml::Value::Boolean(_) => {
-                value.get_ref().to_string()
+                (value.get_ref().to_string(), QueryStyle::Repeated)
+            }
+            toml::Value::Table(table) => {
+                let Some(styled) = styled_query(table, value.span(), checker) else {
+                    continue;
+                };
+                styled
             }
             _ => {
                 checker.error(
-                    "a query value is a string (or a number or boolean)",
+                    "a query value is a string (or a number or boolean), or a table such as `{ value = \"{ids}\", style = \"form\", explode = false }`",
                     value.span(),
                 );
                 continue;
@@ -172,7 +195,20 @@ fn query_and_headers(
         if let Some(template) =
             secret_template(&text, value.span(), facts, &mut secrets.used, checker)
         {
-            query.push((name.get_ref().clone(), template));
+            if style != QueryStyle::Repeated && template.sole_placeholder().is_none() {
+                checker
+                    .error(
+                        "a query value with a `style` is one placeholder, such as `\"{ids}\"`",
+                        value.span(),
+                    )
+                    .hint("the style says how that argument's list or object is written");
+                continue;
+            }
+            query.push(QueryParameter {
+                name: name.get_ref().clone(),
+                template,
+                style,
+            });
         }
     }
 
@@ -245,6 +281,241 @@ fn query_and_headers(
     (query, headers)
 }
 
+/// `{ value = "{ids}", style = "form", explode = false }`: the value and how a list or
+/// object in it is written, as OpenAPI names it.
+fn styled_query(
+    table: &toml::Table,
+    span: Range<usize>,
+    checker: &mut Checker,
+) -> Option<(String, QueryStyle)> {
+    const STYLES: [&str; 4] = ["form", "spaceDelimited", "pipeDelimited", "deepObject"];
+    if let Some(key) = table
+        .keys()
+        .find(|key| !matches!(key.as_str(), "value" | "style" | "explode"))
+    {
+        checker
+            .error(format!("unknown key `{key}` in a query value"), span)
+            .hint("a query table has `value`, `style` and `explode`");
+        return None;
+    }
+    let Some(text) = table.get("value").and_then(toml::Value::as_str) else {
+        checker.error("a query table needs `value`, a string such as `\"{ids}\"`", span);
+        return None;
+    };
+    let explode = match table.get("explode") {
+        None => None,
+        Some(toml::Value::Boolean(explode)) => Some(*explode),
+        Some(_) => {
+            checker.error("`explode` is true or false", span);
+            return None;
+        }
+    };
+    let style = match table.get("style") {
+        None => "form",
+        Some(toml::Value::String(style)) => style.as_str(),
+        Some(_) => {
+            checker.error("`style` is a string", span);
+            return None;
+        }
+    };
+    let style = match (style, explode) {
+        ("form", None | Some(true)) => QueryStyle::Repeated,
+        ("form", Some(false)) => QueryStyle::Comma,
+        ("spaceDelimited", None | Some(false)) => QueryStyle::Space,
+        ("pipeDelimited", None | Some(false)) => QueryStyle::Pipe,
+        ("deepObject", None | Some(true)) => QueryStyle::DeepObject,
+        (known, Some(explode)) if STYLES.contains(&known) => {
+            checker
+                .error(format!("`style = \"{known}\"` is not written with `explode = {explode}`"), span)
+                .hint("`form` takes either; `spaceDelimited` and `pipeDelimited` are never exploded; `deepObject` always is");
+            return None;
+        }
+        (unknown, _) => {
+            checker
+                .error(format!("unknown query `style` `{unknown}`"), span)
+                .suggest(suggest(unknown, STYLES))
+                .hint("one of `form`, `spaceDelimited`, `pipeDelimited`, `deepObject`");
+            return None;
+        }
+    };
+    Some((text.to_owned(), style))
+}
+
+/// `allow-reserved`: each name is an argument that fills a whole path segment or query
+/// value on its own.
+fn allow_reserved(
+    wire: &HttpWire,
+    url: Option<&crate::backend::http::UrlTemplate>,
+    query: &[QueryParameter],
+    facts: &ArgumentFacts,
+    checker: &mut Checker,
+) -> Vec<String> {
+    let Some(names) = &wire.allow_reserved else {
+        return Vec::new();
+    };
+    let mut kept = Vec::new();
+    for name in names.get_ref() {
+        let whole = |template: &Template| template.sole_placeholder() == Some(name.as_str());
+        let used = url.is_some_and(|url| url.segments.iter().any(whole))
+            || query.iter().any(|parameter| whole(&parameter.template));
+        if !facts.names.iter().any(|known| known == name) {
+            checker
+                .error(
+                    format!("`allow-reserved` names `{name}`, which is not an argument"),
+                    names.span(),
+                )
+                .suggest(suggest(name, facts.names.iter().map(String::as_str)));
+        } else if !used {
+            checker
+                .error(
+                    format!("`allow-reserved` names `{name}`, which fills no whole path segment or query value"),
+                    names.span(),
+                )
+                .hint("write it alone between two `/` (`/contents/{path}`) or as a whole query value (`\"{path}\"`)");
+        } else {
+            kept.push(name.clone());
+        }
+    }
+    kept
+}
+
+/// `[tools.http.multipart]`: each part a text template, or a table with `file`
+/// (`"folder/{path}"`, the folder checked as a file template's is) or `base64`, and
+/// optional `filename` and `content-type`.
+fn multipart(
+    parts: &IndexMap<Spanned<String>, Spanned<toml::Value>>,
+    facts: &ArgumentFacts,
+    secrets: &mut Used,
+    checker: &mut Checker,
+) -> Option<Vec<Part>> {
+    let mut out = Vec::new();
+    let mut ok = true;
+    for (name, value) in parts {
+        match multipart_part(name, value, facts, secrets, checker) {
+            Some(part) => out.push(part),
+            None => ok = false,
+        }
+    }
+    ok.then_some(out)
+}
+
+fn multipart_part(
+    name: &Spanned<String>,
+    value: &Spanned<toml::Value>,
+    facts: &ArgumentFacts,
+    secrets: &mut Used,
+    checker: &mut Checker,
+) -> Option<Part> {
+    let span = value.span();
+    if !is_safe_name(name.get_ref()) {
+        checker.error(
+            format!("the part name `{}` holds a line break, a control character, `\"` or `\\`, which a part's header cannot carry", name.get_ref().escape_debug()),
+            name.span(),
+        );
+        return None;
+    }
+    let table = match value.get_ref() {
+        toml::Value::String(text) => {
+            return Some(Part {
+                name: name.get_ref().clone(),
+                source: PartSource::Text(secret_template(text, span, facts, secrets, checker)?),
+                filename: None,
+                content_type: None,
+            });
+        }
+        toml::Value::Table(table) => table,
+        _ => {
+            checker.error("a multipart part is a text template or a table", span);
+            return None;
+        }
+    };
+    if let Some(key) = table.keys().find(|key| {
+        !matches!(
+            key.as_str(),
+            "value" | "file" | "base64" | "filename" | "content-type"
+        )
+    }) {
+        checker
+            .error(format!("unknown key `{key}` in a multipart part"), span)
+            .hint("a part has one of `value`, `file` and `base64`, and may have `filename` and `content-type`");
+        return None;
+    }
+    let text = |key: &str, checker: &mut Checker| match table.get(key) {
+        None => Some(None),
+        Some(toml::Value::String(text)) => Some(Some(text.clone())),
+        Some(_) => {
+            checker.error(format!("`{key}` is a string"), span.clone());
+            None
+        }
+    };
+    let value_text = text("value", checker)?;
+    let file = text("file", checker)?;
+    let base64 = text("base64", checker)?;
+    let filename = text("filename", checker)?;
+    let content_type = text("content-type", checker)?;
+    let source = match (value_text, file, base64) {
+        (Some(value), None, None) => {
+            PartSource::Text(secret_template(&value, span.clone(), facts, secrets, checker)?)
+        }
+        (None, Some(file), None) => {
+            let file = Spanned::new(span.clone(), file);
+            let (folder, relative) = super::resource::upload_folder(&file, checker)?;
+            let path = template_at(&relative, span.clone(), facts, checker)?;
+            if path.placeholders().next().is_none() {
+                checker
+                    .error("a file part's path has a placeholder after its folder, such as `\"uploads/{path}\"`", span)
+                    .hint("the argument names a file inside the folder; the folder is all the tool can read");
+                return None;
+            }
+            PartSource::File { folder, path }
+        }
+        (None, None, Some(content)) => {
+            let template = template_at(&content, span.clone(), facts, checker)?;
+            PartSource::Base64(template)
+        }
+        _ => {
+            checker
+                .error("a multipart part has one of `value`, `file` and `base64`", span)
+                .hint("`value` is text, `file` reads a file inside a folder (`\"uploads/{path}\"`), `base64` decodes an argument's content");
+            return None;
+        }
+    };
+    let filename = match filename {
+        None => None,
+        Some(text) => {
+            let template = template_at(&text, span.clone(), facts, checker)?;
+            if template
+                .as_literal()
+                .is_some_and(|literal| !is_safe_name(&literal))
+            {
+                checker.error("`filename` holds a line break, a control character, `\"` or `\\`", span);
+                return None;
+            }
+            Some(template)
+        }
+    };
+    if let Some(content_type) = &content_type {
+        let valid = content_type.split(';').next().is_some_and(|essence| {
+            let mut halves = essence.trim().split('/');
+            let token = |part: Option<&str>| {
+                part.is_some_and(|part| !part.is_empty() && crate::openapi::naming::is_header_name(part))
+            };
+            token(halves.next()) && token(halves.next()) && halves.next().is_none()
+        }) && reqwest::header::HeaderValue::from_str(content_type).is_ok()
+            && !content_type.contains(['\r', '\n']);
+        if !valid {
+            checker.error(format!("`content-type` `{content_type}` is not a media type such as `image/png`"), span);
+            return None;
+        }
+    }
+    Some(Part {
+        name: name.get_ref().clone(),
+        source,
+        filename,
+        content_type,
+    })
+}
+
 /// Resolves secrets in `text`, then parses it as a template.
 fn secret_template(
     text: &str,
@@ -266,6 +537,16 @@ fn secret_template(
 }
 
 fn body(wire: &HttpWire, facts: &ArgumentFacts, secrets: &mut Used, checker: &mut Checker) -> Body {
+    if let Some(parts) = &wire.multipart {
+        if wire.body.is_some() || wire.json.is_some() || wire.form.is_some() {
+            checker.error(
+                "a request has one body: `body`, `json`, `form` or `multipart`",
+                wire.url.span(),
+            );
+            return Body::None;
+        }
+        return multipart(parts, facts, secrets, checker).map_or(Body::None, Body::Multipart);
+    }
     match (&wire.body, &wire.json, &wire.form) {
         (None, None, None) => Body::None,
         (Some(body), None, None) => {

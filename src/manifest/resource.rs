@@ -423,6 +423,31 @@ fn template_folder(
     Some((real, rest.join("/")))
 }
 
+/// A multipart file part's folder and the path beneath it, by the same rule as a file
+/// template's (`file = "uploads/{path}"`: never `/`, the manifest's folder or one that holds
+/// it or a secret file, never reached through a symbolic link).
+pub(super) fn upload_folder(
+    file: &toml::Spanned<String>,
+    checker: &mut Checker,
+) -> Option<(PathBuf, String)> {
+    let secrets = secret_files(&checker.source, &checker.base_dir);
+    let before = checker.diagnostics.len();
+    let found = template_folder(file, &secrets, checker);
+    // The rule is the file templates'; the messages name what is being checked.
+    for diagnostic in &mut checker.diagnostics[before..] {
+        diagnostic.message = diagnostic
+            .message
+            .replace("a file template's", "a file part's")
+            .replace("a file template", "a file part");
+        for hint in &mut diagnostic.hints {
+            *hint = hint
+                .replace("file = \"docs/{page}\" serves files inside docs/ only", "file = \"uploads/{path}\" reads files inside uploads/ only")
+                .replace("resources serve", "tools read or serve");
+        }
+    }
+    found
+}
+
 /// Opens a template's folder as it will be at each read, with no symbolic link on its path;
 /// `None`, with a diagnostic at `span`, when it cannot be.
 fn open_folder(

@@ -336,6 +336,17 @@ pub(super) struct HttpWire {
     /// Form fields.
     #[schemars(with = "Option<IndexMap<String, String>>")]
     pub(super) form: Option<IndexMap<Spanned<String>, Spanned<String>>>,
+    /// `multipart/form-data` parts: a text template, or `{ file = "folder/{path}" }`,
+    /// `{ base64 = "{content}" }`, with `filename` and `content-type`.
+    #[schemars(with = "Option<IndexMap<String, serde_json::Value>>")]
+    pub(super) multipart: Option<IndexMap<Spanned<String>, Spanned<toml::Value>>>,
+    /// The most the file and base64 parts of one request may add up to (default 16 MiB).
+    #[schemars(with = "Option<serde_json::Value>")]
+    pub(super) max_upload: Option<Spanned<toml::Value>>,
+    /// Arguments whose value keeps `/` and other reserved characters where it fills a
+    /// whole path segment or query value (OpenAPI's `allowReserved`).
+    #[schemars(with = "Option<Vec<String>>")]
+    pub(super) allow_reserved: Option<Spanned<Vec<String>>>,
     #[schemars(with = "Option<serde_json::Value>")]
     pub(super) timeout: Option<Spanned<toml::Value>>,
     #[schemars(with = "Option<serde_json::Value>")]

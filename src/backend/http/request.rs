@@ -31,7 +31,98 @@ pub enum Body {
     Json(JsonTemplate),
     /// `application/x-www-form-urlencoded` pairs.
     Form(Vec<(String, Template)>),
+    /// `multipart/form-data` parts.
+    Multipart(Vec<super::multipart::Part>),
 }
+
+/// One query parameter: its name (fixed by the manifest), its value template, and how a
+/// list or object value is written (OpenAPI's `style` and `explode`).
+#[derive(Debug, Clone)]
+pub struct QueryParameter {
+    pub name: String,
+    pub template: Template,
+    pub style: QueryStyle,
+}
+
+/// How a query value that is a list or an object is written. Every style keeps the
+/// parameter's name: a value can add items, never another parameter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueryStyle {
+    /// `ids=1&ids=2` (`style: form`, `explode: true`; an object is one value of JSON text).
+    Repeated,
+    /// `ids=1,2`, `color=R,100,G,200` (`style: form`, `explode: false`).
+    Comma,
+    /// `ids=1%202` (`spaceDelimited`).
+    Space,
+    /// `ids=1|2` (`pipeDelimited`).
+    Pipe,
+    /// `color[R]=100&color[G]=200`, nested as `a[b][c]`, list items as `a[]` (`deepObject`).
+    DeepObject,
+}
+
+impl QueryStyle {
+    fn delimiter(self) -> Option<(char, &'static str)> {
+        match self {
+            Self::Comma => Some((',', ",")),
+            Self::Space => Some((' ', "%20")),
+            Self::Pipe => Some(('|', "|")),
+            Self::Repeated | Self::DeepObject => None,
+        }
+    }
+}
+
+/// Everything but unreserved characters is encoded in a query key or value, as a form
+/// serializer does (a space is `+`).
+fn encode_component(text: &str) -> String {
+    form_urlencoded::byte_serialize(text.as_bytes()).collect()
+}
+
+/// With `allow-reserved`: RFC 3986's reserved characters stay as they are, but for those
+/// that would change how the query is split or read (`&`, `=`, `+`, `#`) and `%`.
+const RESERVED_QUERY: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~')
+    .remove(b':')
+    .remove(b'/')
+    .remove(b'?')
+    .remove(b'@')
+    .remove(b'!')
+    .remove(b'$')
+    .remove(b'\'')
+    .remove(b'(')
+    .remove(b')')
+    .remove(b'*')
+    .remove(b',')
+    .remove(b';')
+    .remove(b'[')
+    .remove(b']');
+
+/// With `allow-reserved` in a path: `/` and the sub-delimiters stay, so a value may span
+/// segments; `?`, `#`, `%`, `[` and `]` are still encoded.
+const RESERVED_PATH: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~')
+    .remove(b'/')
+    .remove(b':')
+    .remove(b'@')
+    .remove(b'!')
+    .remove(b'$')
+    .remove(b'&')
+    .remove(b'\'')
+    .remove(b'(')
+    .remove(b')')
+    .remove(b'*')
+    .remove(b'+')
+    .remove(b',')
+    .remove(b';')
+    .remove(b'=');
+
+/// How deep a `deepObject` value may nest.
+const MAX_DEEP: usize = 8;
 
 /// A JSON body template.
 #[derive(Debug, Clone)]
@@ -102,6 +193,13 @@ impl HttpBackend {
         let mut url = self.url.origin.clone();
         for segment in &self.url.segments {
             url.push('/');
+            if let Some(name) = segment
+                .sole_placeholder()
+                .filter(|name| self.allow_reserved.iter().any(|kept| kept == name))
+            {
+                url.push_str(&reserved_path(name, arguments)?);
+                continue;
+            }
             let rendered = segment
                 .render(arguments, Sink::PathSegment)
                 .map_err(|error| error.to_string())?
@@ -128,17 +226,25 @@ impl HttpBackend {
         }
         let mut url =
             reqwest::Url::parse(&url).map_err(|error| format!("the URL is invalid: {error}"))?;
-        {
-            let mut pairs = url.query_pairs_mut();
-            for (name, template) in &self.query {
-                for value in repeated(template, arguments) {
-                    pairs.append_pair(name, &value);
+        let mut query = url.query().unwrap_or_default().to_owned();
+        for parameter in &self.query {
+            let reserved = parameter
+                .template
+                .sole_placeholder()
+                .is_some_and(|name| self.allow_reserved.iter().any(|kept| kept == name));
+            for pair in query_pairs(parameter, arguments, reserved)? {
+                if !query.is_empty() {
+                    query.push('&');
                 }
+                query.push_str(&pair);
             }
         }
-        if url.query() == Some("") {
-            url.set_query(None);
+        if query.len() > MAX_URL_BYTES {
+            return Err(format!(
+                "the URL would be over {MAX_URL_BYTES} bytes, longer than an HTTP request line can carry"
+            ));
         }
+        url.set_query((!query.is_empty()).then_some(query.as_str()));
         if url.as_str().len() > MAX_URL_BYTES {
             return Err(format!(
                 "the URL would be {} bytes, longer than an HTTP request line can carry ({MAX_URL_BYTES})",
@@ -183,6 +289,17 @@ impl HttpBackend {
                 }
                 ("application/x-www-form-urlencoded", form.finish())
             }
+            Body::Multipart(parts) => {
+                let (content_type, body) =
+                    super::multipart::encode(parts, arguments, self.max_upload)?;
+                let value = reqwest::header::HeaderValue::from_str(&content_type)
+                    .map_err(|_| "the multipart boundary is not a header value".to_owned())?;
+                request
+                    .headers_mut()
+                    .insert(reqwest::header::CONTENT_TYPE, value);
+                *request.body_mut() = Some(body.into());
+                return Ok(request);
+            }
         };
         if !request
             .headers()
@@ -196,6 +313,139 @@ impl HttpBackend {
         *request.body_mut() = Some(body.into());
         Ok(request)
     }
+}
+
+/// A path value that keeps `/` (`allow-reserved`): each segment it makes is refused when
+/// empty or a dot segment, so it can neither climb the path nor leave it.
+fn reserved_path(name: &str, arguments: &Map<String, Value>) -> Result<String, String> {
+    let value = arguments
+        .get(name)
+        .filter(|value| !value.is_null())
+        .ok_or_else(|| "an argument the URL needs was not given".to_owned())?;
+    let text = value_text(value);
+    let encoded = percent_encoding::utf8_percent_encode(&text, RESERVED_PATH).to_string();
+    for segment in encoded.split('/') {
+        if segment.is_empty() || is_dot_segment(segment) {
+            return Err(format!(
+                "`{name}` cannot be `{text}`: each part between its `/` is a path segment, and none may be empty, `.` or `..`"
+            ));
+        }
+    }
+    Ok(encoded)
+}
+
+/// The encoded `key=value` pairs one query parameter adds: none when its argument is
+/// absent. Every key is the parameter's name, or (`deepObject`) starts with it and `[`.
+fn query_pairs(
+    parameter: &QueryParameter,
+    arguments: &Map<String, Value>,
+    reserved: bool,
+) -> Result<Vec<String>, String> {
+    let encode_value = |text: &str| {
+        if reserved {
+            percent_encoding::utf8_percent_encode(text, RESERVED_QUERY).to_string()
+        } else {
+            encode_component(text)
+        }
+    };
+    let key = encode_component(&parameter.name);
+    let value = match parameter.template.sole_placeholder() {
+        Some(name) => match arguments.get(name) {
+            None | Some(Value::Null) => return Ok(Vec::new()),
+            Some(value) => value,
+        },
+        None => {
+            return Ok(parameter
+                .template
+                .render(arguments, Sink::Query)
+                .ok()
+                .flatten()
+                .map(|text| format!("{key}={}", encode_value(&text)))
+                .into_iter()
+                .collect());
+        }
+    };
+    let name = &parameter.name;
+    match (parameter.style, value) {
+        (QueryStyle::Repeated, Value::Array(items)) => Ok(items
+            .iter()
+            .map(|item| format!("{key}={}", encode_value(&value_text(item))))
+            .collect()),
+        (QueryStyle::DeepObject, Value::Object(_) | Value::Array(_)) => {
+            let mut pairs = Vec::new();
+            deep_pairs(name, &key, value, 0, &encode_value, &mut pairs)?;
+            Ok(pairs)
+        }
+        (style, Value::Array(_) | Value::Object(_)) if style.delimiter().is_some() => {
+            let (delimiter, encoded) = style.delimiter().unwrap_or((',', ","));
+            let texts: Vec<String> = match value {
+                Value::Array(items) => items.iter().map(value_text).collect(),
+                Value::Object(fields) => fields
+                    .iter()
+                    .flat_map(|(field, item)| [field.clone(), value_text(item)])
+                    .collect(),
+                _ => Vec::new(),
+            };
+            if let Some(text) = texts.iter().find(|text| text.contains(delimiter)) {
+                return Err(format!(
+                    "the value of `{name}` has an item `{text}` holding `{delimiter}`, which separates its items in the query"
+                ));
+            }
+            if texts.is_empty() {
+                return Ok(Vec::new());
+            }
+            let joined: Vec<String> = texts.iter().map(|text| encode_value(text)).collect();
+            Ok(vec![format!("{key}={}", joined.join(encoded))])
+        }
+        (_, value) => Ok(vec![format!("{key}={}", encode_value(&value_text(value)))]),
+    }
+}
+
+/// `deepObject` pairs: `key[field]=value`, nested fields as more brackets, list items as
+/// `key[]` (or `key[0]` when they nest further). A field name with a bracket is refused:
+/// it could not be told from the nesting.
+fn deep_pairs(
+    name: &str,
+    key: &str,
+    value: &Value,
+    depth: usize,
+    encode_value: &dyn Fn(&str) -> String,
+    pairs: &mut Vec<String>,
+) -> Result<(), String> {
+    if depth > MAX_DEEP {
+        return Err(format!(
+            "the value of `{name}` nests deeper than {MAX_DEEP} levels"
+        ));
+    }
+    match value {
+        Value::Object(fields) => {
+            for (field, item) in fields {
+                if field.is_empty() || field.contains(['[', ']']) {
+                    return Err(format!(
+                        "the value of `{name}` has a field `{field}` that is empty or holds `[` or `]`, which `deepObject` uses for nesting"
+                    ));
+                }
+                let nested = format!("{key}[{}]", encode_component(field));
+                deep_pairs(name, &nested, item, depth + 1, encode_value, pairs)?;
+            }
+        }
+        Value::Array(items) => {
+            let flat = items
+                .iter()
+                .all(|item| !matches!(item, Value::Array(_) | Value::Object(_)));
+            for (index, item) in items.iter().enumerate() {
+                let nested = if flat {
+                    format!("{key}[]")
+                } else {
+                    format!("{key}[{index}]")
+                };
+                deep_pairs(name, &nested, item, depth + 1, encode_value, pairs)?;
+            }
+        }
+        Value::Null => {}
+        scalar => pairs.push(format!("{key}={}", encode_value(&value_text(scalar)))),
+    }
+    Ok(())
 }
 
 /// A query or form value: nothing when its argument is absent, one pair per item for a list.
