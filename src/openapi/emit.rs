@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::Options;
 use super::document::Document;
 use super::security::Secret;
-use super::tool::{Body, Tool};
+use super::tool::{Body, PartKind, Tool};
 
 pub fn manifest(
     document: &Document,
@@ -125,10 +125,14 @@ fn tool_table(out: &mut String, tool: &Tool) {
     let _ = writeln!(out, "[tools.http]");
     let _ = writeln!(out, "method = {}", string(&tool.method));
     let _ = writeln!(out, "url = {}", string(&tool.url));
+    if !tool.allow_reserved.is_empty() {
+        let names: Vec<String> = tool.allow_reserved.iter().map(|name| string(name)).collect();
+        let _ = writeln!(out, "allow-reserved = [{}]", names.join(", "));
+    }
     if let Body::Json(Value::String(whole)) = &tool.body {
         let _ = writeln!(out, "json = {}", string(whole));
     }
-    pairs(out, "query", &tool.query);
+    query(out, tool);
     pairs(out, "headers", &tool.headers);
     match &tool.body {
         Body::Json(Value::Object(fields)) => {
@@ -143,7 +147,49 @@ fn tool_table(out: &mut String, tool: &Tool) {
             }
         }
         Body::Form(fields) => pairs(out, "form", fields),
+        Body::Multipart(fields) => {
+            let _ = writeln!(out, "[tools.http.multipart]");
+            for field in fields {
+                let value = match &field.kind {
+                    PartKind::Text => string(&field.template),
+                    PartKind::Json => format!(
+                        "{{ value = {}, content-type = \"application/json\" }}",
+                        string(&field.template)
+                    ),
+                    PartKind::File { content_type } => format!(
+                        "{{ base64 = {}, filename = {}, content-type = {} }}",
+                        string(&field.template),
+                        string(&field.name),
+                        string(content_type)
+                    ),
+                };
+                let _ = writeln!(out, "{} = {value}", key(&field.name));
+            }
+        }
         Body::Json(_) | Body::None => {}
+    }
+}
+
+/// `[tools.http.query]`: a plain template, or a table with the style it is written in.
+fn query(out: &mut String, tool: &Tool) {
+    if tool.query.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "[tools.http.query]");
+    for (name, value) in &tool.query {
+        match tool.query_styles.iter().find(|(styled, _, _)| styled == name) {
+            Some((_, style, explode)) => {
+                let _ = writeln!(
+                    out,
+                    "{} = {{ value = {}, style = \"{style}\", explode = {explode} }}",
+                    key(name),
+                    string(value)
+                );
+            }
+            None => {
+                let _ = writeln!(out, "{} = {}", key(name), string(value));
+            }
+        }
     }
 }
 

@@ -36,6 +36,10 @@ pub struct Tool {
     pub output_schema: Option<Value>,
     pub url: String,
     pub query: Vec<(String, String)>,
+    /// Query parameters sent in another style than repeated keys: name, style, explode.
+    pub query_styles: Vec<(String, &'static str, bool)>,
+    /// Arguments that keep reserved characters (`allow-reserved`).
+    pub allow_reserved: Vec<String>,
     pub headers: Vec<(String, String)>,
     pub body: Body,
     /// What was left out or approximated, for a comment and the summary.
@@ -49,6 +53,28 @@ pub enum Body {
     /// A `json` template: an object of `"{arg}"` values, or one `"{arg}"`.
     Json(Value),
     Form(Vec<(String, String)>),
+    /// `multipart/form-data` parts.
+    Multipart(Vec<MultipartField>),
+}
+
+/// One part of a multipart body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MultipartField {
+    pub name: String,
+    /// `{arg}`.
+    pub template: String,
+    pub kind: PartKind,
+}
+
+/// What a multipart part holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PartKind {
+    /// Text (a number or boolean as its text).
+    Text,
+    /// An object or list, as JSON text.
+    Json,
+    /// A file's bytes, given in base64, with the media type to send them as.
+    File { content_type: String },
 }
 
 /// The arguments being gathered.
@@ -126,6 +152,7 @@ pub fn build(
     let body = body::build(document, operation, &mut converter, &mut arguments)?;
     let mut query = parameters::path_query_template(operation.path, path_query, &placed.path)?;
     query.extend(placed.query);
+    let (placed_styles, placed_reserved) = (placed.styles, placed.allow_reserved);
     let mut headers = placed.headers;
     for credential in credentials {
         match credential.place {
@@ -188,6 +215,8 @@ pub fn build(
         output_schema,
         url: format!("{}{path}", base.trim_end_matches('/')),
         query,
+        query_styles: placed_styles,
+        allow_reserved: placed_reserved,
         headers,
         body,
         notes: arguments.notes,

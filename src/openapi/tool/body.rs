@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Arguments, Body, is_json, primary_type};
+use super::{Arguments, Body, MultipartField, PartKind, is_json, primary_type};
 use crate::openapi::document::Document;
 use crate::openapi::operation::Operation;
 use crate::openapi::schema::Converter;
@@ -39,10 +39,21 @@ pub(super) fn build(
             .trim()
             .eq_ignore_ascii_case("application/x-www-form-urlencoded")
     });
-    let (media, form) = match (json, form) {
-        (Some((_, media)), _) => (media, false),
-        (None, Some((_, media))) => (media, true),
-        (None, None) => {
+    let multipart = content.iter().find(|(media, _)| {
+        media
+            .split(';')
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .eq_ignore_ascii_case("multipart/form-data")
+    });
+    let (media, form) = match (json, form, multipart) {
+        (Some((_, media)), _, _) => (media, false),
+        (None, Some((_, media)), _) => (media, true),
+        (None, None, Some((_, media))) => {
+            return multipart_body(converter, arguments, media, required);
+        }
+        (None, None, None) => {
             // Sending no body where the operation takes only one we cannot build would
             // call it in a way it was not meant to be called, even when the body is optional.
             let types: Vec<&str> = content.keys().map(String::as_str).collect();
@@ -99,6 +110,109 @@ pub(super) fn build(
         template.insert(field, json!(format!("{{{argument}}}")));
     }
     Ok(Body::Json(Value::Object(template)))
+}
+
+/// A `multipart/form-data` body: each field a part. Text and numbers are text parts, lists
+/// and objects JSON parts, and a binary field (`format: binary`, `contentMediaType`,
+/// `contentEncoding`) a file part the model gives in base64 (a manifest author may point it
+/// at a folder instead: docs/manifest.md).
+fn multipart_body(
+    converter: &mut Converter<'_>,
+    arguments: &mut Arguments,
+    media: &Value,
+    required: bool,
+) -> Result<Body, String> {
+    let schema = converter.convert(media.get("schema").unwrap_or(&json!({})))?;
+    let Some(Fields {
+        fields,
+        required: body_required,
+    }) = object_fields(converter, &schema)
+    else {
+        arguments.unsupported(
+            required,
+            "the multipart body is not an object of fields".to_owned(),
+        )?;
+        return Ok(Body::None);
+    };
+    let encoding = media.get("encoding").and_then(Value::as_object);
+    let mut parts = Vec::new();
+    for (field, field_schema) in fields {
+        let field_required = required && body_required.contains(&field);
+        if !crate::backend::http::multipart::is_safe_name(&field) {
+            arguments.unsupported(
+                field_required,
+                format!("multipart field `{field}` has a name a part's header cannot carry"),
+            )?;
+            continue;
+        }
+        let target = converter.peek(&field_schema).clone();
+        let declared_type = encoding
+            .and_then(|encoding| encoding.get(&field))
+            .and_then(|field| field.get("contentType"))
+            .and_then(Value::as_str)
+            .map(|types| types.split(',').next().unwrap_or_default().trim().to_owned());
+        let kind = primary_type(&target);
+        let binary = is_binary(&target);
+        if kind.as_deref() == Some("array")
+            && target.get("items").is_some_and(|items| is_binary(converter.peek(items)))
+        {
+            arguments.unsupported(
+                field_required,
+                format!("multipart field `{field}` is a list of files"),
+            )?;
+            continue;
+        }
+        let (schema, part) = if binary {
+            let content_type = declared_type
+                .filter(|media| is_concrete_media_type(media))
+                .or_else(|| {
+                    target
+                        .get("contentMediaType")
+                        .and_then(Value::as_str)
+                        .filter(|media| is_concrete_media_type(media))
+                        .map(ToOwned::to_owned)
+                })
+                .unwrap_or_else(|| "application/octet-stream".to_owned());
+            let mut schema = json!({"type": "string", "contentEncoding": "base64"});
+            let about = target
+                .get("description")
+                .and_then(Value::as_str)
+                .map(|text| format!("{} ", text.trim()))
+                .unwrap_or_default();
+            schema["description"] =
+                json!(format!("{about}(the file's content, in base64; sent as {content_type})"));
+            (schema, PartKind::File { content_type })
+        } else if matches!(kind.as_deref(), Some("array" | "object")) {
+            (field_schema, PartKind::Json)
+        } else {
+            (field_schema, PartKind::Text)
+        };
+        let argument = arguments.add(&field, "body", schema, field_required);
+        parts.push(MultipartField {
+            name: field,
+            template: format!("{{{argument}}}"),
+            kind: part,
+        });
+    }
+    Ok(Body::Multipart(parts))
+}
+
+/// A file's bytes: `format: binary` (3.0), or `contentMediaType` without a
+/// `contentEncoding` (3.1). A `format: byte` or `contentEncoding: base64` field is text
+/// that already holds base64, and is sent as that text.
+fn is_binary(schema: &Value) -> bool {
+    schema.get("format").and_then(Value::as_str) == Some("binary")
+        || (schema.get("contentMediaType").is_some() && schema.get("contentEncoding").is_none())
+}
+
+/// `image/png`, not `image/*` or a list.
+fn is_concrete_media_type(media: &str) -> bool {
+    let media = media.trim();
+    !media.contains('*')
+        && media.split_once('/').is_some_and(|(kind, sub)| {
+            crate::openapi::naming::is_header_name(kind)
+                && crate::openapi::naming::is_header_name(sub)
+        })
 }
 
 /// The most fields a body is spread into; beyond, it is one `body` argument.

@@ -13,6 +13,10 @@ pub(super) struct Placed {
     pub(super) path: Vec<(String, String)>,
     pub(super) query: Vec<(String, String)>,
     pub(super) headers: Vec<(String, String)>,
+    /// Query parameters written in another style than repeated keys: name, style, explode.
+    pub(super) styles: Vec<(String, &'static str, bool)>,
+    /// Arguments whose values keep reserved characters (`allowReserved`).
+    pub(super) allow_reserved: Vec<String>,
 }
 
 /// The path item's parameters, overridden by the operation's of the same name and place.
@@ -61,10 +65,14 @@ pub(super) fn place(
         };
         let schema = converter.convert(schema)?;
         let kind = primary_type(converter.peek(&schema));
-        if let Some(reason) = unsendable(parameter, place, kind.as_deref()) {
-            arguments.unsupported(required, format!("{place} parameter `{name}`: {reason}"))?;
-            continue;
-        }
+        let style = match sent_as(parameter, place, kind.as_deref()) {
+            Ok(style) => style,
+            Err(reason) => {
+                arguments
+                    .unsupported(required, format!("{place} parameter `{name}`: {reason}"))?;
+                continue;
+            }
+        };
         let lower = name.to_ascii_lowercase();
         match place {
             "path" if !operation.path.contains(&format!("{{{name}}}")) => {
@@ -105,41 +113,68 @@ pub(super) fn place(
         let schema = annotate(schema, parameter);
         let argument = arguments.add(name, place, schema, required);
         let template = format!("{{{argument}}}");
+        if parameter.get("allowReserved") == Some(&Value::Bool(true))
+            && matches!(place, "path" | "query")
+        {
+            placed.allow_reserved.push(argument.clone());
+        }
         match place {
             "path" => placed.path.push((name.to_owned(), argument)),
-            "query" => placed.query.push((name.to_owned(), template)),
+            "query" => {
+                if let Some((style, explode)) = style {
+                    placed.styles.push((name.to_owned(), style, explode));
+                }
+                placed.query.push((name.to_owned(), template));
+            }
             _ => placed.headers.push((name.to_owned(), template)),
         }
     }
     Ok(placed)
 }
 
-/// Why a parameter cannot be sent as the operation says, if it cannot.
-fn unsendable(parameter: &Value, place: &str, kind: Option<&str>) -> Option<String> {
+/// How a parameter's value is sent: `None` as it is (or as repeated keys for a list), else
+/// the query style and explode the manifest writes; `Err` with the reason when it cannot be
+/// sent as the operation says.
+fn sent_as(
+    parameter: &Value,
+    place: &str,
+    kind: Option<&str>,
+) -> Result<Option<(&'static str, bool)>, String> {
     let style = parameter.get("style").and_then(Value::as_str);
     let explode = parameter.get("explode").and_then(Value::as_bool);
     let structured = matches!(kind, Some("array" | "object"));
     match place {
-        "path" if style.is_some_and(|style| style != "simple") => {
-            Some(format!("style `{}` is not sent", style.unwrap_or_default()))
-        }
-        "path" | "header" if structured => Some(format!(
+        "path" if style.is_some_and(|style| style != "simple") => Err(format!(
+            "style `{}` is not sent",
+            style.unwrap_or_default()
+        )),
+        "path" | "header" if structured => Err(format!(
             "{} values are not sent in a {place}",
             kind.unwrap_or_default()
         )),
-        "query" if kind == Some("object") => {
-            Some("object values are not sent in a query".to_owned())
-        }
-        "query"
-            if kind == Some("array")
-                && (style.is_some_and(|style| style != "form") || explode == Some(false)) =>
-        {
-            Some(
-                "only repeated keys (`style: form`, `explode: true`) are sent for lists".to_owned(),
-            )
-        }
-        "path" | "query" | "header" => None,
-        _ => Some(format!("`in: {place}` is not sent")),
+        "path" | "header" => Ok(None),
+        "query" => match (style.unwrap_or("form"), explode) {
+            ("deepObject", None | Some(true)) => Ok(Some(("deepObject", true))),
+            ("spaceDelimited", None | Some(false)) if structured => {
+                Ok(Some(("spaceDelimited", false)))
+            }
+            ("pipeDelimited", None | Some(false)) if structured => {
+                Ok(Some(("pipeDelimited", false)))
+            }
+            ("form", Some(false)) if structured => Ok(Some(("form", false))),
+            ("form", None | Some(true)) if kind == Some("object") => Err(
+                "an object whose fields become parameters of their own (`style: form`, `explode: true`) is not sent: its keys could name any parameter"
+                    .to_owned(),
+            ),
+            ("form", _) => Ok(None),
+            // Space- and pipe-delimited scalars are the scalar itself.
+            ("spaceDelimited" | "pipeDelimited", None | Some(false)) => Ok(None),
+            (style, explode) => Err(format!(
+                "style `{style}`{} is not one mcp-serve sends",
+                explode.map_or_else(String::new, |explode| format!(" with `explode: {explode}`"))
+            )),
+        },
+        _ => Err(format!("`in: {place}` is not sent")),
     }
 }
 
