@@ -77,12 +77,17 @@ fn assert_snapshot(name: &str, actual: &str) {
 
 /// Writes the manifest to a fresh folder and runs `check` on it with `env` set.
 fn check(manifest: &str, env: &[(&str, &str)]) -> (i32, String) {
+    check_with(manifest, env, &[])
+}
+
+fn check_with(manifest: &str, env: &[(&str, &str)], flags: &[&str]) -> (i32, String) {
     let dir = tempfile::tempdir().expect("dir");
     let path = dir.path().join("tools.toml");
     std::fs::write(&path, manifest).expect("write");
     let output = Command::new(BINARY)
         .args(["check", "--config"])
         .arg(&path)
+        .args(flags)
         .envs(env.iter().copied())
         .env("NO_COLOR", "1")
         .output()
@@ -108,21 +113,161 @@ fn petstore_yaml_imports_as_its_snapshot_says_and_passes_check() {
     assert_eq!(code, 0, "{summary}");
     assert_snapshot("petstore.toml", &manifest);
     assert_snapshot("petstore.summary", &summary);
-    assert_eq!(tools_in(&manifest), 19);
-    assert!(
-        summary.contains(
-            "uploadFile (POST /pet/{petId}/uploadImage): the request body is multipart/form-data"
-        ),
-        "{summary}"
-    );
+    // All 20 operations: `uploadFile` sends its multipart body (the file as base64 content).
+    assert_eq!(tools_in(&manifest), 20);
+    assert!(!summary.contains("cannot be imported"), "{summary}");
     let (code, report) = check(&manifest, &PETSTORE_SECRETS);
     assert_eq!((code, report.trim_end()), (0, "0 errors, 0 warnings"));
-    // Without its credentials, the manifest says which variable is missing.
+    // Without its credentials, the manifest passes all the same, and says which variables
+    // serving will need; `--strict` makes that an error.
     let (code, report) = check(&manifest, &[]);
-    assert_ne!(code, 0);
+    assert_eq!(code, 0, "{report}");
     assert!(
-        report.contains("SWAGGER_PETSTORE_PETSTORE_AUTH"),
+        report.contains("warning: the environment variable `SWAGGER_PETSTORE_PETSTORE_AUTH` is not set")
+            && report.contains("[unset-secret]")
+            && report.ends_with("0 errors, 2 warnings\n"),
         "{report}"
+    );
+    let (code, report) = check_with(&manifest, &[], &["--strict"]);
+    assert_eq!(code, 1, "{report}");
+    assert!(report.ends_with("2 errors, 0 warnings\n"), "{report}");
+}
+
+/// A real description as its registry package ships it (tests/fixtures/openapi/README.md):
+/// imported, checked without its secrets and with them, and listed.
+struct Real<'a> {
+    file: &'a str,
+    kept: usize,
+    skipped: usize,
+    secrets: &'a [(&'a str, &'a str)],
+    /// Warnings `check` has with the secrets set (titles a description does not give).
+    warnings: usize,
+}
+
+fn real(case: &Real<'_>) -> (String, String) {
+    let (code, manifest, summary) = if case.file.ends_with(".gz") {
+        let output = Command::new("gzip")
+            .args(["-dc", case.file])
+            .current_dir(fixtures())
+            .output()
+            .expect("gzip runs");
+        import(&["-"], Some(&output.stdout))
+    } else {
+        import(&[case.file], None)
+    };
+    assert_eq!(code, 0, "{summary}");
+    let name = case.file.split('.').next().unwrap_or_default();
+    assert_snapshot(&format!("{name}.summary"), &summary);
+    let skipped = summary
+        .split_once("cannot be imported (")
+        .map_or(0, |(_, rest)| {
+            rest.split(')').next().unwrap_or_default().parse().unwrap_or(0)
+        });
+    assert_eq!(
+        (tools_in(&manifest), skipped),
+        (case.kept, case.skipped),
+        "{}: kept and skipped operations\n{summary}",
+        case.file
+    );
+    // Without the secrets: no error, a warning for each variable serving needs.
+    let (code, report) = check(&manifest, &[]);
+    assert_eq!(code, 0, "{}: {report}", case.file);
+    assert_eq!(
+        report.matches("[unset-secret]").count(),
+        case.secrets.len(),
+        "{}: {report}",
+        case.file
+    );
+    let (code, report) = check(&manifest, case.secrets);
+    let line = report.lines().last().unwrap_or_default().to_owned();
+    assert_eq!(
+        (code, line.as_str()),
+        (0, format!("0 errors, {} warning{}", case.warnings, if case.warnings == 1 { "" } else { "s" }).as_str()),
+        "{}: {report}",
+        case.file
+    );
+    // Listed as a client gets it, secrets unset, every tool there.
+    let dir = tempfile::tempdir().expect("dir");
+    let path = dir.path().join("tools.toml");
+    std::fs::write(&path, &manifest).expect("write");
+    let output = Command::new(BINARY)
+        .args(["list", "--json", "--config"])
+        .arg(&path)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("list runs");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let listed: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(listed["tools"].as_array().map(Vec::len), Some(case.kept));
+    eprintln!(
+        "import: {}: {} operations kept, {} skipped; check passes without its {} secrets (warned) and with them; {} tools listed",
+        case.file,
+        case.kept,
+        case.skipped,
+        case.secrets.len(),
+        case.kept
+    );
+    (manifest, summary)
+}
+
+#[test]
+fn scalar_galaxy_imports_whole_with_its_dynamic_references_bound() {
+    let (manifest, summary) = real(&Real {
+        file: "galaxy.yaml",
+        kept: 10,
+        skipped: 0,
+        secrets: &[
+            ("SCALAR_GALAXY_BEARERAUTH", "galaxy-token"),
+            ("SCALAR_GALAXY_BASICAUTH", "dXNlcjpwYXNz"),
+        ],
+        warnings: 0,
+    });
+    assert_snapshot("galaxy.toml", &manifest);
+    // `PaginatedResource`'s items are `$dynamicRef: "#itemType"`; the response binds the
+    // anchor to `Planet`, so the output schema says planets, with no dynamic reference left.
+    assert!(!manifest.contains("\"$dynamicRef\":"), "{manifest}");
+    let tools: toml::Table = toml::from_str(&manifest).expect("TOML");
+    let all = tools["tools"].as_array().expect("tools");
+    let get_all = all
+        .iter()
+        .find(|tool| tool["name"].as_str() == Some("getAllData"))
+        .expect("getAllData");
+    let output: serde_json::Value =
+        serde_json::from_str(get_all["output-schema"].as_str().expect("output")).expect("JSON");
+    assert_eq!(
+        output["properties"]["data"]["items"],
+        serde_json::json!({"$ref": "#/$defs/Planet"})
+    );
+    // The image upload is a multipart body with the file as base64 content.
+    assert!(
+        manifest.contains(
+            "[tools.http.multipart]\nimage = { base64 = \"{image}\", filename = \"image\", content-type = \"application/octet-stream\" }"
+        ),
+        "{manifest}"
+    );
+    assert!(!summary.contains("cannot be imported"), "{summary}");
+}
+
+#[test]
+fn blockfrost_and_rclone_import_as_their_packages_ship_them() {
+    real(&Real {
+        file: "blockfrost.yaml.gz",
+        kept: 126,
+        skipped: 3,
+        secrets: &[("BLOCKFROST_IO_API_DOCUMENTATION_PROJECT_ID", "mainnet-key")],
+        warnings: 0,
+    });
+    let (manifest, _) = real(&Real {
+        file: "rclone.yaml.gz",
+        kept: 101,
+        skipped: 0,
+        secrets: &[],
+        warnings: 22,
+    });
+    // rclone's `options/set` takes each option group as a `deepObject` query parameter.
+    assert!(
+        manifest.contains("style = \"deepObject\", explode = true }"),
+        "{manifest}"
     );
 }
 
@@ -323,5 +468,10 @@ fn output_goes_to_a_file_with_its_schema_and_is_never_overwritten_by_surprise() 
     let (code, _, _) = import(&["petstore.yaml", "-o", target, "--force"], None);
     assert_eq!(code, 0);
     let (code, _, stderr) = run(&["check", "--config", target], Path::new("/"));
-    assert_ne!(code, 0, "credentials unset: {stderr}");
+    assert_eq!(code, 0, "credentials unset, a warning: {stderr}");
+    assert!(stderr.contains("[unset-secret]"), "{stderr}");
+    // Serving is what needs them.
+    let (code, _, stderr) = run(&["--config", target], Path::new("/"));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("is not set"), "{stderr}");
 }

@@ -199,6 +199,10 @@ fn vary(value: &Value, index: u64) -> Value {
 }
 
 fn string_for(schema: &Value) -> String {
+    if schema["contentEncoding"] == "base64" {
+        // A file's bytes: NUL, 0xFF, a line break and what a multipart boundary starts with.
+        return "AP8NCiItLW1jcC1zZXJ2ZS0NCg==".to_owned();
+    }
     match schema["format"].as_str() {
         Some("date-time") => "2026-11-30T12:00:00Z".to_owned(),
         Some("date") => "2026-11-30".to_owned(),
