@@ -159,7 +159,8 @@ fn tool_table(out: &mut String, tool: &Tool) {
                     PartKind::File { content_type } => format!(
                         "{{ base64 = {}, filename = {}, content-type = {} }}",
                         string(&field.template),
-                        string(&field.name),
+                        // A template: the name's braces stand for themselves.
+                        string(&field.name.replace('{', "{{").replace('}', "}}")),
                         string(content_type)
                     ),
                 };
