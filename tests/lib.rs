@@ -29,6 +29,7 @@ mod frameworks;
 mod hostile;
 mod http;
 mod http_backend;
+mod http_styles;
 #[cfg(feature = "openapi")]
 mod import_calls;
 #[cfg(feature = "openapi")]

@@ -225,6 +225,12 @@ impl HttpBackend {
         Ok((content_type, body))
     }
 
+    /// The request a call with `arguments` sends (nothing is sent): for tests that take it
+    /// apart.
+    pub fn request(&self, arguments: &Map<String, Value>) -> Result<reqwest::Request, String> {
+        self.build(arguments)
+    }
+
     /// The request `call` would send, for `mcp-serve call --dry-run`, secrets redacted.
     pub fn describe(&self, arguments: &Map<String, Value>) -> Result<String, String> {
         let request = self
