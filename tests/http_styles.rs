@@ -17,8 +17,8 @@ use serde_json::{Map, Value, json};
 
 /// What means something to a URL, a query, a header or a multipart body.
 const HOSTILE: &[char] = &[
-    '&', '=', '#', '?', '/', '+', '%', ' ', ',', '|', '[', ']', ';', ':', '@', '!', '$', '\'',
-    '"', '\\', '\r', '\n', '-', '.', 'a', 'Z', '0', 'é', '{', '}',
+    '&', '=', '#', '?', '/', '+', '%', ' ', ',', '|', '[', ']', ';', ':', '@', '!', '$', '\'', '"',
+    '\\', '\r', '\n', '-', '.', 'a', 'Z', '0', 'é', '{', '}',
 ];
 
 fn hostile(max: usize) -> BoxedStrategy<String> {
@@ -197,10 +197,7 @@ fixed = "1"
                 let pairs: Vec<(String, String)> = url.query_pairs().into_owned().collect();
                 // The literal first, the declared parameter's own pairs, `fixed` last: once.
                 prop_assert_eq!(&pairs[0], &("first".to_owned(), "0".to_owned()));
-                prop_assert_eq!(
-                    pairs.last(),
-                    Some(&("fixed".to_owned(), "1".to_owned()))
-                );
+                prop_assert_eq!(pairs.last(), Some(&("fixed".to_owned(), "1".to_owned())));
                 let middle = &pairs[1..pairs.len() - 1];
                 prop_assert!(
                     middle
@@ -208,7 +205,14 @@ fixed = "1"
                         .all(|(key, _)| key == "v" || key.starts_with("v[")),
                     "{middle:?}"
                 );
-                prop_assert_eq!(Some(middle.to_vec()), want, "{} {}: {}", style, explode, value);
+                prop_assert_eq!(
+                    Some(middle.to_vec()),
+                    want,
+                    "{} {}: {}",
+                    style,
+                    explode,
+                    value
+                );
                 Ok(())
             },
         )
@@ -256,7 +260,8 @@ allow-reserved = ["p"]
             let url = request.url();
             prop_assert_eq!(url.origin().ascii_serialization(), "http://127.0.0.1:8080");
             prop_assert!(url.query().is_none() && url.fragment().is_none(), "{url}");
-            let segments: Vec<String> = url.path_segments().expect("segments").map(decode).collect();
+            let segments: Vec<String> =
+                url.path_segments().expect("segments").map(decode).collect();
             let mut want = vec!["files".to_owned()];
             want.extend(p.split('/').map(ToOwned::to_owned));
             want.push("end".to_owned());
@@ -338,7 +343,10 @@ c = { base64 = "{c}", filename = "c.bin", content-type = "application/octet-stre
     // Values built to look like a boundary and a part of their own.
     let forged = prop_oneof![
         hostile(12),
-        Just("x\r\n--mcp-serve-00\r\nContent-Disposition: form-data; name=\"admin\"\r\n\r\ntrue".to_owned()),
+        Just(
+            "x\r\n--mcp-serve-00\r\nContent-Disposition: form-data; name=\"admin\"\r\n\r\ntrue"
+                .to_owned()
+        ),
         Just("\r\n\r\n--\r\n".to_owned()),
     ];
     let bytes = prop::collection::vec(any::<u8>(), 0..64);
@@ -357,7 +365,10 @@ c = { base64 = "{c}", filename = "c.bin", content-type = "application/octet-stre
             prop_assert_eq!(&found[0].0, "Content-Disposition: form-data; name=\"a\"");
             prop_assert_eq!(found[0].2.clone(), a.into_bytes());
             prop_assert_eq!(&found[1].0, "Content-Disposition: form-data; name=\"b\"");
-            prop_assert_eq!(&found[1].1, &vec!["Content-Type: application/json".to_owned()]);
+            prop_assert_eq!(
+                &found[1].1,
+                &vec!["Content-Type: application/json".to_owned()]
+            );
             prop_assert_eq!(
                 serde_json::from_slice::<Value>(&found[1].2).expect("JSON"),
                 json!({"k": b})
@@ -445,14 +456,21 @@ fn a_file_part_reads_only_inside_its_folder_and_within_its_limit() {
         );
         // The control: the same path read by name, following links, as a naive upload would.
         if outside
-            && std::fs::read_to_string(root.join("uploads").join(path)).is_ok_and(|text| text == "secret")
+            && std::fs::read_to_string(root.join("uploads").join(path))
+                .is_ok_and(|text| text == "secret")
         {
             leaked_by_control += 1;
         }
     }
-    assert_eq!(leaked_by_control, 6, "every outside attack works without the guard");
+    assert_eq!(
+        leaked_by_control, 6,
+        "every outside attack works without the guard"
+    );
     let refused = send("big.bin").expect_err("over max-upload");
-    assert!(refused.contains("larger than the tool's limit (`max-upload`)"), "{refused}");
+    assert!(
+        refused.contains("larger than the tool's limit (`max-upload`)"),
+        "{refused}"
+    );
     eprintln!(
         "file parts: {} hostile paths refused (`..`, absolute, links out and in, a FIFO, a folder, NUL, oversize); the control read the secret through {leaked_by_control} of them",
         attacks.len() + 1
@@ -474,18 +492,25 @@ fn a_file_parts_folder_follows_the_file_template_rules() {
         ("uploads/../{path}", "a file part's path has no `..`"),
         ("uploads-link/{path}", "is a symbolic link"),
         ("missing/{path}", "does not exist"),
-        ("uploads/photo.png", "a file part's path has a placeholder after its folder"),
+        (
+            "uploads/photo.png",
+            "a file part's path has a placeholder after its folder",
+        ),
     ];
     for (file, message) in refusals {
         let error = load_in(&with_file(file), &root).expect_err(file);
         assert!(error.contains(message), "{file}: {error}");
     }
     // A folder that holds one of the manifest's secret files.
-    let holding = UPLOAD
-        .replace("uploads/{path}", "keys/{path}")
-        .replace("[tools.http.multipart]", "[tools.http.headers]\nX-Token = \"${file:keys/token}\"\n[tools.http.multipart]");
+    let holding = UPLOAD.replace("uploads/{path}", "keys/{path}").replace(
+        "[tools.http.multipart]",
+        "[tools.http.headers]\nX-Token = \"${file:keys/token}\"\n[tools.http.multipart]",
+    );
     let error = load_in(&holding, &root).expect_err("holds a secret");
-    assert!(error.contains("it holds `keys/token`, a secret file of the manifest"), "{error}");
+    assert!(
+        error.contains("it holds `keys/token`, a secret file of the manifest"),
+        "{error}"
+    );
     eprintln!(
         "file part folders: {} refused at load, as file templates' are",
         refusals.len() + 1
@@ -498,10 +523,22 @@ fn part_names_file_names_and_types_cannot_add_a_header() {
     // At load: names and types written in the manifest.
     let loads = [
         (r#""a\r\nX-Injected: 1" = "{path}""#, "holds a line break"),
-        (r#""a\"; filename=\"x" = "{path}""#, "holds a line break, a control character"),
-        (r#"a = { value = "{path}", content-type = "text/plain\r\nX-Injected: 1" }"#, "is not a media type"),
-        (r#"a = { value = "{path}", filename = "x\"y" }"#, "`filename` holds"),
-        (r#"a = { value = "{path}", base64 = "{path}" }"#, "has one of `value`, `file` and `base64`"),
+        (
+            r#""a\"; filename=\"x" = "{path}""#,
+            "holds a line break, a control character",
+        ),
+        (
+            r#"a = { value = "{path}", content-type = "text/plain\r\nX-Injected: 1" }"#,
+            "is not a media type",
+        ),
+        (
+            r#"a = { value = "{path}", filename = "x\"y" }"#,
+            "`filename` holds",
+        ),
+        (
+            r#"a = { value = "{path}", base64 = "{path}" }"#,
+            "has one of `value`, `file` and `base64`",
+        ),
     ];
     for (part, message) in loads {
         let manifest = UPLOAD.replace(r#"file = { file = "uploads/{path}" }"#, part);
@@ -515,12 +552,21 @@ fn part_names_file_names_and_types_cannot_add_a_header() {
     );
     let registry = load_in(&manifest, &root).expect("loads");
     let backend = http(&registry);
-    let hostile_names = ["a\r\nX-Injected: 1", "a\"; name=\"admin", "a\\", "tab\there", "\u{0}"];
+    let hostile_names = [
+        "a\r\nX-Injected: 1",
+        "a\"; name=\"admin",
+        "a\\",
+        "tab\there",
+        "\u{0}",
+    ];
     for name in hostile_names {
         let error = backend
             .request(&arguments(json!({"path": "photo.png", "name": name})))
             .expect_err(name);
-        assert!(error.contains("which a part's header cannot carry"), "{error}");
+        assert!(
+            error.contains("which a part's header cannot carry"),
+            "{error}"
+        );
         // The control: the header line written as reqwest's encoder writes it (a backslash
         // before CR and LF) still breaks the line, and a receiver reads a header of its own.
         let naive = format!(
@@ -531,11 +577,16 @@ fn part_names_file_names_and_types_cannot_add_a_header() {
                 .replace('\n', "\\\n")
         );
         if name.contains('\n') {
-            assert!(naive.lines().any(|line| line.starts_with("X-Injected")), "{naive}");
+            assert!(
+                naive.lines().any(|line| line.starts_with("X-Injected")),
+                "{naive}"
+            );
         }
     }
     let request = backend
-        .request(&arguments(json!({"path": "photo.png", "name": "photo é.png"})))
+        .request(&arguments(
+            json!({"path": "photo.png", "name": "photo é.png"}),
+        ))
         .expect("a plain name");
     assert_eq!(
         parts(&request)[0].0,

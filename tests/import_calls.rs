@@ -305,7 +305,11 @@ fn body(
                 .iter()
                 .find(|(media, _)| media.contains("form-urlencoded"))
         })
-        .or_else(|| content.iter().find(|(media, _)| media.contains("multipart/form-data")))
+        .or_else(|| {
+            content
+                .iter()
+                .find(|(media, _)| media.contains("multipart/form-data"))
+        })
         .expect("a body mcp-serve sends");
     let schema = resolve(root, &spec["schema"]);
     let fields = field_names(root, schema);
@@ -346,10 +350,7 @@ fn body(
                 Some((field.clone(), bytes))
             })
             .collect();
-        let sent: Vec<(String, Vec<u8>)> = multipart_parts(request, label)
-            .into_iter()
-            .map(|(name, _, _, bytes)| (name, bytes))
-            .collect();
+        let sent = multipart_parts(request, label);
         assert_eq!(sent, want, "{label}: multipart body");
         return;
     }
@@ -392,7 +393,11 @@ fn body(
 fn argument_name(name: &str) -> String {
     let mut out = String::new();
     for c in name.chars() {
-        let c = if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' };
+        let c = if c.is_ascii_alphanumeric() || c == '-' {
+            c
+        } else {
+            '_'
+        };
         if c == '_' && (out.is_empty() || out.ends_with('_')) {
             continue;
         }
@@ -414,7 +419,9 @@ fn style_of(root: &Value, item: &Value, operation: &Value, name: &str) -> (Strin
     }
     let parameter = found.unwrap_or_default();
     let style = parameter["style"].as_str().unwrap_or("form").to_owned();
-    let explode = parameter["explode"].as_bool().unwrap_or(style == "form" || style == "deepObject");
+    let explode = parameter["explode"]
+        .as_bool()
+        .unwrap_or(style == "form" || style == "deepObject");
     (style, explode)
 }
 
@@ -455,25 +462,27 @@ fn styled(name: &str, value: &Value, style: &str, explode: bool) -> Vec<(String,
             .iter()
             .flat_map(|item| styled(&format!("{name}[]"), item, style, explode))
             .collect(),
-        (Value::Array(items), None) => items.iter().map(|item| (name.to_owned(), scalar(item))).collect(),
+        (Value::Array(items), None) => items
+            .iter()
+            .map(|item| (name.to_owned(), scalar(item)))
+            .collect(),
         (value, _) => vec![(name.to_owned(), scalar(value))],
     }
 }
 
-/// The parts of a `multipart/form-data` body: name, file name, content type, bytes.
-fn multipart_parts(request: &Recorded, label: &str) -> Vec<(String, Option<String>, Option<String>, Vec<u8>)> {
+/// The parts of a `multipart/form-data` body: each part's name and bytes.
+fn multipart_parts(request: &Recorded, label: &str) -> Vec<(String, Vec<u8>)> {
     let content_type = request.header("content-type").unwrap_or_default();
-    let boundary = content_type
-        .split_once("boundary=")
-        .map(|(_, boundary)| boundary.to_owned())
-        .unwrap_or_else(|| panic!("{label}: {content_type} names a boundary"));
+    let Some((_, boundary)) = content_type.split_once("boundary=") else {
+        panic!("{label}: {content_type} names a boundary");
+    };
     let delimiter = format!("--{boundary}");
     let body = &request.body;
-    let mut parts = Vec::new();
-    let positions: Vec<usize> = (0..body.len().saturating_sub(delimiter.len()) + 1)
+    let positions: Vec<usize> = (0..=body.len().saturating_sub(delimiter.len()))
         .filter(|&at| body[at..].starts_with(delimiter.as_bytes()))
         .collect();
-    assert!(positions.len() >= 1, "{label}: a multipart body");
+    assert!(!positions.is_empty(), "{label}: a multipart body");
+    let mut parts = Vec::new();
     for window in positions.windows(2) {
         let part = &body[window[0] + delimiter.len() + 2..window[1] - 2];
         let split = part
@@ -481,23 +490,13 @@ fn multipart_parts(request: &Recorded, label: &str) -> Vec<(String, Option<Strin
             .position(|w| w == b"\r\n\r\n")
             .unwrap_or_else(|| panic!("{label}: a part's headers end"));
         let headers = String::from_utf8_lossy(&part[..split]).into_owned();
-        let content = part[split + 4..].to_vec();
-        let mut name = String::new();
-        let mut filename = None;
-        let mut media = None;
-        for line in headers.split("\r\n") {
-            if let Some(rest) = line.strip_prefix("Content-Disposition: form-data; name=\"") {
-                let (first, after) = rest.split_once('"').expect("a closed name");
-                name = first.to_owned();
-                filename = after
-                    .strip_prefix("; filename=\"")
-                    .and_then(|rest| rest.strip_suffix('"'))
-                    .map(ToOwned::to_owned);
-            } else if let Some(rest) = line.strip_prefix("Content-Type: ") {
-                media = Some(rest.to_owned());
-            }
-        }
-        parts.push((name, filename, media, content));
+        let name = headers
+            .split("\r\n")
+            .find_map(|line| line.strip_prefix("Content-Disposition: form-data; name=\""))
+            .and_then(|rest| rest.split_once('"'))
+            .map(|(name, _)| name.to_owned())
+            .unwrap_or_default();
+        parts.push((name, part[split + 4..].to_vec()));
     }
     assert!(
         body.ends_with(format!("{delimiter}--\r\n").as_bytes()),

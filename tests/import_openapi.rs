@@ -123,8 +123,9 @@ fn petstore_yaml_imports_as_its_snapshot_says_and_passes_check() {
     let (code, report) = check(&manifest, &[]);
     assert_eq!(code, 0, "{report}");
     assert!(
-        report.contains("warning: the environment variable `SWAGGER_PETSTORE_PETSTORE_AUTH` is not set")
-            && report.contains("[unset-secret]")
+        report.contains(
+            "warning: the environment variable `SWAGGER_PETSTORE_PETSTORE_AUTH` is not set"
+        ) && report.contains("[unset-secret]")
             && report.ends_with("0 errors, 2 warnings\n"),
         "{report}"
     );
@@ -145,7 +146,10 @@ struct Real<'a> {
 }
 
 fn real(case: &Real<'_>) -> (String, String) {
-    let (code, manifest, summary) = if case.file.ends_with(".gz") {
+    let (code, manifest, summary) = if Path::new(case.file)
+        .extension()
+        .is_some_and(|extension| extension == "gz")
+    {
         let output = Command::new("gzip")
             .args(["-dc", case.file])
             .current_dir(fixtures())
@@ -161,7 +165,11 @@ fn real(case: &Real<'_>) -> (String, String) {
     let skipped = summary
         .split_once("cannot be imported (")
         .map_or(0, |(_, rest)| {
-            rest.split(')').next().unwrap_or_default().parse().unwrap_or(0)
+            rest.split(')')
+                .next()
+                .unwrap_or_default()
+                .parse()
+                .unwrap_or(0)
         });
     assert_eq!(
         (tools_in(&manifest), skipped),
@@ -182,7 +190,15 @@ fn real(case: &Real<'_>) -> (String, String) {
     let line = report.lines().last().unwrap_or_default().to_owned();
     assert_eq!(
         (code, line.as_str()),
-        (0, format!("0 errors, {} warning{}", case.warnings, if case.warnings == 1 { "" } else { "s" }).as_str()),
+        (
+            0,
+            format!(
+                "0 errors, {} warning{}",
+                case.warnings,
+                if case.warnings == 1 { "" } else { "s" }
+            )
+            .as_str()
+        ),
         "{}: {report}",
         case.file
     );
@@ -196,7 +212,11 @@ fn real(case: &Real<'_>) -> (String, String) {
         .env("NO_COLOR", "1")
         .output()
         .expect("list runs");
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let listed: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
     assert_eq!(listed["tools"].as_array().map(Vec::len), Some(case.kept));
     eprintln!(

@@ -80,15 +80,7 @@ pub(super) fn build_http(
     let (query, headers) = query_and_headers(wire, facts, &mut secrets, checker);
     let body = body(wire, facts, &mut secrets.used, checker);
     let allow_reserved = allow_reserved(wire, url.as_ref(), &query, facts, checker);
-    let max_upload = wire
-        .max_upload
-        .as_ref()
-        .map_or(DEFAULT_MAX_UPLOAD, |value| {
-            parse_size(value.get_ref()).unwrap_or_else(|problem| {
-                checker.error(format!("invalid `max-upload`: {problem}"), value.span());
-                DEFAULT_MAX_UPLOAD
-            })
-        });
+    let max_upload = max_upload(wire, checker);
     let timeout = wire.timeout.as_ref().map_or(DEFAULT_TIMEOUT, |value| {
         parse_duration(value.get_ref()).unwrap_or_else(|problem| {
             checker.error(format!("invalid `timeout`: {problem}"), value.span());
@@ -161,6 +153,17 @@ pub(super) fn build_http(
     })
 }
 
+fn max_upload(wire: &HttpWire, checker: &mut Checker) -> usize {
+    wire.max_upload
+        .as_ref()
+        .map_or(DEFAULT_MAX_UPLOAD, |value| {
+            parse_size(value.get_ref()).unwrap_or_else(|problem| {
+                checker.error(format!("invalid `max-upload`: {problem}"), value.span());
+                DEFAULT_MAX_UPLOAD
+            })
+        })
+}
+
 type Pairs = Vec<QueryParameter>;
 type Headers = Vec<(reqwest::header::HeaderName, Template)>;
 
@@ -171,47 +174,7 @@ fn query_and_headers(
     secrets: &mut SecretUse,
     checker: &mut Checker,
 ) -> (Pairs, Headers) {
-    let mut query = Vec::new();
-    for (name, value) in wire.query.iter().flatten() {
-        let (text, style) = match value.get_ref() {
-            toml::Value::String(text) => (text.clone(), QueryStyle::Repeated),
-            toml::Value::Integer(_) | toml::Value::Float(_) | toml::Value::Boolean(_) => {
-                (value.get_ref().to_string(), QueryStyle::Repeated)
-            }
-            toml::Value::Table(table) => {
-                let Some(styled) = styled_query(table, value.span(), checker) else {
-                    continue;
-                };
-                styled
-            }
-            _ => {
-                checker.error(
-                    "a query value is a string (or a number or boolean), or a table such as `{ value = \"{ids}\", style = \"form\", explode = false }`",
-                    value.span(),
-                );
-                continue;
-            }
-        };
-        if let Some(template) =
-            secret_template(&text, value.span(), facts, &mut secrets.used, checker)
-        {
-            if style != QueryStyle::Repeated && template.sole_placeholder().is_none() {
-                checker
-                    .error(
-                        "a query value with a `style` is one placeholder, such as `\"{ids}\"`",
-                        value.span(),
-                    )
-                    .hint("the style says how that argument's list or object is written");
-                continue;
-            }
-            query.push(QueryParameter {
-                name: name.get_ref().clone(),
-                template,
-                style,
-            });
-        }
-    }
-
+    let query = query_parameters(wire, facts, secrets, checker);
     let mut headers = Vec::new();
     for (name, value) in wire.headers.iter().flatten() {
         let Ok(header) = reqwest::header::HeaderName::from_bytes(name.get_ref().as_bytes()) else {
@@ -281,6 +244,56 @@ fn query_and_headers(
     (query, headers)
 }
 
+/// The query parameters: a template, or a table with the style its value is written in.
+fn query_parameters(
+    wire: &HttpWire,
+    facts: &ArgumentFacts,
+    secrets: &mut SecretUse,
+    checker: &mut Checker,
+) -> Pairs {
+    let mut query = Vec::new();
+    for (name, value) in wire.query.iter().flatten() {
+        let (text, style) = match value.get_ref() {
+            toml::Value::String(text) => (text.clone(), QueryStyle::Repeated),
+            toml::Value::Integer(_) | toml::Value::Float(_) | toml::Value::Boolean(_) => {
+                (value.get_ref().to_string(), QueryStyle::Repeated)
+            }
+            toml::Value::Table(table) => {
+                let Some(styled) = styled_query(table, value.span(), checker) else {
+                    continue;
+                };
+                styled
+            }
+            _ => {
+                checker.error(
+                    "a query value is a string (or a number or boolean), or a table such as `{ value = \"{ids}\", style = \"form\", explode = false }`",
+                    value.span(),
+                );
+                continue;
+            }
+        };
+        if let Some(template) =
+            secret_template(&text, value.span(), facts, &mut secrets.used, checker)
+        {
+            if style != QueryStyle::Repeated && template.sole_placeholder().is_none() {
+                checker
+                    .error(
+                        "a query value with a `style` is one placeholder, such as `\"{ids}\"`",
+                        value.span(),
+                    )
+                    .hint("the style says how that argument's list or object is written");
+                continue;
+            }
+            query.push(QueryParameter {
+                name: name.get_ref().clone(),
+                template,
+                style,
+            });
+        }
+    }
+    query
+}
+
 /// `{ value = "{ids}", style = "form", explode = false }`: the value and how a list or
 /// object in it is written, as OpenAPI names it.
 fn styled_query(
@@ -299,7 +312,10 @@ fn styled_query(
         return None;
     }
     let Some(text) = table.get("value").and_then(toml::Value::as_str) else {
-        checker.error("a query table needs `value`, a string such as `\"{ids}\"`", span);
+        checker.error(
+            "a query table needs `value`, a string such as `\"{ids}\"`",
+            span,
+        );
         return None;
     };
     let explode = match table.get("explode") {
@@ -399,6 +415,61 @@ fn multipart(
     ok.then_some(out)
 }
 
+/// `image/png`, `text/plain; charset=utf-8`: a type and subtype of token characters, as a
+/// header value can carry them.
+fn is_media_type(text: &str) -> bool {
+    let token = |part: Option<&str>| {
+        part.is_some_and(|part| !part.is_empty() && crate::openapi::naming::is_header_name(part))
+    };
+    text.split(';').next().is_some_and(|essence| {
+        let mut halves = essence.trim().split('/');
+        token(halves.next()) && token(halves.next()) && halves.next().is_none()
+    }) && reqwest::header::HeaderValue::from_str(text).is_ok()
+        && !text.contains(['\r', '\n'])
+}
+
+/// Where a part's bytes come from: `value`, `file` or `base64`, one of them.
+fn part_source(
+    value: Option<String>,
+    file: Option<String>,
+    base64: Option<String>,
+    span: &Range<usize>,
+    facts: &ArgumentFacts,
+    secrets: &mut Used,
+    checker: &mut Checker,
+) -> Option<PartSource> {
+    Some(match (value, file, base64) {
+        (Some(value), None, None) => PartSource::Text(secret_template(
+            &value,
+            span.clone(),
+            facts,
+            secrets,
+            checker,
+        )?),
+        (None, Some(file), None) => {
+            let file = Spanned::new(span.clone(), file);
+            let (folder, relative) = super::resource::upload_folder(&file, checker)?;
+            let path = template_at(&relative, span.clone(), facts, checker)?;
+            if path.placeholders().next().is_none() {
+                checker
+                    .error("a file part's path has a placeholder after its folder, such as `\"uploads/{path}\"`", span.clone())
+                    .hint("the argument names a file inside the folder; the folder is all the tool can read");
+                return None;
+            }
+            PartSource::File { folder, path }
+        }
+        (None, None, Some(content)) => {
+            PartSource::Base64(template_at(&content, span.clone(), facts, checker)?)
+        }
+        _ => {
+            checker
+                .error("a multipart part has one of `value`, `file` and `base64`", span.clone())
+                .hint("`value` is text, `file` reads a file inside a folder (`\"uploads/{path}\"`), `base64` decodes an argument's content");
+            return None;
+        }
+    })
+}
+
 fn multipart_part(
     name: &Spanned<String>,
     value: &Spanned<toml::Value>,
@@ -453,33 +524,7 @@ fn multipart_part(
     let base64 = text("base64", checker)?;
     let filename = text("filename", checker)?;
     let content_type = text("content-type", checker)?;
-    let source = match (value_text, file, base64) {
-        (Some(value), None, None) => {
-            PartSource::Text(secret_template(&value, span.clone(), facts, secrets, checker)?)
-        }
-        (None, Some(file), None) => {
-            let file = Spanned::new(span.clone(), file);
-            let (folder, relative) = super::resource::upload_folder(&file, checker)?;
-            let path = template_at(&relative, span.clone(), facts, checker)?;
-            if path.placeholders().next().is_none() {
-                checker
-                    .error("a file part's path has a placeholder after its folder, such as `\"uploads/{path}\"`", span)
-                    .hint("the argument names a file inside the folder; the folder is all the tool can read");
-                return None;
-            }
-            PartSource::File { folder, path }
-        }
-        (None, None, Some(content)) => {
-            let template = template_at(&content, span.clone(), facts, checker)?;
-            PartSource::Base64(template)
-        }
-        _ => {
-            checker
-                .error("a multipart part has one of `value`, `file` and `base64`", span)
-                .hint("`value` is text, `file` reads a file inside a folder (`\"uploads/{path}\"`), `base64` decodes an argument's content");
-            return None;
-        }
-    };
+    let source = part_source(value_text, file, base64, &span, facts, secrets, checker)?;
     let filename = match filename {
         None => None,
         Some(text) => {
@@ -488,23 +533,22 @@ fn multipart_part(
                 .as_literal()
                 .is_some_and(|literal| !is_safe_name(&literal))
             {
-                checker.error("`filename` holds a line break, a control character, `\"` or `\\`", span);
+                checker.error(
+                    "`filename` holds a line break, a control character, `\"` or `\\`",
+                    span,
+                );
                 return None;
             }
             Some(template)
         }
     };
     if let Some(content_type) = &content_type {
-        let valid = content_type.split(';').next().is_some_and(|essence| {
-            let mut halves = essence.trim().split('/');
-            let token = |part: Option<&str>| {
-                part.is_some_and(|part| !part.is_empty() && crate::openapi::naming::is_header_name(part))
-            };
-            token(halves.next()) && token(halves.next()) && halves.next().is_none()
-        }) && reqwest::header::HeaderValue::from_str(content_type).is_ok()
-            && !content_type.contains(['\r', '\n']);
+        let valid = is_media_type(content_type);
         if !valid {
-            checker.error(format!("`content-type` `{content_type}` is not a media type such as `image/png`"), span);
+            checker.error(
+                format!("`content-type` `{content_type}` is not a media type such as `image/png`"),
+                span,
+            );
             return None;
         }
     }

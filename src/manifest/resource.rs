@@ -441,7 +441,10 @@ pub(super) fn upload_folder(
             .replace("a file template", "a file part");
         for hint in &mut diagnostic.hints {
             *hint = hint
-                .replace("file = \"docs/{page}\" serves files inside docs/ only", "file = \"uploads/{path}\" reads files inside uploads/ only")
+                .replace(
+                    "file = \"docs/{page}\" serves files inside docs/ only",
+                    "file = \"uploads/{path}\" reads files inside uploads/ only",
+                )
                 .replace("resources serve", "tools read or serve");
         }
     }

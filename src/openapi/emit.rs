@@ -126,7 +126,11 @@ fn tool_table(out: &mut String, tool: &Tool) {
     let _ = writeln!(out, "method = {}", string(&tool.method));
     let _ = writeln!(out, "url = {}", string(&tool.url));
     if !tool.allow_reserved.is_empty() {
-        let names: Vec<String> = tool.allow_reserved.iter().map(|name| string(name)).collect();
+        let names: Vec<String> = tool
+            .allow_reserved
+            .iter()
+            .map(|name| string(name))
+            .collect();
         let _ = writeln!(out, "allow-reserved = [{}]", names.join(", "));
     }
     if let Body::Json(Value::String(whole)) = &tool.body {
@@ -178,7 +182,11 @@ fn query(out: &mut String, tool: &Tool) {
     }
     let _ = writeln!(out, "[tools.http.query]");
     for (name, value) in &tool.query {
-        match tool.query_styles.iter().find(|(styled, _, _)| styled == name) {
+        match tool
+            .query_styles
+            .iter()
+            .find(|(styled, _, _)| styled == name)
+        {
             Some((_, style, explode)) => {
                 let _ = writeln!(
                     out,

@@ -163,7 +163,8 @@ impl<'a> Converter<'a> {
         };
         let bound = self.bind(object);
         let converted = self.convert_object(object, depth);
-        self.dynamic_scope.truncate(self.dynamic_scope.len() - bound);
+        self.dynamic_scope
+            .truncate(self.dynamic_scope.len() - bound);
         converted
     }
 
@@ -203,7 +204,9 @@ impl<'a> Converter<'a> {
     /// `Planet` where a response specializes it), converted like a reference, so a
     /// recursive one stays finite. The output has no dynamic reference left to resolve.
     fn dynamic_reference(&mut self, reference: &str, depth: usize) -> Result<Value, String> {
-        let Some(anchor) = reference.strip_prefix('#').filter(|name| !name.starts_with('/'))
+        let Some(anchor) = reference
+            .strip_prefix('#')
+            .filter(|name| !name.starts_with('/'))
         else {
             if reference.starts_with("#/") {
                 return self.reference(reference, depth);
@@ -245,42 +248,63 @@ impl<'a> Converter<'a> {
         Ok(json!({ "$ref": format!("#/$defs/{name}") }))
     }
 
+    /// An object with a `$dynamicRef`: the schema it stands for, and its other keywords
+    /// beside it (in an `allOf`).
+    fn convert_dynamic(
+        &mut self,
+        reference: &str,
+        object: &Map<String, Value>,
+        depth: usize,
+    ) -> Result<Value, String> {
+        let target = self.dynamic_reference(reference, depth)?;
+        let mut rest = object.clone();
+        rest.shift_remove("$dynamicRef");
+        if rest.is_empty() {
+            return Ok(target);
+        }
+        let mut converted = self.convert_object(&rest, depth + 1)?;
+        if let Some(map) = converted.as_object_mut() {
+            let parts = map
+                .entry("allOf")
+                .or_insert_with(|| Value::Array(Vec::new()));
+            if let Value::Array(parts) = parts {
+                parts.push(target);
+            }
+        }
+        Ok(converted)
+    }
+
+    /// An object with a `$ref`: the reference, and in 3.1 its siblings beside it (3.0
+    /// ignores them).
+    fn convert_reference(
+        &mut self,
+        reference: &str,
+        object: &Map<String, Value>,
+        depth: usize,
+    ) -> Result<Value, String> {
+        let target = self.reference(reference, depth)?;
+        if self.document.is_3_0 || object.len() == 1 {
+            return Ok(target);
+        }
+        let mut rest = object.clone();
+        rest.shift_remove("$ref");
+        let mut converted = self.convert_at(&Value::Object(rest), depth + 1)?;
+        if let Some(map) = converted.as_object_mut() {
+            map.insert("$ref".to_owned(), target["$ref"].clone());
+        }
+        Ok(converted)
+    }
+
     fn convert_object(
         &mut self,
         object: &Map<String, Value>,
         depth: usize,
     ) -> Result<Value, String> {
         if let Some(reference) = object.get("$dynamicRef").and_then(Value::as_str) {
-            let target = self.dynamic_reference(reference, depth)?;
-            let mut rest = object.clone();
-            rest.shift_remove("$dynamicRef");
-            if rest.is_empty() {
-                return Ok(target);
-            }
-            let mut converted = self.convert_object(&rest, depth + 1)?;
-            if let Some(map) = converted.as_object_mut() {
-                let parts = map
-                    .entry("allOf")
-                    .or_insert_with(|| Value::Array(Vec::new()));
-                if let Value::Array(parts) = parts {
-                    parts.push(target);
-                }
-            }
-            return Ok(converted);
+            return self.convert_dynamic(reference, object, depth);
         }
         if let Some(reference) = object.get("$ref").and_then(Value::as_str) {
-            let target = self.reference(reference, depth)?;
-            // 3.0 ignores a reference's siblings; 3.1 applies them too.
-            if self.document.is_3_0 || object.len() == 1 {
-                return Ok(target);
-            }
-            let mut rest = object.clone();
-            rest.shift_remove("$ref");
-            let mut converted = self.convert_at(&Value::Object(rest), depth + 1)?;
-            if let Some(map) = converted.as_object_mut() {
-                map.insert("$ref".to_owned(), target["$ref"].clone());
-            }
-            return Ok(converted);
+            return self.convert_reference(reference, object, depth);
         }
         let mut out = Map::new();
         for (key, value) in object {
@@ -320,7 +344,10 @@ impl<'a> Converter<'a> {
                     }
                 }
                 "pattern" => {
-                    if value.as_str().is_none_or(|pattern| self.pattern_runs(pattern)) {
+                    if value
+                        .as_str()
+                        .is_none_or(|pattern| self.pattern_runs(pattern))
+                    {
                         out.insert(key.to_owned(), value.clone());
                     }
                 }
@@ -604,9 +631,7 @@ fn scan_references(value: &Value, pending: &mut Vec<String>) -> bool {
             }
             found
         }
-        Value::Array(items) => items
-            .iter()
-            .fold(false, |found, item| scan_references(item, pending) || found),
+        Value::Array(items) => items.iter().any(|item| scan_references(item, pending)),
         _ => false,
     }
 }

@@ -334,7 +334,10 @@ fn fan_outs_and_references_that_are_not_schemas_stay_bounded() {
 }
 
 /// The schema of the tool's output for a `GET /a` whose response is `schema`.
-fn output_of(schema: &serde_json::Value, components: &serde_json::Value) -> (Option<tool::Tool>, Import) {
+fn output_of(
+    schema: &serde_json::Value,
+    components: &serde_json::Value,
+) -> (Option<tool::Tool>, Import) {
     let operation = json!({"operationId": "a", "responses": {"200": {"description": "-", "content": {"application/json": {"schema": schema}}}}});
     import_a("/a", &operation, components)
 }
@@ -349,53 +352,93 @@ fn a_dynamic_reference_is_bound_to_the_schema_that_specializes_it() {
         "Planet": {"type": "object", "properties": {"name": {"type": "string"}}},
         "Moon": {"type": "object", "properties": {"orbits": {"type": "string"}}}
     }});
-    let specialized = |target: &str| json!({
-        "$id": format!("https://example.com/{target}s"),
-        "$defs": {"itemType": {"$dynamicAnchor": "itemType", "$ref": format!("#/components/schemas/{target}")}},
-        "$ref": "#/components/schemas/Page"
-    });
+    let specialized = |target: &str| {
+        json!({
+            "$id": format!("https://example.com/{target}s"),
+            "$defs": {"itemType": {"$dynamicAnchor": "itemType", "$ref": format!("#/components/schemas/{target}")}},
+            "$ref": "#/components/schemas/Page"
+        })
+    };
     let (tool, imported) = output_of(&specialized("Planet"), &components);
-    let output = tool.and_then(|tool| tool.output_schema).expect("an output schema");
-    assert_eq!(output["properties"]["data"]["items"], json!({"$ref": "#/$defs/Planet"}), "{output}");
+    let output = tool
+        .and_then(|tool| tool.output_schema)
+        .expect("an output schema");
+    assert_eq!(
+        output["properties"]["data"]["items"],
+        json!({"$ref": "#/$defs/Planet"}),
+        "{output}"
+    );
     assert!(!output.to_string().contains("$dynamic"), "{output}");
     crate::schema::CompiledSchema::compile(&output).expect("compiles");
     assert!(imported.manifest.contains("\"Planet\""));
     // Two specializations in one schema are two schemas; the generic one keeps its default.
     let both = json!({"type": "object", "properties": {"planets": specialized("Planet"), "moons": specialized("Moon"), "none": {"$ref": "#/components/schemas/Page"}}});
     let (tool, _) = output_of(&both, &components);
-    let output = tool.and_then(|tool| tool.output_schema).expect("an output schema");
+    let output = tool
+        .and_then(|tool| tool.output_schema)
+        .expect("an output schema");
     let compiled = crate::schema::CompiledSchema::compile(&output).expect("compiles");
     assert!(compiled.is_valid(&json!({"planets": {"data": [{"name": "Mars"}]}, "moons": {"data": [{"orbits": "Mars"}]}, "none": {"data": []}})), "{output}");
-    assert!(!compiled.is_valid(&json!({"none": {"data": [{"name": "Mars"}]}})), "{output}");
-    assert!(!compiled.is_valid(&json!({"moons": {"data": [{"orbits": 3}]}})), "{output}");
+    assert!(
+        !compiled.is_valid(&json!({"none": {"data": [{"name": "Mars"}]}})),
+        "{output}"
+    );
+    assert!(
+        !compiled.is_valid(&json!({"moons": {"data": [{"orbits": 3}]}})),
+        "{output}"
+    );
     // A recursive anchor stays finite; one bound to nothing is a note, never a dead schema.
     let tree = json!({"$dynamicAnchor": "node", "type": "object", "properties": {"children": {"type": "array", "items": {"$dynamicRef": "#node"}}}});
     let (tool, _) = output_of(&tree, &json!({}));
-    let output = tool.and_then(|tool| tool.output_schema).expect("an output schema");
+    let output = tool
+        .and_then(|tool| tool.output_schema)
+        .expect("an output schema");
     let compiled = crate::schema::CompiledSchema::compile(&output).expect("compiles");
     assert!(compiled.is_valid(&json!({"children": [{"children": []}]})));
     assert!(!compiled.is_valid(&json!({"children": [{"children": 1}]})));
     let (tool, _) = output_of(&json!({"$dynamicRef": "#nowhere"}), &json!({}));
     let tool = tool.expect("kept");
     assert!(tool.output_schema.is_none());
-    assert!(tool.notes.iter().any(|note| note.contains("no `$dynamicAnchor: nowhere` in scope")), "{:?}", tool.notes);
+    assert!(
+        tool.notes
+            .iter()
+            .any(|note| note.contains("no `$dynamicAnchor: nowhere` in scope")),
+        "{:?}",
+        tool.notes
+    );
 }
 
 #[test]
 fn a_path_with_a_fragment_or_a_trace_method_is_refused_and_a_path_query_is_sent() {
     let plain = json!({"operationId": "a", "responses": {"204": {"description": "-"}}});
     for (path, reason) in [
-        ("/#X-Amz-Target=Cognito.AdminAddUserToGroup", "has a fragment (`#X-Amz-Target=Cognito.AdminAddUserToGroup`), which HTTP never sends"),
+        (
+            "/#X-Amz-Target=Cognito.AdminAddUserToGroup",
+            "has a fragment (`#X-Amz-Target=Cognito.AdminAddUserToGroup`), which HTTP never sends",
+        ),
         ("/files/{id}#add_shared_link", "has a fragment"),
         ("/a?x=${env:HOME}", "has a `$`"),
         ("/a?x=pre{id}", "a placeholder in its query"),
     ] {
         let mut operation = plain.clone();
-        operation["parameters"] = json!([{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}]);
+        operation["parameters"] =
+            json!([{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}]);
         let (tool, imported) = import_a(path, &operation, &json!({}));
         assert!(tool.is_none(), "{path}");
-        assert!(imported.dropped.iter().any(|dropped| dropped.reason.contains(reason)), "{path}: {:?}", imported.dropped);
-        assert!(!imported.manifest.contains('#') || imported.manifest.lines().all(|line| line.starts_with('#') || !line.contains("url = ") || !line.contains('#')));
+        assert!(
+            imported
+                .dropped
+                .iter()
+                .any(|dropped| dropped.reason.contains(reason)),
+            "{path}: {:?}",
+            imported.dropped
+        );
+        assert!(
+            !imported.manifest.contains('#')
+                || imported.manifest.lines().all(|line| line.starts_with('#')
+                    || !line.contains("url = ")
+                    || !line.contains('#'))
+        );
     }
     let description = json!({
         "openapi": "3.1.0", "info": {"title": "t", "version": "1"},
@@ -404,18 +447,38 @@ fn a_path_with_a_fragment_or_a_trace_method_is_refused_and_a_path_query_is_sent(
     });
     let imported = import(&description.to_string(), &options()).expect("imports");
     assert_eq!(imported.kept.len(), 1);
-    assert!(imported.dropped[0].reason.contains("TRACE is not a method mcp-serve sends"));
+    assert!(
+        imported.dropped[0]
+            .reason
+            .contains("TRACE is not a method mcp-serve sends")
+    );
     // A query the path writes is sent: literal pairs as they are, `{name}` from its parameter.
     let mut operation = plain.clone();
     operation["parameters"] = json!([
         {"name": "lat", "in": "path", "required": true, "schema": {"type": "number"}},
         {"name": "method", "in": "query", "schema": {"type": "string"}}
     ]);
-    let (tool, _) = import_a("/rest?method=flickr.photos.search&lat={lat}", &operation, &json!({}));
+    let (tool, _) = import_a(
+        "/rest?method=flickr.photos.search&lat={lat}",
+        &operation,
+        &json!({}),
+    );
     let tool = tool.expect("kept");
     assert_eq!(tool.url, "https://api.example.com/rest");
-    assert_eq!(tool.query, [("method".to_owned(), "flickr.photos.search".to_owned()), ("lat".to_owned(), "{lat}".to_owned())]);
-    assert!(tool.notes.iter().any(|note| note.contains("`method` is set twice")), "{:?}", tool.notes);
+    assert_eq!(
+        tool.query,
+        [
+            ("method".to_owned(), "flickr.photos.search".to_owned()),
+            ("lat".to_owned(), "{lat}".to_owned())
+        ]
+    );
+    assert!(
+        tool.notes
+            .iter()
+            .any(|note| note.contains("`method` is set twice")),
+        "{:?}",
+        tool.notes
+    );
 }
 
 #[test]
@@ -435,8 +498,17 @@ fn a_pattern_the_validator_cannot_run_is_left_out_with_a_note_naming_it() {
     assert_eq!(properties["r"]["pattern"], "^(?!ab)[a-z]+$");
     assert_eq!(properties["t"]["patternProperties"], json!({"^x-": {}}));
     for pattern in ["[\\p{all}]*", "^.{1,2097152}$", "^[\\w- ]+$"] {
-        assert!(tool.notes.iter().any(|note| note == &format!("pattern `{pattern}` left out: the validator cannot compile it")), "{pattern}: {:?}", tool.notes);
-        assert!(imported.manifest.contains(&format!("# note: pattern `{pattern}` left out")));
+        assert!(
+            tool.notes.iter().any(|note| note
+                == &format!("pattern `{pattern}` left out: the validator cannot compile it")),
+            "{pattern}: {:?}",
+            tool.notes
+        );
+        assert!(
+            imported
+                .manifest
+                .contains(&format!("# note: pattern `{pattern}` left out"))
+        );
     }
     crate::schema::CompiledSchema::compile(&tool.input_schema).expect("compiles");
 }
@@ -467,10 +539,27 @@ fn query_styles_and_reserved_values_are_written_as_the_operation_says() {
         ]
     );
     assert_eq!(tool.allow_reserved, ["redirect", "path"]);
-    assert!(imported.manifest.contains("ids = { value = \"{ids}\", style = \"form\", explode = false }"), "{}", imported.manifest);
-    assert!(imported.manifest.contains("allow-reserved = [\"redirect\", \"path\"]"));
-    for left_out in ["`spread`: an object whose fields become parameters", "`odd`: style `deepObject` with `explode: false`"] {
-        assert!(tool.notes.iter().any(|note| note.contains(left_out)), "{left_out}: {:?}", tool.notes);
+    assert!(
+        imported
+            .manifest
+            .contains("ids = { value = \"{ids}\", style = \"form\", explode = false }"),
+        "{}",
+        imported.manifest
+    );
+    assert!(
+        imported
+            .manifest
+            .contains("allow-reserved = [\"redirect\", \"path\"]")
+    );
+    for left_out in [
+        "`spread`: an object whose fields become parameters",
+        "`odd`: style `deepObject` with `explode: false`",
+    ] {
+        assert!(
+            tool.notes.iter().any(|note| note.contains(left_out)),
+            "{left_out}: {:?}",
+            tool.notes
+        );
     }
 }
 
@@ -491,20 +580,50 @@ fn a_multipart_body_becomes_text_json_and_base64_file_parts() {
     let tool::Body::Multipart(parts) = &tool.body else {
         panic!("a multipart body: {:?}", tool.body);
     };
-    let kinds: Vec<(&str, &tool::PartKind)> = parts.iter().map(|part| (part.name.as_str(), &part.kind)).collect();
+    let kinds: Vec<(&str, &tool::PartKind)> = parts
+        .iter()
+        .map(|part| (part.name.as_str(), &part.kind))
+        .collect();
     assert_eq!(
         kinds,
         [
             ("title", &tool::PartKind::Text),
             ("count", &tool::PartKind::Text),
             ("meta", &tool::PartKind::Json),
-            ("file", &tool::PartKind::File { content_type: "image/jpeg".to_owned() }),
-            ("thumb", &tool::PartKind::File { content_type: "image/png".to_owned() })
+            (
+                "file",
+                &tool::PartKind::File {
+                    content_type: "image/jpeg".to_owned()
+                }
+            ),
+            (
+                "thumb",
+                &tool::PartKind::File {
+                    content_type: "image/png".to_owned()
+                }
+            )
         ]
     );
-    assert_eq!(tool.input_schema["properties"]["file"]["contentEncoding"], "base64");
+    assert_eq!(
+        tool.input_schema["properties"]["file"]["contentEncoding"],
+        "base64"
+    );
     assert_eq!(tool.input_schema["required"], json!(["title", "file"]));
-    assert!(tool.notes.iter().any(|note| note.contains("`many` is a list of files")));
-    assert!(tool.notes.iter().any(|note| note.contains("a name a part's header cannot carry")));
-    assert!(imported.manifest.contains("file = { base64 = \"{file}\", filename = \"file\", content-type = \"image/jpeg\" }"), "{}", imported.manifest);
+    assert!(
+        tool.notes
+            .iter()
+            .any(|note| note.contains("`many` is a list of files"))
+    );
+    assert!(
+        tool.notes
+            .iter()
+            .any(|note| note.contains("a name a part's header cannot carry"))
+    );
+    assert!(
+        imported.manifest.contains(
+            "file = { base64 = \"{file}\", filename = \"file\", content-type = \"image/jpeg\" }"
+        ),
+        "{}",
+        imported.manifest
+    );
 }

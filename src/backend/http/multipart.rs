@@ -57,7 +57,10 @@ impl PartSource {
 /// character, quote or backslash (RFC 7578 section 4.2 leaves escapes to the receiver, and
 /// receivers disagree).
 pub fn is_safe_name(text: &str) -> bool {
-    !text.is_empty() && !text.chars().any(|c| c.is_control() || c == '"' || c == '\\')
+    !text.is_empty()
+        && !text
+            .chars()
+            .any(|c| c.is_control() || c == '"' || c == '\\')
 }
 
 /// The body's parts, rendered: `(name, filename, content type, bytes)`; a part whose
@@ -108,7 +111,9 @@ pub fn encode(
     let mut body = Vec::new();
     for (name, filename, content_type, bytes) in rendered {
         body.extend_from_slice(format!("--{boundary}\r\n").as_bytes());
-        body.extend_from_slice(format!("Content-Disposition: form-data; name=\"{name}\"").as_bytes());
+        body.extend_from_slice(
+            format!("Content-Disposition: form-data; name=\"{name}\"").as_bytes(),
+        );
         if let Some(filename) = filename {
             body.extend_from_slice(format!("; filename=\"{filename}\"").as_bytes());
         }
@@ -213,11 +218,9 @@ fn boundary(parts: &[Rendered]) -> Result<String, String> {
             .chain(bytes.iter().map(|byte| format!("{byte:02x}")))
             .collect();
         let needle = boundary.as_bytes();
-        let held = parts.iter().any(|(_, _, _, bytes)| {
-            bytes
-                .windows(needle.len())
-                .any(|window| window == needle)
-        });
+        let held = parts
+            .iter()
+            .any(|(_, _, _, bytes)| bytes.windows(needle.len()).any(|window| window == needle));
         if !held {
             return Ok(boundary);
         }
@@ -242,13 +245,21 @@ mod tests {
 
     #[test]
     fn parts_are_framed_by_a_boundary_no_part_holds() {
-        let arguments = json!({"a": "x\r\n--mcp-serve-\r\nContent-Disposition: form-data; name=\"b\"", "n": 3})
-            .as_object()
-            .cloned()
-            .unwrap_or_default();
-        let (content_type, body) =
-            encode(&[text("a", "{a}"), text("n", "{n}"), text("gone", "{missing}")], &arguments, 10)
-                .expect("encodes");
+        let arguments =
+            json!({"a": "x\r\n--mcp-serve-\r\nContent-Disposition: form-data; name=\"b\"", "n": 3})
+                .as_object()
+                .cloned()
+                .unwrap_or_default();
+        let (content_type, body) = encode(
+            &[
+                text("a", "{a}"),
+                text("n", "{n}"),
+                text("gone", "{missing}"),
+            ],
+            &arguments,
+            10,
+        )
+        .expect("encodes");
         let boundary = content_type
             .strip_prefix("multipart/form-data; boundary=")
             .expect("boundary");

@@ -190,30 +190,7 @@ fn is_dot_segment(segment: &str) -> bool {
 impl HttpBackend {
     /// The request for one call.
     pub(super) fn build(&self, arguments: &Map<String, Value>) -> Result<reqwest::Request, String> {
-        let mut url = self.url.origin.clone();
-        for segment in &self.url.segments {
-            url.push('/');
-            if let Some(name) = segment
-                .sole_placeholder()
-                .filter(|name| self.allow_reserved.iter().any(|kept| kept == name))
-            {
-                url.push_str(&reserved_path(name, arguments)?);
-                continue;
-            }
-            let rendered = segment
-                .render(arguments, Sink::PathSegment)
-                .map_err(|error| error.to_string())?
-                .ok_or_else(|| "an argument the URL needs was not given".to_owned())?;
-            if segment.placeholders().next().is_some() && is_dot_segment(&rendered) {
-                return Err(format!(
-                    "a path segment cannot be `{rendered}`: it would move up the URL's path"
-                ));
-            }
-            url.push_str(&rendered);
-        }
-        if self.url.segments.is_empty() {
-            url.push('/');
-        }
+        let mut url = self.path(arguments)?;
         if let Some(query) = &self.url.literal_query {
             url.push('?');
             url.push_str(query);
@@ -226,19 +203,7 @@ impl HttpBackend {
         }
         let mut url =
             reqwest::Url::parse(&url).map_err(|error| format!("the URL is invalid: {error}"))?;
-        let mut query = url.query().unwrap_or_default().to_owned();
-        for parameter in &self.query {
-            let reserved = parameter
-                .template
-                .sole_placeholder()
-                .is_some_and(|name| self.allow_reserved.iter().any(|kept| kept == name));
-            for pair in query_pairs(parameter, arguments, reserved)? {
-                if !query.is_empty() {
-                    query.push('&');
-                }
-                query.push_str(&pair);
-            }
-        }
+        let query = self.query_string(url.query().unwrap_or_default(), arguments)?;
         if query.len() > MAX_URL_BYTES {
             return Err(format!(
                 "the URL would be over {MAX_URL_BYTES} bytes, longer than an HTTP request line can carry"
@@ -312,6 +277,59 @@ impl HttpBackend {
         }
         *request.body_mut() = Some(body.into());
         Ok(request)
+    }
+}
+
+impl HttpBackend {
+    /// The origin and the path, each segment filled in.
+    fn path(&self, arguments: &Map<String, Value>) -> Result<String, String> {
+        let mut url = self.url.origin.clone();
+        for segment in &self.url.segments {
+            url.push('/');
+            if let Some(name) = segment
+                .sole_placeholder()
+                .filter(|name| self.allow_reserved.iter().any(|kept| kept == name))
+            {
+                url.push_str(&reserved_path(name, arguments)?);
+                continue;
+            }
+            let rendered = segment
+                .render(arguments, Sink::PathSegment)
+                .map_err(|error| error.to_string())?
+                .ok_or_else(|| "an argument the URL needs was not given".to_owned())?;
+            if segment.placeholders().next().is_some() && is_dot_segment(&rendered) {
+                return Err(format!(
+                    "a path segment cannot be `{rendered}`: it would move up the URL's path"
+                ));
+            }
+            url.push_str(&rendered);
+        }
+        if self.url.segments.is_empty() {
+            url.push('/');
+        }
+        Ok(url)
+    }
+
+    /// The literal query, then each parameter's pairs, encoded.
+    fn query_string(
+        &self,
+        literal: &str,
+        arguments: &Map<String, Value>,
+    ) -> Result<String, String> {
+        let mut query = literal.to_owned();
+        for parameter in &self.query {
+            let reserved = parameter
+                .template
+                .sole_placeholder()
+                .is_some_and(|name| self.allow_reserved.iter().any(|kept| kept == name));
+            for pair in query_pairs(parameter, arguments, reserved)? {
+                if !query.is_empty() {
+                    query.push('&');
+                }
+                query.push_str(&pair);
+            }
+        }
+        Ok(query)
     }
 }
 

@@ -150,11 +150,20 @@ fn multipart_body(
             .and_then(|encoding| encoding.get(&field))
             .and_then(|field| field.get("contentType"))
             .and_then(Value::as_str)
-            .map(|types| types.split(',').next().unwrap_or_default().trim().to_owned());
+            .map(|types| {
+                types
+                    .split(',')
+                    .next()
+                    .unwrap_or_default()
+                    .trim()
+                    .to_owned()
+            });
         let kind = primary_type(&target);
         let binary = is_binary(&target);
         if kind.as_deref() == Some("array")
-            && target.get("items").is_some_and(|items| is_binary(converter.peek(items)))
+            && target
+                .get("items")
+                .is_some_and(|items| is_binary(converter.peek(items)))
         {
             arguments.unsupported(
                 field_required,
@@ -179,8 +188,9 @@ fn multipart_body(
                 .and_then(Value::as_str)
                 .map(|text| format!("{} ", text.trim()))
                 .unwrap_or_default();
-            schema["description"] =
-                json!(format!("{about}(the file's content, in base64; sent as {content_type})"));
+            schema["description"] = json!(format!(
+                "{about}(the file's content, in base64; sent as {content_type})"
+            ));
             (schema, PartKind::File { content_type })
         } else if matches!(kind.as_deref(), Some("array" | "object")) {
             (field_schema, PartKind::Json)

@@ -68,8 +68,7 @@ pub(super) fn place(
         let style = match sent_as(parameter, place, kind.as_deref()) {
             Ok(style) => style,
             Err(reason) => {
-                arguments
-                    .unsupported(required, format!("{place} parameter `{name}`: {reason}"))?;
+                arguments.unsupported(required, format!("{place} parameter `{name}`: {reason}"))?;
                 continue;
             }
         };
@@ -166,9 +165,8 @@ fn sent_as(
                 "an object whose fields become parameters of their own (`style: form`, `explode: true`) is not sent: its keys could name any parameter"
                     .to_owned(),
             ),
-            ("form", _) => Ok(None),
             // Space- and pipe-delimited scalars are the scalar itself.
-            ("spaceDelimited" | "pipeDelimited", None | Some(false)) => Ok(None),
+            ("form", _) | ("spaceDelimited" | "pipeDelimited", None | Some(false)) => Ok(None),
             (style, explode) => Err(format!(
                 "style `{style}`{} is not one mcp-serve sends",
                 explode.map_or_else(String::new, |explode| format!(" with `explode: {explode}`"))
@@ -203,12 +201,13 @@ fn annotate(mut schema: Value, parameter: &Value) -> Value {
     schema
 }
 
+/// Name and value pairs.
+type Pairs = Vec<(String, String)>;
+
 /// The path without the query it may write (`/rest?method=flickr.photos.search`), and that
 /// query's pairs, decoded. An operation HTTP cannot call as its path says is refused: a
 /// fragment (`/#X-Amz-Target=…`) is never sent, so what it selects would be lost.
-pub(super) fn split_path<'a>(
-    operation: &Operation<'a>,
-) -> Result<(&'a str, Vec<(String, String)>), String> {
+pub(super) fn split_path<'a>(operation: &Operation<'a>) -> Result<(&'a str, Pairs), String> {
     let path = operation.path;
     if let Some(at) = path.find('#') {
         return Err(format!(
