@@ -321,7 +321,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__check)
-            opts="-c -v -h --target --format --config --verbose --task-store --data-dir --task-lease --log-format --help"
+            opts="-c -v -h --target --strict --format --config --verbose --task-store --data-dir --task-lease --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

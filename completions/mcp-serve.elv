@@ -82,6 +82,7 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
             cand --data-dir 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]'
             cand --task-lease 'A running task''s lease: its server renews it; a task whose server died reads as failed once it runs out'
             cand --log-format 'Log lines for people, or one JSON object per line for a collector'
+            cand --strict 'Make warnings that serving would refuse errors: secrets that are not set here'
             cand -v 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
             cand --verbose 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
             cand -h 'Print help'

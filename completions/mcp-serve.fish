@@ -89,6 +89,7 @@ complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand check" -l data-dir -
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand check" -l task-lease -d 'A running task\'s lease: its server renews it; a task whose server died reads as failed once it runs out' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand check" -l log-format -d 'Log lines for people, or one JSON object per line for a collector' -r -f -a "text\t''
 json\t''"
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand check" -l strict -d 'Make warnings that serving would refuse errors: secrets that are not set here'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand check" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand check" -s h -l help -d 'Print help'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand list" -l protocol-version -d 'With --json: the protocol version of that client' -r
