@@ -105,7 +105,7 @@ pub fn import(text: &str, options: &Options) -> Result<Import, ImportError> {
         });
     }
     let secrets = secrets.into_used();
-    let manifest = emit::manifest(&document, &kept, &secrets, options);
+    let manifest = loadable(&document, &mut kept, &mut dropped, &secrets, options)?;
     Ok(Import {
         manifest,
         title: document.title(),
@@ -115,6 +115,75 @@ pub fn import(text: &str, options: &Options) -> Result<Import, ImportError> {
         dropped,
         secrets,
     })
+}
+
+/// The manifest, loaded as `check` loads it before it is handed out: the importer's rule is
+/// that what it writes passes `check`. A tool the loader would refuse anyway (a case the
+/// steps above did not foresee) is dropped with the loader's reason, so the import still
+/// either writes a manifest that loads or refuses plainly.
+fn loadable(
+    document: &Document,
+    kept: &mut Vec<tool::Tool>,
+    dropped: &mut Vec<Dropped>,
+    secrets: &[security::Secret],
+    options: &Options,
+) -> Result<String, ImportError> {
+    loop {
+        let (manifest, starts) = emit::manifest_with_offsets(document, kept, secrets, options);
+        let diagnostics = match crate::manifest::parse_without_secrets(
+            &manifest,
+            "tools.toml",
+            std::path::Path::new("/"),
+        ) {
+            Ok(_) => return Ok(manifest),
+            Err(crate::manifest::ManifestError::Invalid { diagnostics, .. }) => diagnostics,
+            Err(error) => {
+                return Err(ImportError::Unloadable {
+                    reason: error.to_string(),
+                });
+            }
+        };
+        // Each diagnostic points into a tool's text: the last one starting before it.
+        let mut refused: Vec<(usize, String)> = Vec::new();
+        for diagnostic in diagnostics {
+            let index = diagnostic.span.as_ref().map_or(0, |span| {
+                starts.partition_point(|start| *start <= span.start)
+            });
+            if index == 0 {
+                return Err(ImportError::Unloadable {
+                    reason: diagnostic.message,
+                });
+            }
+            if !refused.iter().any(|(known, _)| *known == index - 1) {
+                refused.push((index - 1, diagnostic.message));
+            }
+        }
+        refused.sort_by_key(|(index, _)| std::cmp::Reverse(*index));
+        for (index, reason) in refused {
+            let tool = kept.remove(index);
+            let label = match &tool.operation_id {
+                Some(id) => format!("{id} ({} {})", tool.method, tool.path),
+                None => format!("{} {}", tool.method, tool.path),
+            };
+            dropped.push(Dropped {
+                label,
+                reason: format!("the manifest would not load it: {reason}"),
+                by_filter: false,
+            });
+        }
+        if kept.is_empty() {
+            return Err(ImportError::NothingKept {
+                dropped: dropped.len(),
+                reasons: dropped
+                    .iter()
+                    .rev()
+                    .take(3)
+                    .map(|dropped| dropped.reason.as_str())
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            });
+        }
+    }
 }
 
 #[cfg(test)]

@@ -34,6 +34,8 @@ pub enum ImportError {
     },
     #[error("no operation is left to import ({dropped} dropped: {reasons})")]
     NothingKept { dropped: usize, reasons: String },
+    #[error("the manifest made from this description would not load: {reason}")]
+    Unloadable { reason: String },
 }
 
 /// A parsed description.

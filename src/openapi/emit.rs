@@ -17,6 +17,17 @@ pub fn manifest(
     secrets: &[Secret],
     options: &Options,
 ) -> String {
+    manifest_with_offsets(document, tools, secrets, options).0
+}
+
+/// The manifest, and where each tool's text starts in it (its comment line).
+pub fn manifest_with_offsets(
+    document: &Document,
+    tools: &[Tool],
+    secrets: &[Secret],
+    options: &Options,
+) -> (String, Vec<usize>) {
+    let mut starts = Vec::with_capacity(tools.len());
     let mut out = String::new();
     let title = document.title();
     let version = document.api_version();
@@ -61,9 +72,10 @@ pub fn manifest(
     let _ = writeln!(out, "title = {}", string(&title));
     for tool in tools {
         out.push('\n');
+        starts.push(out.len());
         tool_table(&mut out, tool);
     }
-    out
+    (out, starts)
 }
 
 /// `--name`, else the title in lower case with `-` between words.

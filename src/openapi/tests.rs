@@ -627,3 +627,38 @@ fn a_multipart_body_becomes_text_json_and_base64_file_parts() {
         imported.manifest
     );
 }
+
+#[test]
+fn a_tool_the_loader_would_refuse_is_dropped_with_its_reason_never_written() {
+    let text = description(
+        "/a",
+        &json!({"operationId": "a", "responses": {"204": {"description": "-"}}}),
+        &json!({}),
+    );
+    let document = Document::parse(&text).expect("parses");
+    let mut imported = import(&text, &options()).expect("imports");
+    assert_eq!(imported.kept.len(), 2);
+    // Something no step above foresaw: the loader refuses it, so the import drops it.
+    imported.kept[0].url = "ftp://api.example.com/a".to_owned();
+    let mut dropped = Vec::new();
+    let manifest = loadable(&document, &mut imported.kept, &mut dropped, &[], &options())
+        .expect("the other tool is left");
+    assert_eq!(imported.kept.len(), 1);
+    assert_eq!(dropped.len(), 1);
+    assert_eq!(dropped[0].label, "a (POST /a)");
+    assert!(
+        dropped[0].reason.contains(
+            "the manifest would not load it: `url` must start with `http://` or `https://`"
+        ),
+        "{}",
+        dropped[0].reason
+    );
+    crate::manifest::parse(&manifest, "tools.toml", std::path::Path::new("/")).expect("loads");
+    // When nothing is left, the import is refused and nothing is written.
+    imported.kept[0].url = "ftp://api.example.com/always".to_owned();
+    let refused = loadable(&document, &mut imported.kept, &mut dropped, &[], &options());
+    assert!(
+        matches!(refused, Err(ImportError::NothingKept { dropped: 2, .. })),
+        "{refused:?}"
+    );
+}
