@@ -15,6 +15,8 @@ mod document;
 mod facts;
 mod headers;
 mod http;
+#[cfg(feature = "openapi")]
+pub(crate) use headers::is_header_name;
 /// Headers a manifest can never set, and those only `argument-credentials` lets arguments fill
 /// (for the importer, which names neither).
 #[cfg(feature = "openapi")]

@@ -86,3 +86,12 @@ fn count(value: &Value) -> usize {
         _ => 0,
     }
 }
+
+/// An HTTP header name: a token (RFC 9110), so it can never carry `{`, `$` or a separator.
+pub(crate) fn is_header_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c))
+        && !name.contains('$')
+}

@@ -419,7 +419,7 @@ fn multipart(
 /// header value can carry them.
 fn is_media_type(text: &str) -> bool {
     let token = |part: Option<&str>| {
-        part.is_some_and(|part| !part.is_empty() && crate::openapi::naming::is_header_name(part))
+        part.is_some_and(|part| !part.is_empty() && super::headers::is_header_name(part))
     };
     text.split(';').next().is_some_and(|essence| {
         let mut halves = essence.trim().split('/');

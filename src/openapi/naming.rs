@@ -59,14 +59,7 @@ impl ArgumentNames {
     }
 }
 
-/// An HTTP header name: a token (RFC 9110), so it can never carry `{`, `$` or a separator.
-pub fn is_header_name(name: &str) -> bool {
-    !name.is_empty()
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c))
-        && !name.contains('$')
-}
+pub(crate) use crate::manifest::is_header_name;
 
 /// A header the importer may set from a description: a valid name that neither frames the
 /// message nor carries credentials (those come only from security schemes).
