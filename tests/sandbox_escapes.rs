@@ -285,3 +285,75 @@ fn a_tool_cannot_lower_the_servers_priority() {
     assert!(control.contains("server changed"), "{control}");
     eprintln!("priorities: 2 attacks denied, its own allowed; the control reniced the server");
 }
+
+#[test]
+fn a_root_servers_command_starts_with_no_capabilities() {
+    // With CAP_SYS_ADMIN a program could clone a mount without its read-only flag
+    // (`open_tree_attr`), with CAP_NET_ADMIN reconfigure the host's network, with
+    // CAP_LINUX_IMMUTABLE make any file immutable.
+    if !is_root() {
+        eprintln!("SKIPPED: the server does not run as root here");
+        return;
+    }
+    let script = "for line in open('/proc/self/status'):\n    if line.startswith(('CapEff', 'CapPrm', 'CapBnd')):\n        print(line.split()[0], int(line.split()[1], 16))";
+    let workspace = Workspace::new(&twins(
+        "caps",
+        script,
+        "network = [443]\nread = [\"/proc\"]",
+    ));
+    let mut server = workspace.serve_legacy();
+    let confined = call_text(&mut server, "caps");
+    for set in ["CapEff:", "CapPrm:", "CapBnd:"] {
+        assert!(confined.contains(&format!("{set} 0")), "{confined}");
+    }
+    let control = call_text(&mut server, "caps-unconfined");
+    assert!(!control.contains("CapEff: 0"), "{control}");
+    eprintln!("capabilities: 3 sets empty; the control kept them");
+}
+
+#[test]
+fn inode_flags_and_a_servers_limits_are_out_of_reach() {
+    // `chattr` works on a descriptor opened for reading, and without mount namespaces
+    // nothing else would refuse it: the same flags written back, which changes nothing.
+    let script = "import fcntl, array, os, sys\nfd = os.open(sys.argv[1], os.O_RDONLY)\nflags = array.array('l', [0])\nfcntl.ioctl(fd, 0x80086601, flags, True)\ntry:\n    fcntl.ioctl(fd, 0x40086602, flags, True); print('setflags changed')\nexcept OSError as e:\n    print('setflags refused', e.errno)";
+    let (python, prefix) = python();
+    let tool = |name: &str, sandbox: &str| {
+        format!(
+            "[[tools]]\nname = \"{name}\"\ncommand.argv = {}\n{sandbox}\n",
+            json!([python, "-c", script, "data/file.txt"])
+        )
+    };
+    let workspace = Workspace::new(
+        &(tool(
+            "chattr",
+            &format!("[tools.sandbox]\nexecute = [{prefix:?}]\nread = [\"./data\"]"),
+        ) + &tool("chattr-unconfined", "")),
+    );
+    std::fs::create_dir(workspace.path("data")).expect("data");
+    std::fs::write(workspace.path("data/file.txt"), "x\n").expect("file");
+    let mut server = Server::start_with(
+        &workspace.manifest(),
+        &[],
+        &[("MCP_SERVE_MOUNT_NAMESPACES", "0")],
+    );
+    server.handshake("2025-11-25");
+    let confined = call_text(&mut server, "chattr");
+    assert!(confined.contains("setflags refused 1"), "{confined}");
+    let control = call_text(&mut server, "chattr-unconfined");
+    assert!(control.contains("setflags changed"), "{control}");
+
+    // A server running as a user: its command is the same user, whom the kernel lets
+    // lower the server's own limits (then every later call fails: too many open files).
+    let workspace = Workspace::new(
+        "[[tools]]\nname = \"starve\"\ncommand.script = 'prlimit --pid $PPID --nofile=4:4 && echo lowered'\n[tools.sandbox]\nnetwork = false\n\n\
+         [[tools]]\nname = \"echo\"\ncommand.argv = [\"echo\", \"still here\"]\n",
+    );
+    let mut server = Server::start_command(
+        unprivileged(&workspace).args(["--config", workspace.manifest().to_str().expect("path")]),
+    );
+    server.handshake("2025-11-25");
+    let confined = call_text(&mut server, "starve");
+    assert!(!confined.contains("lowered"), "{confined}");
+    assert_eq!(call_text(&mut server, "echo"), "still here");
+    eprintln!("inode flags and limits: 2 attacks denied; the chattr control changed its file");
+}

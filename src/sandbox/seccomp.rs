@@ -26,6 +26,7 @@ const DENIED: &[i64] = &[
     libc::SYS_chroot,
     libc::SYS_move_mount,
     libc::SYS_open_tree,
+    SYS_OPEN_TREE_ATTR,
     libc::SYS_fsopen,
     libc::SYS_fsconfig,
     libc::SYS_fsmount,
@@ -129,8 +130,15 @@ const SELF_ONLY: &[(i64, u32, Option<Kind>)] = &[
 /// process of the user.
 type Kind = (u32, u32);
 
-/// `ioctl`s that push input into a terminal another process reads.
-const TERMINAL_INJECTION: [u32; 2] = [0x5412, 0x541C]; // TIOCSTI, TIOCLINUX
+/// `ioctl`s no tool needs: pushing input into a terminal another process reads (TIOCSTI,
+/// TIOCLINUX), and setting a file's inode flags or attributes (`chattr`: immutable,
+/// append-only…; FS_IOC_SETFLAGS, its 32-bit form, FS_IOC_FSSETXATTR), which work on a
+/// descriptor opened for reading and which Landlock does not cover.
+const DENIED_IOCTLS: [u32; 5] = [0x5412, 0x541C, 0x4008_6602, 0x4004_6602, 0x401C_5820];
+
+/// `open_tree_attr` (Linux 6.15), which the libc crate does not name yet: it can clone a
+/// mount without its read-only flag.
+const SYS_OPEN_TREE_ATTR: i64 = 467;
 
 /// `clone` flags that create namespaces.
 const NAMESPACE_FLAGS: u32 = (libc::CLONE_NEWNS
@@ -269,15 +277,16 @@ fn rules(network: &NetworkRule, root: bool, metadata: bool) -> Vec<Insn> {
         body.extend([load(arg(*target)), jump(JUMP_EQ, 0, To::Allow, To::Deny)]);
         block(&mut program, *call, &body);
     }
-    block(
-        &mut program,
-        libc::SYS_ioctl,
-        &[
-            load(arg(1)),
-            jump(JUMP_EQ, TERMINAL_INJECTION[0], To::Deny, To::Next),
-            jump(JUMP_EQ, TERMINAL_INJECTION[1], To::Deny, To::Allow),
-        ],
-    );
+    let mut ioctls = vec![load(arg(1))];
+    for (at, request) in DENIED_IOCTLS.iter().enumerate() {
+        let otherwise = if at + 1 == DENIED_IOCTLS.len() {
+            To::Allow
+        } else {
+            To::Next
+        };
+        ioctls.push(jump(JUMP_EQ, *request, To::Deny, otherwise));
+    }
+    block(&mut program, libc::SYS_ioctl, &ioctls);
     if metadata {
         for call in METADATA {
             program.push(jump(JUMP_EQ, number(*call), To::Deny, To::Next));
@@ -297,26 +306,35 @@ fn rules(network: &NetworkRule, root: bool, metadata: bool) -> Vec<Insn> {
         // Only TCP to the proxy: UDP would go around it where there is no namespace.
         NetworkRule::Hosts => port_rules(&mut program, false),
     }
+    // Reading limits (`prlimit64` without a new one) stays allowed. Setting one: root could
+    // raise its hard limits back, so never; anyone else only on itself (pid 0), never on
+    // another process of the same user, such as the server.
     if root {
-        // Root could raise the hard limits back; reading them (`prlimit64` without a new
-        // limit) stays allowed.
         program.push(jump(
             JUMP_EQ,
             number(libc::SYS_setrlimit),
             To::Deny,
             To::Next,
         ));
-        block(
-            &mut program,
-            libc::SYS_prlimit64,
-            &[
-                load(arg(2)),
-                jump(JUMP_EQ, 0, To::Next, To::Deny),
-                load(arg_high(2)),
-                jump(JUMP_EQ, 0, To::Allow, To::Deny),
-            ],
-        );
     }
+    let setting = if root {
+        vec![
+            load(arg(2)),
+            jump(JUMP_EQ, 0, To::Next, To::Deny),
+            load(arg_high(2)),
+            jump(JUMP_EQ, 0, To::Allow, To::Deny),
+        ]
+    } else {
+        vec![
+            load(arg(2)),
+            jump(JUMP_EQ, 0, To::Next, To::Skip(2)),
+            load(arg_high(2)),
+            jump(JUMP_EQ, 0, To::Allow, To::Next),
+            load(arg(0)),
+            jump(JUMP_EQ, 0, To::Allow, To::Deny),
+        ]
+    };
+    block(&mut program, libc::SYS_prlimit64, &setting);
     program
 }
 
@@ -550,7 +568,7 @@ mod tests {
             }
         }
         if nr == libc::SYS_ioctl {
-            return if TERMINAL_INJECTION.map(u64::from).contains(&low(1)) {
+            return if DENIED_IOCTLS.map(u64::from).contains(&low(1)) {
                 deny
             } else {
                 allow
@@ -603,8 +621,12 @@ mod tests {
         if root && nr == libc::SYS_setrlimit {
             return deny;
         }
-        if root && nr == libc::SYS_prlimit64 {
-            return if call.args[2] != 0 { deny } else { allow };
+        if nr == libc::SYS_prlimit64 {
+            return if call.args[2] == 0 || (!root && low(0) == 0) {
+                allow
+            } else {
+                deny
+            };
         }
         allow
     }
@@ -653,6 +675,8 @@ mod tests {
             262,
             0x5412,
             0x541C,
+            0x4008_6602,
+            0x401C_5820,
             0x1_0000_5412,
             u64::MAX,
             1 << 32,

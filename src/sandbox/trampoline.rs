@@ -68,6 +68,9 @@ pub fn confine(policy: &Policy) -> Result<(), String> {
     {
         netns::enter(route, socket)?;
     }
+    if nix::unistd::geteuid().is_root() {
+        drop_capabilities()?;
+    }
     nix::sys::prctl::set_no_new_privs()
         .map_err(|error| format!("could not set no_new_privs: {error}"))?;
     if policy.landlock_abi > 0 {
@@ -78,6 +81,20 @@ pub fn confine(policy: &Policy) -> Result<(), String> {
     if policy.read_only && !entered.read_only && !policy.seccomp.is_empty() {
         // No read-only mounts after all: no metadata changes anywhere, then.
         seccomp::install(&seccomp::metadata_denied()?)?;
+    }
+    Ok(())
+}
+
+/// Root keeps every capability through `exec` while they are in its bounding set: with
+/// `CAP_SYS_ADMIN` a program could clone a mount without its read-only flag, with
+/// `CAP_NET_ADMIN` reconfigure the host's network, with `CAP_LINUX_IMMUTABLE` make a file
+/// immutable. Emptied after the namespaces and the cgroup (which need them), the program
+/// starts with none.
+fn drop_capabilities() -> Result<(), String> {
+    use caps::CapSet;
+    for set in [CapSet::Ambient, CapSet::Inheritable, CapSet::Bounding] {
+        caps::clear(None, set)
+            .map_err(|error| format!("could not drop the capabilities ({set:?}): {error}"))?;
     }
     Ok(())
 }
