@@ -130,9 +130,9 @@ const SELF_ONLY: &[(i64, u32, Option<Kind>)] = &[
 /// process of the user.
 type Kind = (u32, u32);
 
-/// `ioctl`s no tool needs: pushing input into a terminal another process reads (TIOCSTI,
-/// TIOCLINUX), and setting a file's inode flags or attributes (`chattr`: immutable,
-/// append-only…; FS_IOC_SETFLAGS, its 32-bit form, FS_IOC_FSSETXATTR), which work on a
+/// `ioctl`s no tool needs: pushing input into a terminal another process reads (`TIOCSTI`,
+/// `TIOCLINUX`), and setting a file's inode flags or attributes (`chattr`: immutable,
+/// append-only…; `FS_IOC_SETFLAGS`, its 32-bit form, `FS_IOC_FSSETXATTR`), which work on a
 /// descriptor opened for reading and which Landlock does not cover.
 const DENIED_IOCTLS: [u32; 5] = [0x5412, 0x541C, 0x4008_6602, 0x4004_6602, 0x401C_5820];
 
