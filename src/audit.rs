@@ -15,7 +15,7 @@ pub struct Audit {
     pub values: bool,
 }
 
-use crate::call::Outcome;
+use crate::outcome::Outcome;
 
 /// One call's record.
 #[derive(Debug)]

@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 
 use std::sync::Arc;
 
-use crate::call::Identity;
+use crate::caller::Identity;
 use crate::results::store::ResourceStore;
 use crate::results::{OutputSpec, ToolResult};
 use crate::schema::CompiledSchema;
@@ -45,8 +45,6 @@ pub struct CallContext<'a> {
     pub egress: &'a Arc<crate::egress::Egress>,
     /// The server's HTTP clients.
     pub clients: &'a HttpClients,
-    /// Where calls are counted (`--metrics`), if anywhere.
-    pub metrics: Option<&'a crate::metrics::Metrics>,
     /// Every secret the manifest references: redacted from every result.
     pub redactor: &'a crate::secret::Redactor,
 }

@@ -28,9 +28,8 @@
 //!    **output** pipeline (`crate::results`) and the redaction of every manifest secret;
 //! 10. **record**: one metrics outcome per call that ended, one audit record per request.
 
-pub mod caller;
 mod gather;
-mod outcome;
+mod record;
 mod slot;
 mod task;
 
@@ -40,15 +39,16 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 
-pub use caller::{Caller, Identity, Seen, Ungranted};
 pub use gather::{Gathered, Gatherer};
-pub use outcome::Outcome;
+
 pub use task::{AsTask, Keep, Tasking};
 
 use crate::backend::CallContext;
 use crate::backend::events_pipe::EventSender;
 use crate::backend::http::HttpClients;
 use crate::backend::processes::Processes;
+use crate::caller::{Caller, Identity, Ungranted};
+use crate::outcome::Outcome;
 use crate::registry::{Registry, UnknownTool};
 use crate::results::ToolResult;
 use crate::tasks::Tasks;
@@ -195,10 +195,10 @@ pub async fn run<G: Gatherer>(
         Err(_) => Ended::before_running(Outcome::Refused),
     };
     let known = !matches!(answered, Err(CallError::UnknownTool(_)));
-    outcome::record(
+    record::record(
         services,
         &served.registry,
-        &outcome::Request {
+        &record::Request {
             tool: &name,
             known,
             caller: &caller,
@@ -332,7 +332,6 @@ async fn execute(
         processes: &services.processes,
         egress: &services.egress,
         clients: &services.clients,
-        metrics: services.metrics.as_deref(),
         redactor: served.registry.redactor(),
     };
     let schema = tool.output.as_ref().map(|output| &output.compiled);

@@ -10,7 +10,7 @@
 //!  entry points (where a call came from)       the pipeline, crate::call: each stage once
 //!  ─────────────────────────────────────       ──────────────────────────────────────────────
 //!  mcp::handler    stdio and HTTP, both eras,    1 find       the registry the call started on
-//!                  every input_required round    2 authorize  the token's scopes (call::Caller)
+//!                  every input_required round    2 authorize  the token's scopes (caller::Caller)
 //!  mcp::elicit     asking on the connection      3 task?      the tool's policy, the request's
 //!  tasks::runner   a task, asking inside it      4 prepare    defaults, the schema; identity
 //!  commands::call  call, call --task, test       5 gather     through the entry's Gatherer
@@ -21,11 +21,36 @@
 //!                                               10 record     metrics per call, audit per request
 //! ```
 //!
-//! An entry point only says where the call came from: its [`call::Caller`] (the HTTP gate
-//! records who it saw as `call::Seen`; the handler resolves it for the request's lifecycle),
+//! An entry point only says where the call came from: its [`caller::Caller`] (the HTTP gate
+//! records who it saw as `caller::Seen`; the handler resolves it for the request's lifecycle),
 //! how answers are gathered (a [`call::Gatherer`]) and whether it may become a task
 //! ([`call::Tasking`]). What every call can reach (processes, HTTP clients, limits, metrics,
 //! audit, tasks) is one [`call::Services`]; the backend's `CallContext` is built in one place.
+//!
+//! ## Layers
+//!
+//! Each module imports only modules of its own layer or of those below it, and no two import
+//! each other, directly or round about (`tests/layers.rs` reads this table and checks every
+//! `crate::` path under `src/`). The one pair that is a unit: `cli`'s argument types name
+//! the value types of the `commands` that take them.
+//!
+//! ```text
+//! 9 entry      run
+//! 8 front      commands cli reload
+//! 7 adapters   mcp openapi
+//! 6 pipeline   call manifest
+//! 5 catalogue  registry tool prompt
+//! 4 runners    backend audit tasks
+//! 3 output     results resource secret inputs sandbox egress
+//! 2 facts      caller metrics template ask
+//! 1 leaves     auth diagnostic events limit logging outcome rate revision schema suggest traces units
+//! ```
+//!
+//! What a call carries through them is in the leaves and facts: who calls ([`caller`]: its
+//! `Identity`, what the HTTP layer `Seen`, the `Caller`) and how it ended ([`outcome`]), so a
+//! backend, the output store, the audit log and the metrics read them without reaching up to
+//! the pipeline; a command's stdout as captured is the output pipeline's input,
+//! `results::Captured`.
 //!
 //! ## The modules
 //!
@@ -143,6 +168,7 @@ pub mod audit;
 pub mod auth;
 pub mod backend;
 pub mod call;
+pub mod caller;
 pub mod cli;
 pub mod commands;
 pub mod diagnostic;
@@ -156,6 +182,7 @@ pub mod mcp;
 pub mod metrics;
 #[cfg(feature = "openapi")]
 pub mod openapi;
+pub mod outcome;
 pub mod prompt;
 pub mod rate;
 pub mod registry;

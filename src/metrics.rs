@@ -16,7 +16,7 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::{Registry, Unit};
 
-use crate::call::Outcome;
+use crate::outcome::Outcome;
 
 /// One tool's series: a counter per outcome (in `Outcome` order) and its durations.
 #[derive(Debug)]

@@ -2,6 +2,7 @@
 //! content checked against the output schema, images, audio, resources), then is shaped for
 //! the era of the client that asked.
 
+mod captured;
 pub mod content;
 pub mod mime;
 pub mod response;
@@ -12,9 +13,9 @@ use std::fmt::Write as _;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use crate::backend::capture::Captured;
 use crate::revision::Revision;
 use crate::schema::CompiledSchema;
+pub use captured::Captured;
 pub use content::Content;
 use store::Keeper;
 

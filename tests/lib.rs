@@ -36,6 +36,7 @@ mod import_calls;
 mod import_openapi;
 mod input_required;
 mod interop;
+mod layers;
 mod lean;
 mod lifecycle;
 mod long_running;

@@ -8,34 +8,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::events_pipe::EventSender;
 use crate::events::{CallEvent, LogLevel};
-
-/// Stdout as captured: all of it, or its head and tail when it was too long.
-#[derive(Debug, Default)]
-pub struct Captured {
-    pub head: Vec<u8>,
-    /// Empty unless the output was cut short.
-    pub tail: Vec<u8>,
-    /// Bytes the command wrote.
-    pub total: u64,
-    /// The whole output, when it was cut short and kept.
-    pub kept: Option<std::path::PathBuf>,
-    /// The command was stopped for writing more than the most we read from anyone.
-    pub stopped_early: bool,
-}
-
-impl Captured {
-    pub fn complete(bytes: Vec<u8>) -> Self {
-        Self {
-            total: bytes.len() as u64,
-            head: bytes,
-            ..Self::default()
-        }
-    }
-
-    pub fn is_truncated(&self) -> bool {
-        self.total > (self.head.len() + self.tail.len()) as u64
-    }
-}
+use crate::results::Captured;
 
 /// The first read of a command's output, and the reads after one that filled it.
 const FIRST_READ: usize = 512;

@@ -16,7 +16,6 @@ use tokio::process::Command;
 
 mod trace;
 
-use super::capture::Captured;
 use super::capture::{Capture, CaptureOptions, tail_text};
 use super::events_pipe::{self, EVENTS_VARIABLE, EventSender};
 use super::files::collect_files;
@@ -25,6 +24,7 @@ use super::processes::{CALL_VARIABLE, INSTANCE_VARIABLE, Processes};
 use super::supervise::{Finished, Forwarding, STDERR_TAIL_BYTES, Supervision, supervise};
 use crate::egress::{Grant, PROXY_USER};
 use crate::events::LogLevel;
+use crate::results::Captured;
 use crate::results::OutputFiles;
 use crate::sandbox::cgroup::{self, CallCgroup};
 use crate::sandbox::policy::CallPaths;

@@ -14,12 +14,12 @@ use tokio::process::Child;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
-use super::capture::Captured;
 use super::capture::{Capture, CaptureOptions, capture_stdout, capture_tail};
 use super::events_pipe::{self, EventSender};
 use super::process_group::GroupGuard;
 use super::processes::{self, Processes, TERMINATE_GRACE};
 use crate::events::LogLevel;
+use crate::results::Captured;
 
 /// How much of stderr (its end) is kept for error messages.
 pub(super) const STDERR_TAIL_BYTES: usize = 4096;

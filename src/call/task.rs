@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::{CallError, Caller, Served, Services};
+use super::{CallError, Served, Services};
+use crate::caller::Caller;
 use crate::events::CallEvent;
 use crate::inputs::Inputs;
 use crate::results::ToolResult;
@@ -138,13 +139,13 @@ impl Execute for Run {
                 Some(events),
             )
             .await;
-            super::outcome::ended(&self.services, &self.tool.name, ended.outcome, ended.ran);
+            super::record::ended(&self.services, &self.tool.name, ended.outcome, ended.ran);
             (self.keep)(result)
         })
     }
 
     fn refused(&self, message: String) -> Map<String, Value> {
-        super::outcome::ended(
+        super::record::ended(
             &self.services,
             &self.tool.name,
             super::Outcome::Refused,

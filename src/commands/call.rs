@@ -15,7 +15,8 @@ use std::sync::Arc;
 
 use crate::backend::Backend;
 use crate::backend::http::HttpClients;
-use crate::call::{Answer, Call, Caller, Served, Services, Tasking};
+use crate::call::{Answer, Call, Served, Services, Tasking};
+use crate::caller::Caller;
 use crate::cli::CallArgs;
 use crate::events::CallEvent;
 use crate::registry::Registry;

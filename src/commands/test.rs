@@ -12,7 +12,8 @@ use std::sync::Arc;
 
 use crate::backend::http::HttpClients;
 use crate::backend::processes::Processes;
-use crate::call::{Call, Caller, Served, Services, Tasking};
+use crate::call::{Call, Served, Services, Tasking};
+use crate::caller::Caller;
 use crate::registry::Registry;
 use crate::results::{Content, ToolResult};
 use crate::tool::Example;

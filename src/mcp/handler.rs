@@ -26,12 +26,13 @@ use super::state::Handler;
 use super::{convert, elicit, notify, prompts, resources};
 use std::time::Duration;
 
-use crate::call::{Answer, AsTask, Call, CallError, Caller, Identity, Seen, Tasking};
+use crate::call::{Answer, AsTask, Call, CallError, Tasking};
+use crate::caller::{Caller, Identity, Seen};
 use crate::results::ToolResult;
 use crate::revision::Revision;
 
 /// Who sent the request in hand: the one stdio client, or what the HTTP layer saw of it
-/// (`crate::call::Seen`), resolved for the request's lifecycle (a 2026 request has no
+/// (`crate::caller::Seen`), resolved for the request's lifecycle (a 2026 request has no
 /// session). An HTTP request the gate did not see is nobody, with no back channel.
 fn caller(context: &RequestContext<RoleServer>) -> Caller {
     let Some(parts) = context.extensions.get::<axum::http::request::Parts>() else {

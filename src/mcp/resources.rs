@@ -9,7 +9,7 @@ use rmcp::model::{
 
 use super::{access, convert};
 use crate::auth::Principal;
-use crate::call::Identity;
+use crate::caller::Identity;
 use crate::registry::Registry;
 use crate::resource::{Contents, DeclaredResource, ReadError};
 use crate::revision::Revision;

@@ -8,7 +8,7 @@ use std::time::SystemTime;
 use rmcp::model::ResourceUpdatedNotificationParam;
 use rmcp::{ErrorData, Peer, RoleServer};
 
-use crate::call::Identity;
+use crate::caller::Identity;
 use crate::registry::Registry;
 use crate::resource::Source;
 

@@ -8,7 +8,7 @@ use rmcp::ErrorData;
 use rmcp::model::{CallToolResponse, CreateTaskResult, DetailedTask, GetTaskResult, Task};
 use serde_json::{Map, Value};
 
-use crate::call::Caller;
+use crate::caller::Caller;
 use crate::tasks::Tasks;
 use crate::tasks::runner::{TaskError, Whom};
 

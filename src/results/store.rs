@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use indexmap::IndexMap;
 
 use super::content::ResourceLink;
-use crate::call::Identity;
+use crate::caller::Identity;
 
 /// Limits of the store.
 #[derive(Debug, Clone, Copy)]
@@ -318,7 +318,7 @@ mod tests {
     use std::time::Duration;
 
     use super::{ResourceStore, StoreLimits};
-    use crate::call::Identity;
+    use crate::caller::Identity;
 
     #[test]
     fn keeps_lists_reads_and_evicts_the_oldest() {

@@ -5,7 +5,7 @@ use super::{
     BinaryKind, Captured, Content, FilesMode, FilesSpec, OutputFile, OutputFiles, OutputMode,
     OutputSpec, Stopped, ToolResult,
 };
-use crate::call::Identity;
+use crate::caller::Identity;
 use crate::revision::Revision;
 use crate::schema::CompiledSchema;
 

@@ -1,6 +1,6 @@
 //! The one layer every request to the endpoint (and `/metrics` behind it) passes first:
 //! refused while the server drains, then authenticated (a static token or an OAuth access
-//! token), told who its caller is (`crate::call::Seen`, for the handler), and its response
+//! token), told who its caller is (`crate::caller::Seen`, for the handler), and its response
 //! counted (`--metrics`). One layer rather than three: each axum
 //! middleware costs a boxed future and a service clone per request (callgrind: about 6,400
 //! instructions each, 4 % of a static call).
@@ -61,7 +61,7 @@ async fn admit(gate: &Gate, mut request: Request, next: Next) -> Response {
     if let Some(refused) = refused {
         return refused;
     }
-    let seen = crate::call::Seen {
+    let seen = crate::caller::Seen {
         subject: request.extensions().get::<crate::auth::Subject>().cloned(),
         session: gate
             .sessions
