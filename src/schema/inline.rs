@@ -437,12 +437,15 @@ impl Inliner<'_> {
 }
 
 /// Whether a `$ref`'s `siblings` mean the same merged into its inlined `target`: each is an
-/// annotation, or constrains alone and is not in the target already (or is, with the same value).
+/// annotation, or constrains alone (never an adjacent keyword, which sees other keywords
+/// beside it: `additionalProperties: false` beside a `$ref` refuses every key, and in the
+/// target only those its `properties` do not name) and is not in the target already (or is,
+/// with the same value).
 fn mergeable(target: &Map<String, Value>, siblings: &Map<String, Value>) -> bool {
     siblings.iter().all(|(key, value)| {
         ANNOTATIONS.contains(&key.as_str())
-            || target.get(key) == Some(value)
-            || (!target.contains_key(key) && !ADJACENT.contains(&key.as_str()))
+            || (!ADJACENT.contains(&key.as_str())
+                && target.get(key).is_none_or(|theirs| theirs == value))
     })
 }
 
