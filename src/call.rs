@@ -124,7 +124,7 @@ pub struct Call<G> {
 /// What a call came to.
 #[derive(Debug)]
 pub enum Answer<P> {
-    /// It ran (or was refused as a tool error): the era-neutral result.
+    /// It ran (or was refused as a tool error): the revision-neutral result.
     Done(ToolResult),
     /// It needs answers first (2026): the entry's request for input.
     Pending(P),

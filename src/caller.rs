@@ -13,7 +13,7 @@ use crate::auth::{Principal, Subject};
 pub enum Identity {
     /// The one client of a stdio server, or the person at `mcp-serve call`.
     Only,
-    /// A 2025-era HTTP session of a server with `--sessions` (rmcp checked the id).
+    /// A 2025 HTTP session of a server with `--sessions` (rmcp checked the id).
     Session(String),
     /// A stateless HTTP request nothing identifies: `resources/list` shows it nothing; its
     /// links (unguessable) still read.

@@ -1,13 +1,13 @@
 //! What a tool (or prompt) needs from the client before it runs, and the one engine that
-//! gathers it in both eras: questions for the user (`confirm`, `[tools.ask]`), a question for
+//! gathers it for both lifecycles: questions for the user (`confirm`, `[tools.ask]`), a question for
 //! the client's model (`[tools.sample]`) and the client's roots (`roots = true`).
 //!
 //! The engine is pure: given the arguments and the answers so far it says what to ask next
 //! ([`Step::Ask`], one round of requests), that the call may go on ([`Step::Ready`], answers
 //! joined to the arguments as placeholders), or why it may not. An input is asked as soon as
 //! every placeholder its text names is known, so inputs that depend on each other take
-//! several rounds and independent ones share one. The 2025 era sends each round as requests
-//! on the client's connection (`mcp::elicit`); the 2026 era answers `input_required` and the
+//! several rounds and independent ones share one. A 2025 revision sends each round as requests
+//! on the client's connection (`mcp::elicit`); 2026-07-28 answers `input_required` and the
 //! client retries with the answers (`mcp::mrtr`).
 
 use std::collections::HashSet;

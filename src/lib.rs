@@ -9,15 +9,16 @@
 //! ```text
 //!  entry points (where a call came from)       the pipeline, crate::call: each stage once
 //!  ─────────────────────────────────────       ──────────────────────────────────────────────
-//!  mcp::handler    stdio and HTTP, both eras,    1 find       the registry the call started on
-//!                  every input_required round    2 authorize  the token's scopes (caller::Caller)
-//!  mcp::elicit     asking on the connection      3 task?      the tool's policy, the request's
-//!  tasks::runner   a task, asking inside it      4 prepare    defaults, the schema; identity
-//!  commands::call  call, call --task, test       5 gather     through the entry's Gatherer
-//!  commands::test                                6 rate       once, as the call is about to run
-//!                                                7 task       kept; it runs stages 8 to 10 later
-//!                                                8 slot       --max-calls, the tool's max-calls
-//!                                                9 backend    one CallContext; results (output)
+//!  mcp::handler    stdio and HTTP, every         1 find       the registry the call started on
+//!                  revision, every               2 authorize  the token's scopes (caller::Caller)
+//!                  input_required round          3 task?      the tool's policy, the request's
+//!  commands::call  call, call --task             4 prepare    defaults, the schema; identity
+//!  commands::test  test                          5 gather     through the entry's Gatherer
+//!                                                6 rate       once, as the call is about to run
+//!  gatherers (stage 5): mcp::elicit's           7 task       kept; tasks::runner runs stages
+//!  Connection asks on the connection (2025)                   8 to 10 later, asking inside it
+//!  or answers input_required (2026, mcp::mrtr);  8 slot       --max-calls, the tool's max-calls
+//!  commands::answer asks at the terminal         9 backend    one CallContext; results (output)
 //!                                               10 record     metrics per call, audit per request
 //! ```
 //!
@@ -57,7 +58,7 @@
 //! ```text
 //! manifest ──► registry ──► tool ──► call ──► backend ──► results ──► mcp (adapter) ──► transport
 //!  (TOML,       (tools in    (defs,   (the     (command |  (output     (rmcp: JSON-RPC,   (stdio |
-//!   checked)     order)       schemas) pipeline) http |    pipeline,   lifecycle, eras)   Streamable
+//!   checked)     order)       schemas) pipeline) http |    pipeline,   lifecycles,      Streamable
 //!                                               static)    content)                       HTTP)
 //! ```
 //!

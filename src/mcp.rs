@@ -1,6 +1,6 @@
 //! The MCP adapter: the only module that knows rmcp, the official Rust SDK.
 //!
-//! rmcp owns JSON-RPC, the lifecycle of both protocol eras (the `initialize` handshake of
+//! rmcp owns JSON-RPC, both lifecycles (the `initialize` handshake of
 //! 2024-11-05 to 2025-11-25 and the per-request `_meta` of 2026-07-28) and version
 //! negotiation. This module adapts the [`Registry`](crate::registry::Registry) to rmcp's
 //! server handler (`handler`), converts our results to rmcp's types (`convert`) and owns the

@@ -326,7 +326,7 @@ impl Registry {
         }
     }
 
-    /// The `tools/list` entries a client of `era` sees, in manifest order. Made on demand:
+    /// The `tools/list` entries a client of `revision` sees, in manifest order. Made on demand:
     /// the server keeps its own copy, in rmcp's types.
     pub fn listing(&self, revision: Revision) -> Vec<Map<String, Value>> {
         self.tools()

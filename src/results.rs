@@ -1,6 +1,6 @@
 //! The output pipeline: what a backend produced becomes an MCP tool result (text, structured
 //! content checked against the output schema, images, audio, resources), then is shaped for
-//! the era of the client that asked.
+//! the revision of the client that asked.
 
 mod captured;
 pub mod content;
@@ -124,7 +124,7 @@ impl Stopped {
     }
 }
 
-/// An era-neutral tool result.
+/// An revision-neutral tool result.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolResult {
     pub content: Vec<Content>,
@@ -338,7 +338,7 @@ impl ToolResult {
         }
     }
 
-    /// Shapes the result for a client of `era`. `schema_wrapped` says whether the tool's
+    /// Shapes the result for a client of `revision`. `schema_wrapped` says whether the tool's
     /// output schema is advertised wrapped to 2025-06 and 2025-11 clients, so listing and result agree.
     #[must_use]
     pub fn for_revision(mut self, revision: Revision, schema_wrapped: bool) -> Self {

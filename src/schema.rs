@@ -199,7 +199,7 @@ pub fn needs_object_wrap(schema: &Value) -> bool {
     schema.get("type").and_then(Value::as_str) != Some("object")
 }
 
-/// The legacy-era form of an output schema whose root is not `type: "object"`:
+/// The 2025 form of an output schema whose root is not `type: "object"`:
 /// `{"type":"object","properties":{"result": <schema>},"required":["result"]}`, with `$schema`
 /// hoisted and same-document references rewritten to point inside `result`.
 pub fn wrap_as_object(schema: &Value) -> Value {

@@ -87,7 +87,7 @@ pub struct OutputSchema {
 }
 
 impl Tool {
-    /// The definition as a client of `era` must see it.
+    /// The definition as a client of `revision` must see it.
     pub fn definition_for(&self, revision: Revision) -> Map<String, Value> {
         let mut definition = self.definition.clone();
         match (revision, &self.output) {

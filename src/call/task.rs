@@ -15,7 +15,7 @@ use crate::tasks::runner::{Execute, Job};
 use crate::tasks::{Policy, Record, StoreError, Tasks};
 use crate::tool::Tool;
 
-/// How a task keeps its result: the entry's encoding of it (a protocol era's, or the
+/// How a task keeps its result: the entry's encoding of it (a protocol revision's, or the
 /// terminal's own copy for printing).
 pub type Keep = Arc<dyn Fn(ToolResult) -> Map<String, Value> + Send + Sync>;
 

@@ -1,4 +1,4 @@
-//! Our era-neutral types to rmcp's wire types. Tool definitions and the server identity are
+//! Our revision-neutral types to rmcp's wire types. Tool definitions and the server identity are
 //! converted once at start-up; results once per call.
 
 use rmcp::model::{

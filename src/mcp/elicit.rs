@@ -1,5 +1,5 @@
 //! Gathers what a tool or prompt needs from the client (`crate::inputs`) before it runs, in
-//! the request's era: a 2025 client is sent each round as requests on its connection
+//! the request's revision: a 2025 client is sent each round as requests on its connection
 //! (`elicitation/create`, `sampling/createMessage`, `roots/list`); a 2026 client gets
 //! `input_required` and retries with the answers (`mcp::mrtr`).
 #![expect(

@@ -1,4 +1,4 @@
-//! rmcp's `ServerHandler` over our registry: `tools/list` per era, `tools/call` through the
+//! rmcp's `ServerHandler` over our registry: `tools/list` per revision, `tools/call` through the
 //! one call path, cancellation that kills the backend.
 #![expect(
     deprecated,
@@ -44,7 +44,7 @@ fn caller(context: &RequestContext<RoleServer>) -> Caller {
     )
 }
 
-/// The era of the request in hand: its own `_meta` version, else the negotiated one.
+/// The revision of the request in hand: its own `_meta` version, else the negotiated one.
 fn revision(context: &RequestContext<RoleServer>) -> Revision {
     context
         .protocol_version()
@@ -324,7 +324,7 @@ impl ServerHandler for Handler {
 
 impl Handler {
     /// `tools/call`: where the call came from, handed to the pipeline (`crate::call`), and
-    /// its answer in the request's era.
+    /// its answer in the request's revision.
     async fn call(
         &self,
         request: CallToolRequestParams,

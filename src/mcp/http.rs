@@ -3,7 +3,7 @@
 //!
 //! Stateless by default (no session ids; GET and DELETE answer 405), so any replica can
 //! serve any request; `--sessions` gives clients of the `initialize` lifecycle sessions with a cap and idle expiry.
-//! The 2026-07-28 era is always stateless (rmcp routes it so).
+//! 2026-07-28 is always stateless (rmcp routes it so).
 
 mod auth;
 mod body;

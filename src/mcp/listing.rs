@@ -1,7 +1,7 @@
-//! The `tools/list` answer: per era, cut to a caller's scopes when tools have them.
+//! The `tools/list` answer: per revision, cut to a caller's scopes when tools have them.
 //!
 //! The answer everyone gets is the same bytes for as long as the registry stands, so it is
-//! serialized once per snapshot and era ([`Handler::listing_bytes`]): the stdio transport
+//! serialized once per snapshot and revision ([`Handler::listing_bytes`]): the stdio transport
 //! writes those bytes itself instead of handing the request to rmcp, which would clone the
 //! list and serialize it again for every request (a 1,000-tool list is about 300 KB).
 
@@ -14,15 +14,15 @@ use super::state::Handler;
 use crate::auth::Subject;
 use crate::revision::Revision;
 
-/// How long 2026-era clients may cache `tools/list` when the manifest is not watched.
+/// How long 2026 clients may cache `tools/list` when the manifest is not watched.
 const LIST_TTL_MS: u64 = 60_000;
 
-/// The serialized full answer of each era, made on first use.
+/// The serialized full answer of each revision, made on first use.
 #[derive(Debug, Default)]
 pub(super) struct Serialized([OnceLock<Arc<[u8]>>; 4]);
 
 impl Handler {
-    /// The answer for `era`: every tool, or only those `subject`'s token may call.
+    /// The answer for `revision`: every tool, or only those `subject`'s token may call.
     pub(super) fn listing(&self, revision: Revision, subject: Option<&Subject>) -> ListToolsResult {
         let snapshot = self.snapshot();
         let listing = &snapshot.listings[revision.index()];
@@ -62,7 +62,7 @@ impl Handler {
         result
     }
 
-    /// The full answer for `era` as JSON (the `result` member of the response), serialized
+    /// The full answer for `revision` as JSON (the `result` member of the response), serialized
     /// once per registry snapshot. `None` only if serializing failed, which rmcp's own path
     /// would then report.
     pub(super) fn listing_bytes(&self, revision: Revision) -> Option<Arc<[u8]>> {

@@ -131,7 +131,7 @@ pub(super) fn read(
     }
 }
 
-/// Not found: `-32602` in the 2026 era (SEP-2164), `-32002` before it; the data names the
+/// Not found: `-32602` in 2026-07-28 (SEP-2164), `-32002` before it; the data names the
 /// URI.
 fn not_found(message: String, uri: &str, revision: Revision) -> ErrorData {
     let data = Some(serde_json::json!({ "uri": uri }));

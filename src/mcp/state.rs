@@ -68,11 +68,11 @@ pub(super) struct State {
     pub(super) watching: bool,
     withheld_env: Vec<String>,
     pub(super) sealer: rmcp::model::RequestStateCodec,
-    /// 2025-era sessions to send `notifications/tools/list_changed` to.
+    /// 2025 sessions to send `notifications/tools/list_changed` to.
     peers: Mutex<Vec<Peer<RoleServer>>>,
-    /// 2026-era `subscriptions/listen` streams.
+    /// 2026 `subscriptions/listen` streams.
     sinks: Mutex<Vec<(u64, SubscriptionSink)>>,
-    /// 2025-era `resources/subscribe`.
+    /// 2025 `resources/subscribe`.
     pub(super) subscriptions: Subscriptions,
     /// Resource files read at once (each may hold up to 16 MiB, more once encoded).
     pub(super) reads: tokio::sync::Semaphore,
@@ -83,7 +83,7 @@ pub(super) struct State {
 #[derive(Debug)]
 pub(super) struct Snapshot {
     pub(super) registry: Arc<Registry>,
-    /// `tools/list` per era, already in rmcp's types.
+    /// `tools/list` per revision, already in rmcp's types.
     pub(super) listings: [Vec<Tool>; 4],
     pub(super) info: ServerConfig,
     pub(super) server_info: Value,
@@ -111,7 +111,7 @@ impl Snapshot {
         tasks: bool,
     ) -> Result<Self, DefinitionError> {
         // Eras differ only in their output schemas: each tool is converted once, and the
-        // other eras' entries are clones sharing its schemas (10,000 tools add up).
+        // other revisions' entries are clones sharing its schemas (10,000 tools add up).
         let mut listings: [Vec<Tool>; 4] = Default::default();
         for tool in registry.tools() {
             let modern = convert::tool(tool.definition_for(Revision::V2026_07))?;
@@ -329,7 +329,7 @@ impl Handler {
         }
     }
 
-    /// Tells 2025-era subscribers whose resource file changed (the `--watch` loop calls this).
+    /// Tells 2025 subscribers whose resource file changed (the `--watch` loop calls this).
     pub async fn notify_resource_changes(&self) {
         let registry = self.registry();
         self.state.subscriptions.notify_changes(&registry).await;

@@ -96,7 +96,7 @@ struct LineTransport<R, W> {
     writes: TaskTracker,
     /// Answers `tools/list` from the handler's serialized answer, without rmcp.
     lists: Option<Handler>,
-    /// The era the `initialize` answer chose, once sent.
+    /// The revision the `initialize` answer chose, once sent.
     negotiated: Option<Revision>,
     /// The client sent `notifications/initialized`.
     initialized: bool,

@@ -1,4 +1,4 @@
-//! `resources/subscribe` for 2025-era clients that can hear back (stdio, or HTTP with
+//! `resources/subscribe` for 2025 clients that can hear back (stdio, or HTTP with
 //! `--sessions`) to a declared file resource: each subscription remembers the file as last
 //! seen, and the `--watch` loop tells the subscriber when it changes.
 

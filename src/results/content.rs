@@ -202,7 +202,7 @@ impl Content {
         Ok(())
     }
 
-    /// The block as a client of `era` can take it: audio becomes an embedded resource before
+    /// The block as a client of `revision` can take it: audio becomes an embedded resource before
     /// 2025-03-26, and a resource link a text description before 2025-06-18.
     #[must_use]
     pub fn for_revision(self, revision: Revision) -> Self {
