@@ -5,7 +5,6 @@ use serde_json::{Map, Value};
 
 use crate::backend::static_result::StaticBlock;
 use crate::results::Content;
-use crate::template::Sink;
 
 /// The most completion values one answer carries (the spec's limit).
 pub const MAX_COMPLETIONS: usize = 100;
@@ -164,20 +163,7 @@ impl Prompt {
         self.messages
             .iter()
             .map(|message| {
-                let content = match &message.block {
-                    StaticBlock::Fixed(content) => content.clone(),
-                    StaticBlock::Text {
-                        template,
-                        annotations,
-                    } => Content::Text {
-                        text: template
-                            .render(arguments, Sink::Display)
-                            .ok()
-                            .flatten()
-                            .unwrap_or_default(),
-                        annotations: annotations.clone(),
-                    },
-                };
+                let content = message.block.render(arguments);
                 (message.role, content)
             })
             .collect()

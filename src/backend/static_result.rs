@@ -28,6 +28,26 @@ pub enum StaticBlock {
     },
 }
 
+impl StaticBlock {
+    /// The block with the arguments in its text (a value that cannot be shown is left out).
+    pub fn render(&self, arguments: &Map<String, Value>) -> Content {
+        match self {
+            StaticBlock::Fixed(content) => content.clone(),
+            StaticBlock::Text {
+                template,
+                annotations,
+            } => Content::Text {
+                text: template
+                    .render(arguments, Sink::Display)
+                    .ok()
+                    .flatten()
+                    .unwrap_or_default(),
+                annotations: annotations.clone(),
+            },
+        }
+    }
+}
+
 impl StaticResult {
     pub fn render(
         &self,
@@ -37,20 +57,7 @@ impl StaticResult {
         let content = self
             .blocks
             .iter()
-            .map(|block| match block {
-                StaticBlock::Fixed(content) => content.clone(),
-                StaticBlock::Text {
-                    template,
-                    annotations,
-                } => Content::Text {
-                    text: template
-                        .render(arguments, Sink::Display)
-                        .ok()
-                        .flatten()
-                        .unwrap_or_default(),
-                    annotations: annotations.clone(),
-                },
-            })
+            .map(|block| block.render(arguments))
             .collect();
         let mut result = ToolResult {
             content,

@@ -5,12 +5,8 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let mut args = std::env::args_os();
-    if args
-        .nth(1)
-        .is_some_and(|first| first == mcp_serve::sandbox::TRAMPOLINE)
-    {
-        return mcp_serve::sandbox::trampoline::run(args);
+    if let Some(code) = mcp_serve::sandbox::trampoline::if_asked() {
+        return code;
     }
     eprintln!(
         "{}mcp-serve-sandbox is started by mcp-serve for each sandboxed command, not by hand",

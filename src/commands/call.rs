@@ -365,22 +365,22 @@ pub fn command(
     });
     runtime.shutdown_timeout(Duration::from_secs(1));
     processes.stop_remaining();
+    Ok(show_result(&result, &tool.name, args))
+}
+
+/// Prints a call's result to stdout (`--json`, `--out-dir`) and says how the command exits:
+/// a tool error is [`super::EXIT_FAILURE`].
+pub(super) fn show_result(result: &ToolResult, tool: &str, args: &CallArgs) -> ExitCode {
     let mut stdout = std::io::stdout().lock();
-    if let Err(error) = print_result(
-        &result,
-        &tool.name,
-        args.json_out,
-        &args.out_dir,
-        &mut stdout,
-    ) {
+    if let Err(error) = print_result(result, tool, args.json_out, &args.out_dir, &mut stdout) {
         eprintln!("error: could not write the result: {error}");
-        return Ok(ExitCode::FAILURE);
+        return ExitCode::FAILURE;
     }
-    Ok(if result.is_error {
+    if result.is_error {
         ExitCode::from(super::EXIT_FAILURE)
     } else {
         ExitCode::SUCCESS
-    })
+    }
 }
 
 #[cfg(test)]

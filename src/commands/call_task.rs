@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::call::{finish_progress, print_result, show_event};
+use super::call::{finish_progress, show_event};
 use crate::backend::http::HttpClients;
 use crate::backend::processes::Processes;
 use crate::call::{Answer, AsTask, Call, Served, Services, Tasking};
@@ -129,22 +129,7 @@ fn outcome_of(
                 .ok()
                 .and_then(|mut outcome| outcome.take())
                 .unwrap_or_else(|| ToolResult::error("the task's result was lost"));
-            let mut stdout = std::io::stdout().lock();
-            if let Err(error) = print_result(
-                &result,
-                &tool.name,
-                args.json_out,
-                &args.out_dir,
-                &mut stdout,
-            ) {
-                eprintln!("error: could not write the result: {error}");
-                return ExitCode::FAILURE;
-            }
-            if result.is_error {
-                ExitCode::from(super::EXIT_FAILURE)
-            } else {
-                ExitCode::SUCCESS
-            }
+            super::call::show_result(&result, &tool.name, args)
         }
         Status::Cancelled => {
             eprintln!("task {} was cancelled", record.id);

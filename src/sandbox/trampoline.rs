@@ -16,6 +16,15 @@ use super::{
 };
 
 /// Runs the trampoline with the arguments after `__sandbox`; returns only on failure.
+/// When this process was started as the trampoline (`BINARY __sandbox program args…`), runs
+/// it: confine, then `exec`, before anything else. Both binaries ask this first.
+pub fn if_asked() -> Option<ExitCode> {
+    let mut args = std::env::args_os();
+    args.nth(1)
+        .is_some_and(|first| first == super::TRAMPOLINE)
+        .then(|| run(args))
+}
+
 pub fn run(mut args: impl Iterator<Item = OsString>) -> ExitCode {
     let Some(program) = args.next() else {
         return fail(EXIT_CONFINE_FAILED, "no program to run");
