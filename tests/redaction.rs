@@ -554,3 +554,114 @@ stderr-log = "notice"
     assert!(!shown.contains(secret), "{shown}");
     assert!(shown.matches("[redacted]").count() >= 4, "{shown}");
 }
+
+/// Resources are a door too: a declared resource's file, a template's file and a kept output
+/// (a tool's whole stdout, of which its result showed only the head and tail) are read with
+/// every secret the manifest references redacted, as the same bytes are through a tool.
+#[test]
+fn resources_and_kept_outputs_are_read_with_every_secret_redacted() {
+    let resources = r#"
+[[resources]]
+uri = "notes://token"
+name = "token"
+file = "token.txt"
+
+[[resources]]
+uri = "notes://blob"
+name = "blob"
+file = "token.bin"
+mime-type = "application/octet-stream"
+
+[[resource-templates]]
+uri-template = "notes://files/{name}"
+name = "files"
+file = "notes/{name}"
+mime-type = "text/plain"
+
+[[tools]]
+name = "long"
+[tools.command]
+script = 'i=0; while [ $i -lt 400 ]; do echo "line $i"; i=$((i+1)); done; echo "key $API"; i=0; while [ $i -lt 400 ]; do echo "more $i"; i=$((i+1)); done'
+env = { API = "{text}" }
+max-output = "1KiB"
+keep-output = true
+[tools.arguments.text]
+type = "string"
+"#;
+    let read_all = |manifest: &str| -> Vec<String> {
+        let workspace = secrets_workspace(manifest);
+        std::fs::write(
+            workspace.path("token.bin"),
+            format!("\0\u{1}{ENV_SECRET}\0"),
+        )
+        .expect("bin");
+        std::fs::create_dir(workspace.path("notes")).expect("notes/");
+        std::fs::write(
+            workspace.path("notes/page.txt"),
+            format!("see {ENV_SECRET}\n"),
+        )
+        .expect("page");
+        let mut server = Server::start_with(&workspace.manifest(), &[], &SECRET_ENV);
+        server.handshake("2025-11-25");
+        let mut shown = Vec::new();
+        for uri in ["notes://token", "notes://blob", "notes://files/page.txt"] {
+            let read = server.request("resources/read", json!({"uri": uri}));
+            let contents = &read["result"]["contents"][0];
+            assert!(contents.is_object(), "{uri}: {read}");
+            shown.push(resource_shown(contents));
+        }
+        let result = server.call("long", json!({"text": ENV_SECRET}));
+        let link = result["content"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|block| block["type"] == "resource_link")
+            .and_then(|block| block["uri"].as_str())
+            .unwrap_or_else(|| panic!("a kept output's link: {result}"))
+            .to_owned();
+        let read = server.request("resources/read", json!({"uri": link}));
+        let contents = &read["result"]["contents"][0];
+        assert!(contents.is_object(), "{link}: {read}");
+        shown.push(resource_shown(contents));
+        server.close();
+        shown
+    };
+    let guarded = read_all(&format!("{MANY_SECRETS}{resources}"));
+    for (place, shown) in [
+        "a declared file",
+        "a declared blob",
+        "a template's file",
+        "a kept output",
+    ]
+    .iter()
+    .zip(&guarded)
+    {
+        assert!(shown.contains("[redacted]"), "{place}: {shown}");
+        assert_no_secret(place, shown);
+    }
+    // Unguarded control: with the references that made them secrets written out, the same
+    // reads give the bytes back verbatim.
+    let unguarded = read_all(
+        &format!("{MANY_SECRETS}{resources}")
+            .replace("${file:token.txt}", "fixed")
+            .replace("${env:API_KEY}", "fixed"),
+    );
+    assert!(unguarded[0].contains(FILE_SECRET), "{}", unguarded[0]);
+    for shown in &unguarded[1..] {
+        assert!(shown.contains(ENV_SECRET), "{shown}");
+    }
+}
+
+/// What a `resources/read` content shows: its text, or its blob decoded.
+fn resource_shown(contents: &Value) -> String {
+    use base64::Engine as _;
+    match contents["blob"].as_str() {
+        Some(blob) => String::from_utf8_lossy(
+            &base64::engine::general_purpose::STANDARD
+                .decode(blob)
+                .expect("base64"),
+        )
+        .into_owned(),
+        None => contents["text"].as_str().unwrap_or_default().to_owned(),
+    }
+}

@@ -79,7 +79,9 @@ pub(super) fn templates(
     Ok(ListResourceTemplatesResult::with_all_items(templates))
 }
 
-/// The contents at `uri`: a declared resource, a template's, or a kept output.
+/// The contents at `uri`: a declared resource, a template's, or a kept output, with every
+/// secret the manifest references redacted (a file beside the manifest may hold one, and a
+/// kept output is a tool's whole stdout, which its result showed only in part).
 pub(super) fn read(
     registry: &Registry,
     uri: &str,
@@ -100,16 +102,17 @@ pub(super) fn read(
                 .map(|values| template.read(uri, &values))
         })
     };
+    let redactor = registry.redactor();
     match declared.or_else(templated) {
         Some(Ok(contents)) => Ok(match contents {
             Contents::Text { mime_type, text } => ResourceContents::TextResourceContents {
                 uri: uri.to_owned(),
                 mime_type: Some(mime_type),
-                text,
+                text: redactor.redact(&text),
                 meta: None,
             },
             Contents::Blob { mime_type, bytes } => {
-                convert::blob(uri.to_owned(), mime_type, &bytes)
+                convert::blob(uri.to_owned(), mime_type, &redactor.redact_bytes(bytes))
             }
         }),
         Some(Err(ReadError::NotFound(message))) => Err(not_found(message, uri, revision)),
@@ -126,7 +129,10 @@ pub(super) fn read(
                     revision,
                 ))
             },
-            |(mime_type, bytes)| Ok(convert::resource_contents(uri.to_owned(), mime_type, bytes)),
+            |(mime_type, bytes)| {
+                let bytes = redactor.redact_bytes(bytes);
+                Ok(convert::resource_contents(uri.to_owned(), mime_type, bytes))
+            },
         ),
     }
 }
