@@ -387,6 +387,61 @@ fn controls(server: &mut Server, tally: &mut Tally, p: &str, q: &str) {
     );
 }
 
+/// `localhost` names loopback by definition (RFC 6761): a list that names it (or a name
+/// beneath it) reaches a listener on 127.0.0.1 through the proxy; `*`, another port, or a
+/// list without it still refuses, as for any name that resolves to loopback.
+#[test]
+fn a_list_that_names_localhost_reaches_loopback_and_nothing_else_does() {
+    let Listeners { port, other_port } = listeners();
+    let (_, prefix) = python();
+    let (p, q) = (port.to_string(), other_port.to_string());
+    let workspace = workspace(
+        &[
+            tool(
+                "local",
+                Some(&format!(r#"["localhost:{p}", "*.localhost:{p}"]"#)),
+                &prefix,
+            ),
+            tool(
+                "star",
+                Some(&format!(r#"["*:{p}", "one.test:{q}"]"#)),
+                &prefix,
+            ),
+            tool("loop", Some(&format!(r#"["loop.test:{p}"]"#)), &prefix),
+        ]
+        .concat(),
+    );
+    let mut server = serve(&workspace, &[]);
+    let mut tally = Tally::default();
+    for host in ["localhost", "app.localhost"] {
+        tally.control(
+            &format!("{host} when the list names it"),
+            &probe(&mut server, "local", &["connect", host, &p]),
+            "one",
+        );
+    }
+    tally.denied(
+        "localhost on a port the list does not name",
+        &probe(&mut server, "local", &["connect", "localhost", &q]),
+        "status 403",
+    );
+    tally.denied(
+        "localhost through `*`",
+        &probe(&mut server, "star", &["connect", "localhost", &p]),
+        "status 403",
+    );
+    tally.denied(
+        "a listed name that resolves to loopback",
+        &probe(&mut server, "loop", &["connect", "loop.test", &p]),
+        "status 403",
+    );
+    tally.denied(
+        "127.0.0.1 under a list that names localhost",
+        &probe(&mut server, "local", &["connect", "127.0.0.1", &p]),
+        "status 403",
+    );
+}
+
 #[test]
 fn one_tool_cannot_use_another_tools_allowance() {
     let Listeners { port, .. } = listeners();

@@ -37,6 +37,14 @@ impl Host {
         }
     }
 
+    /// `localhost` or a name beneath it (RFC 6761 §6.3: loopback, never asked of DNS).
+    pub fn is_localhost(&self) -> bool {
+        match self {
+            Self::Name(name) => name == "localhost" || name.ends_with(".localhost"),
+            _ => false,
+        }
+    }
+
     /// A request's host, as the proxy reads it from `CONNECT host:port` or a URL.
     pub fn target(text: &str) -> Option<Self> {
         match Self::parse(text)? {
@@ -149,16 +157,30 @@ impl Allowance {
         }
     }
 
-    /// Whether an address that an admitted request's host resolved to may be reached:
-    /// public ones, and others when an entry lists that address and port literally.
-    pub fn admits_address(&self, address: SocketAddr) -> Result<(), Refusal> {
+    /// Whether an address that an admitted request's `host` resolved to may be reached:
+    /// public ones; others when an entry lists that address and port literally; loopback
+    /// when the host is a `localhost` name (RFC 6761: it names loopback by definition) that
+    /// an entry names on that port by name, not by `*`.
+    pub fn admits_address(&self, host: &Host, address: SocketAddr) -> Result<(), Refusal> {
         let ip = canonical(address.ip());
+        let on_port = |rule: &&Rule| rule.port == address.port();
         match kind(ip) {
             Kind::Public => Ok(()),
             _ if self
                 .rules
                 .iter()
-                .any(|rule| rule.port == address.port() && rule.host == Host::Address(ip)) =>
+                .filter(on_port)
+                .any(|rule| rule.host == Host::Address(ip)) =>
+            {
+                Ok(())
+            }
+            Kind::Loopback
+                if host.is_localhost()
+                    && self
+                        .rules
+                        .iter()
+                        .filter(on_port)
+                        .any(|rule| rule.host != Host::Any && rule.host.covers(host)) =>
             {
                 Ok(())
             }
@@ -243,25 +265,66 @@ mod tests {
     fn only_public_addresses_unless_the_very_address_is_listed() {
         let list = allowance(&[("one.test", 8080), ("127.0.0.2", 8080), ("*", 443)]);
         let at = |text: &str| text.parse::<SocketAddr>().expect("address");
-        assert_eq!(list.admits_address(at("93.184.215.14:8080")), Ok(()));
-        assert_eq!(list.admits_address(at("127.0.0.2:8080")), Ok(()));
-        assert_eq!(list.admits_address(at("[::ffff:127.0.0.2]:8080")), Ok(()));
+        let one = target("one.test");
+        assert_eq!(list.admits_address(&one, at("93.184.215.14:8080")), Ok(()));
+        assert_eq!(list.admits_address(&one, at("127.0.0.2:8080")), Ok(()));
         assert_eq!(
-            list.admits_address(at("127.0.0.1:8080")),
+            list.admits_address(&one, at("[::ffff:127.0.0.2]:8080")),
+            Ok(())
+        );
+        assert_eq!(
+            list.admits_address(&one, at("127.0.0.1:8080")),
             Err(Refusal::Address(Kind::Loopback))
         );
         assert_eq!(
-            list.admits_address(at("127.0.0.2:443")),
+            list.admits_address(&one, at("127.0.0.2:443")),
             Err(Refusal::Address(Kind::Loopback))
         );
         assert_eq!(
-            list.admits_address(at("169.254.169.254:443")),
+            list.admits_address(&one, at("169.254.169.254:443")),
             Err(Refusal::Address(Kind::Metadata))
         );
         assert_eq!(
-            list.admits_address(at("[fe80::1]:443")),
+            list.admits_address(&one, at("[fe80::1]:443")),
             Err(Refusal::Address(Kind::LinkLocal))
         );
+    }
+
+    #[test]
+    fn localhost_names_loopback_when_a_list_names_it_and_never_through_a_star() {
+        let at = |text: &str| text.parse::<SocketAddr>().expect("address");
+        let list = allowance(&[("localhost", 8080), ("*.localhost", 9000), ("*", 443)]);
+        for (host, address) in [
+            ("localhost", "127.0.0.1:8080"),
+            ("LOCALHOST.", "[::1]:8080"),
+            ("app.localhost", "127.0.0.1:9000"),
+        ] {
+            let host = target(host);
+            assert!(host.is_localhost());
+            assert_eq!(list.admits_address(&host, at(address)), Ok(()), "{address}");
+        }
+        // Only loopback, only on the port named, never through `*`, never another name.
+        let localhost = target("localhost");
+        assert_eq!(
+            list.admits_address(&localhost, at("10.0.0.1:8080")),
+            Err(Refusal::Address(Kind::Private))
+        );
+        assert_eq!(
+            list.admits_address(&localhost, at("127.0.0.1:443")),
+            Err(Refusal::Address(Kind::Loopback))
+        );
+        assert_eq!(
+            list.admits_address(&target("app.localhost"), at("127.0.0.1:8080")),
+            Err(Refusal::Address(Kind::Loopback))
+        );
+        let named = allowance(&[("loop.test", 8080)]);
+        assert_eq!(
+            named.admits_address(&target("loop.test"), at("127.0.0.1:8080")),
+            Err(Refusal::Address(Kind::Loopback)),
+            "the control: a name that resolves to loopback is still refused"
+        );
+        assert!(!target("localhost.evil.test").is_localhost());
+        assert!(!target("evillocalhost").is_localhost());
     }
 
     #[test]

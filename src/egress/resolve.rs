@@ -45,6 +45,13 @@ impl Overrides {
             Host::Name(name) => name,
             Host::Any | Host::Suffix(_) => return Ok(Vec::new()),
         };
+        if host.is_localhost() {
+            // RFC 6761: loopback, whatever a resolver or a pin would say.
+            return Ok(vec![
+                SocketAddr::from((std::net::Ipv4Addr::LOCALHOST, port)),
+                SocketAddr::from((std::net::Ipv6Addr::LOCALHOST, port)),
+            ]);
+        }
         if let Some(pinned) = self.0.get(name) {
             return Ok(pinned
                 .iter()
@@ -60,6 +67,25 @@ impl Overrides {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn localhost_is_loopback_whatever_a_pin_says() {
+        let pinned = Overrides::parse("localhost=10.0.0.1,app.localhost=10.0.0.2");
+        for name in ["localhost", "app.localhost"] {
+            let addresses = pinned
+                .resolve(&Host::Name(name.into()), 80)
+                .await
+                .expect("loopback");
+            assert_eq!(
+                addresses,
+                [
+                    "127.0.0.1:80".parse::<SocketAddr>().expect("v4"),
+                    "[::1]:80".parse().expect("v6")
+                ],
+                "{name}"
+            );
+        }
+    }
 
     #[tokio::test]
     async fn pinned_names_resolve_to_their_pins_only() {

@@ -181,7 +181,7 @@ impl Egress {
         let mut admitted: Vec<SocketAddr> = Vec::new();
         let mut refused = None;
         for address in addresses {
-            match allowed.allowance.admits_address(address) {
+            match allowed.allowance.admits_address(&request.host, address) {
                 Ok(()) => admitted.push(address),
                 Err(refusal) => {
                     refused.get_or_insert((address, refusal));
