@@ -472,6 +472,52 @@ fn sessions_are_offered_capped_and_cancellable() {
     );
 }
 
+/// Closing a session (`DELETE`) ends its calls as hanging up does: the command and its child
+/// are killed, not left to run for a client that can no longer hear the answer.
+#[test]
+fn deleting_a_session_cancels_its_calls() {
+    let workspace = slow_tools();
+    let server = HttpServer::start(&workspace.manifest(), &["--sessions"]);
+    let session = crate::http_harness::open_session(&server);
+    call_in_background(
+        &server.url,
+        "slow",
+        &[
+            ("MCP-Protocol-Version", "2025-11-25"),
+            ("Mcp-Session-Id", &session),
+        ],
+    );
+    let main = read_pid(&workspace.path("main.pid"));
+    let child = read_pid(&workspace.path("child.pid"));
+    // The control: the call runs while its session is open.
+    std::thread::sleep(Duration::from_millis(800));
+    assert!(crate::harness::alive(main), "the call ended by itself");
+    let deleted = crate::http_harness::http_client(Duration::from_secs(10))
+        .delete(&server.url)
+        .header("Mcp-Session-Id", &session)
+        .header("MCP-Protocol-Version", "2025-11-25")
+        .send()
+        .expect("DELETE");
+    assert!(deleted.status().is_success(), "{}", deleted.status());
+    // rmcp alone cancels a closed session's handlers only after a 5-second drain: the call
+    // must be gone well before that.
+    let deadline = std::time::Instant::now() + Duration::from_secs(3);
+    while (crate::harness::alive(main) || crate::harness::alive(child))
+        && std::time::Instant::now() < deadline
+    {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        !crate::harness::alive(main) && !crate::harness::alive(child),
+        "the session's call outlived the session"
+    );
+    assert!(
+        server.log().contains("the session was closed"),
+        "{}",
+        server.log()
+    );
+}
+
 /// Bodies rmcp cannot read, each with the JSON-RPC error stdio answers the same bytes with:
 /// (what it is, the bytes, the code, the id).
 fn unreadable_corpus() -> Vec<(&'static str, Vec<u8>, i64, Value)> {

@@ -9,18 +9,22 @@
 //!   stdio answers the same bytes with instead (`-32700`, `-32600`, `-32602`);
 //! - in a legacy session, a client that hangs up before its answer arrives has its call
 //!   cancelled (`notifications/cancelled` into the session), which kills the command; rmcp
-//!   does this only for stateless requests.
+//!   does this only for stateless requests. A `DELETE` of the session cancels each of its
+//!   requests the same way before rmcp closes it (rmcp would let them run on for its
+//!   5-second drain).
 //!
 //! axum clones a route's service for every request, and rmcp's own `Service::call` clones
 //! the service again; each clone deep-copies its configuration (the allowed `Host` and
 //! `Origin` lists). callgrind counted the two copies and their frees at about a sixth of the
 //! instructions of a static tool call over HTTP. `handle` needs only `&self`.
 
+use std::collections::HashMap;
 use std::convert::Infallible;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
 use axum::body::Body;
@@ -42,6 +46,50 @@ pub(super) struct Endpoint<M> {
     service: Arc<StreamableHttpService<Traced, M>>,
     /// The legacy sessions, to cancel a call whose client hung up.
     sessions: Option<Arc<LocalSessionManager>>,
+    /// Each session's requests not yet answered in full, to cancel when it is deleted.
+    open: Arc<Open>,
+}
+
+/// The requests of each session whose answers have not been sent in full, by a number of
+/// their own (a client may reuse a request id).
+#[derive(Debug, Default)]
+struct Open {
+    requests: Mutex<HashMap<Arc<str>, HashMap<u64, Value>>>,
+    next: AtomicU64,
+}
+
+impl Open {
+    fn add(&self, session: &Arc<str>, request: Value) -> u64 {
+        let number = self.next.fetch_add(1, Ordering::Relaxed);
+        if let Ok(mut requests) = self.requests.lock() {
+            requests
+                .entry(Arc::clone(session))
+                .or_default()
+                .insert(number, request);
+        }
+        number
+    }
+
+    fn remove(&self, session: &str, number: u64) {
+        if let Ok(mut requests) = self.requests.lock()
+            && let Some(open) = requests.get_mut(session)
+        {
+            open.remove(&number);
+            if open.is_empty() {
+                requests.remove(session);
+            }
+        }
+    }
+
+    /// The session's open requests, forgotten here.
+    fn take(&self, session: &str) -> Vec<Value> {
+        self.requests
+            .lock()
+            .ok()
+            .and_then(|mut requests| requests.remove(session))
+            .map(|open| open.into_values().collect())
+            .unwrap_or_default()
+    }
 }
 
 impl<M> Endpoint<M> {
@@ -52,6 +100,7 @@ impl<M> Endpoint<M> {
         Self {
             service: Arc::new(service),
             sessions,
+            open: Arc::default(),
         }
     }
 }
@@ -61,6 +110,7 @@ impl<M> Clone for Endpoint<M> {
         Self {
             service: Arc::clone(&self.service),
             sessions: self.sessions.clone(),
+            open: Arc::clone(&self.open),
         }
     }
 }
@@ -86,6 +136,23 @@ impl<M: SessionManager> tower::Service<Request> for Endpoint<M> {
         // A request has a method and an id; a client's response has only the id. Read from
         // the body only when needed: with sessions, or when rmcp had no answer.
         let request_id = |peek: &Peek| peek.method().and(peek.id()).cloned();
+        let session = request
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|value| value.to_str().ok())
+            .map(Arc::<str>::from);
+        if request.method() == axum::http::Method::DELETE
+            && let (Some(sessions), Some(session)) = (&self.sessions, &session)
+        {
+            let (sessions, session) = (Arc::clone(sessions), Arc::clone(session));
+            let cancelled = self.open.take(&session);
+            return Box::pin(async move {
+                for request in cancelled {
+                    cancel(&sessions, &session, request, "the session was closed").await;
+                }
+                Ok(service.handle(request).await.into_response())
+            });
+        }
         let hang_up = match (
             &self.sessions,
             self.sessions
@@ -93,16 +160,14 @@ impl<M: SessionManager> tower::Service<Request> for Endpoint<M> {
                 .and(peek.as_ref())
                 .and_then(request_id),
         ) {
-            (Some(sessions), Some(id)) => request
-                .headers()
-                .get("mcp-session-id")
-                .and_then(|value| value.to_str().ok())
-                .map(|session| HangUp {
-                    sessions: Arc::clone(sessions),
-                    session: session.into(),
-                    request: id,
-                    armed: true,
-                }),
+            (Some(sessions), Some(id)) => session.map(|session| HangUp {
+                sessions: Arc::clone(sessions),
+                open: Arc::clone(&self.open),
+                number: self.open.add(&session, id.clone()),
+                session,
+                request: id,
+                armed: true,
+            }),
             _ => None,
         };
         // rmcp answers 415 both for a Content-Type that is not JSON and for a JSON body it
@@ -172,6 +237,8 @@ fn no_answer(id: &Value) -> Response {
 /// Cancels a session's request when dropped before its answer was sent.
 struct HangUp {
     sessions: Arc<LocalSessionManager>,
+    open: Arc<Open>,
+    number: u64,
     session: Arc<str>,
     request: Value,
     armed: bool,
@@ -179,26 +246,33 @@ struct HangUp {
 
 impl Drop for HangUp {
     fn drop(&mut self) {
+        self.open.remove(&self.session, self.number);
         if !self.armed {
             return;
         }
-        let cancelled = json!({
-            "jsonrpc": "2.0",
-            "method": "notifications/cancelled",
-            "params": {"requestId": self.request, "reason": "the client hung up"},
-        });
-        let Ok(message) = serde_json::from_value::<ClientJsonRpcMessage>(cancelled) else {
-            return;
-        };
         let sessions = Arc::clone(&self.sessions);
         let session = Arc::clone(&self.session);
+        let request = self.request.take();
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             runtime.spawn(async move {
-                tracing::info!(%session, "a session's client hung up: cancelling its request");
-                let _ = sessions.accept_message(&session, message).await;
+                cancel(&sessions, &session, request, "the client hung up").await;
             });
         }
     }
+}
+
+/// Sends `notifications/cancelled` for `request` into `session`, as its client would.
+async fn cancel(sessions: &LocalSessionManager, session: &Arc<str>, request: Value, why: &str) {
+    let cancelled = json!({
+        "jsonrpc": "2.0",
+        "method": "notifications/cancelled",
+        "params": {"requestId": request, "reason": why},
+    });
+    let Ok(message) = serde_json::from_value::<ClientJsonRpcMessage>(cancelled) else {
+        return;
+    };
+    tracing::info!(%session, "cancelling a session's request: {why}");
+    let _ = sessions.accept_message(session, message).await;
 }
 
 /// A response body that disarms its [`HangUp`] once sent in full.
