@@ -57,6 +57,40 @@ impl Audit {
     }
 }
 
+/// A request the HTTP layer refused before the pipeline saw it (an unauthenticated 401, a
+/// 403 for its `Origin`, `Host` or scopes, a 429, a 400 for its headers or body…).
+#[derive(Debug)]
+pub struct Refused<'a> {
+    /// The HTTP status it got.
+    pub status: u16,
+    /// What it asked for, as far as its headers say (`Mcp-Method`, `Mcp-Name`), else `-`.
+    pub method: &'a str,
+    pub tool: &'a str,
+    /// The token's subject, else the client's address (as a rate limit keys it).
+    pub caller: &'a str,
+    pub took: Duration,
+}
+
+impl Audit {
+    /// Logs a refused request: the same target and fields as a call's record, with the
+    /// outcome `refused_http` and the status; no arguments (its body was never read).
+    pub fn refused(&self, refused: &Refused<'_>) {
+        if !self.enabled {
+            return;
+        }
+        tracing::info!(
+            target: "mcp_serve::audit",
+            tool = refused.tool,
+            method = refused.method,
+            caller = refused.caller,
+            outcome = "refused_http",
+            http_status = refused.status,
+            duration_ms = u64::try_from(refused.took.as_millis()).unwrap_or(u64::MAX),
+            "audit"
+        );
+    }
+}
+
 /// `{"name":"string","limit":"integer"}`: the names and JSON types, never the values.
 pub fn shape(arguments: &Map<String, Value>) -> String {
     let shape: Map<String, Value> = arguments

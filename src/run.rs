@@ -103,6 +103,7 @@ fn serve(
     if let Some(options) = options.as_mut() {
         options.metrics.clone_from(&metrics);
         options.oauth = verifier(&registry)?;
+        options.audit = audit(args);
     }
     let handler_options = HandlerOptions {
         max_calls,
@@ -355,6 +356,8 @@ fn http_options(
                 None => rate,
             }
         }),
+        // Set in `serve`, with the handler's.
+        audit: crate::audit::Audit::default(),
     })
 }
 

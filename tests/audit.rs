@@ -105,3 +105,86 @@ timeout = "1s"
         server.stderr()
     );
 }
+
+/// Requests refused before the pipeline (no token, a bad token, over the request rate, a
+/// foreign `Origin`) get a record too, with their status, what their headers say they
+/// asked for, and who asked; without `--audit` they get none.
+#[test]
+fn requests_refused_at_the_http_layer_get_a_record() {
+    use crate::http_harness::HttpServer;
+    let workspace = Workspace::new(TOOLS);
+    let token = "tok-audit-4d1e-secret";
+    let refuse = |extra: &[&str]| {
+        let mut args = vec![
+            "--auth-token-env",
+            "AUDIT_TOKEN",
+            "--log-format",
+            "json",
+            "--request-rate",
+            "1/min",
+            "--request-burst",
+            "2",
+        ];
+        args.extend_from_slice(extra);
+        let server =
+            HttpServer::start_with_env(&workspace.manifest(), &args, &[("AUDIT_TOKEN", token)]);
+        let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "search", "arguments": {"q": "x"}}});
+        let bearer = format!("Bearer {token}");
+        let named = [("Mcp-Method", "tools/call"), ("Mcp-Name", "search")];
+        let with = |extra: &[(&'static str, &'static str)]| {
+            named.iter().chain(extra).copied().collect::<Vec<_>>()
+        };
+        let authorized = [
+            ("Authorization", bearer.as_str()),
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", "search"),
+        ];
+        let foreign = [authorized.as_slice(), &[("Origin", "https://evil.example")]].concat();
+        // No token, a wrong one, then (authenticated, counted against the burst of 2) a
+        // foreign Origin, an answered call, and one over the rate.
+        let statuses: Vec<u16> = [
+            with(&[]),
+            with(&[("Authorization", "Bearer wrong")]),
+            foreign,
+            authorized.to_vec(),
+            authorized.to_vec(),
+        ]
+        .iter()
+        .map(|headers| server.post(&call, headers).status().as_u16())
+        .collect();
+        std::thread::sleep(Duration::from_millis(300));
+        (statuses, server.log())
+    };
+    let refused_records = |log: &str| -> Vec<Value> {
+        log.lines()
+            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+            .filter(|line| {
+                line["target"] == "mcp_serve::audit" && line["fields"]["outcome"] == "refused_http"
+            })
+            .map(|line| line["fields"].clone())
+            .collect()
+    };
+    let (statuses, log) = refuse(&["--audit"]);
+    assert_eq!(statuses, [401, 401, 403, 200, 429]);
+    let records = refused_records(&log);
+    let refusals = statuses.iter().filter(|status| **status >= 400).count();
+    assert_eq!(records.len(), refusals, "{records:?}\n{log}");
+    for (record, status) in records
+        .iter()
+        .zip(statuses.iter().filter(|status| **status >= 400))
+    {
+        assert_eq!(record["http_status"], json!(status), "{record}");
+        assert_eq!(record["tool"], "search", "{record}");
+        assert_eq!(record["method"], "tools/call", "{record}");
+    }
+    // A static token names no subject: the caller is the client's address, as for a rate.
+    for record in &records {
+        assert_eq!(record["caller"], "ip:127.0.0.1", "{record}");
+    }
+    assert!(!log.contains(token), "the token is in the log");
+    // The control: the same refusals without `--audit` leave no record.
+    let (statuses, log) = refuse(&[]);
+    assert_eq!(*statuses.last().expect("a status"), 429, "{statuses:?}");
+    assert!(refused_records(&log).is_empty(), "{log}");
+}

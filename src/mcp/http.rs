@@ -66,6 +66,8 @@ pub struct HttpOptions {
     pub shutdown_grace: Duration,
     /// Every request's allowance, per caller (`--request-rate`).
     pub request_rate: Option<crate::rate::Rate>,
+    /// What is recorded per call and per refused request (`--audit`).
+    pub audit: crate::audit::Audit,
 }
 
 /// Bounds on legacy sessions.
@@ -201,6 +203,7 @@ pub(crate) fn router(handler: Handler, options: &HttpOptions, lifecycle: &Lifecy
             authentication,
             metrics: options.metrics.clone(),
             sessions: options.sessions.is_some(),
+            audit: options.audit,
         },
         gate::gate,
     ));
