@@ -27,6 +27,24 @@ pub enum Capability {
     Roots,
 }
 
+/// What a client declared it can be asked for, by name.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Capabilities {
+    pub elicitation: bool,
+    pub sampling: bool,
+    pub roots: bool,
+}
+
+impl Capabilities {
+    pub fn has(self, capability: Capability) -> bool {
+        match capability {
+            Capability::Elicitation => self.elicitation,
+            Capability::Sampling => self.sampling,
+            Capability::Roots => self.roots,
+        }
+    }
+}
+
 impl Capability {
     /// The key under `ClientCapabilities`.
     pub fn key(self) -> &'static str {

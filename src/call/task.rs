@@ -23,8 +23,8 @@ pub type Keep = Arc<dyn Fn(ToolResult) -> Map<String, Value> + Send + Sync>;
 pub struct AsTask {
     /// The request declares the tasks extension (a terminal's `--task` does).
     pub declared: bool,
-    /// What the client can be asked inside the task: elicitation, sampling, roots.
-    pub can: [bool; 3],
+    /// What the client can be asked inside the task.
+    pub capabilities: crate::inputs::Capabilities,
     /// Questions may be asked inside the task (an `ask-in-task` tool); otherwise they are
     /// asked before it exists.
     pub asks_inside: bool,
@@ -36,7 +36,7 @@ impl std::fmt::Debug for AsTask {
         formatter
             .debug_struct("AsTask")
             .field("declared", &self.declared)
-            .field("can", &self.can)
+            .field("capabilities", &self.capabilities)
             .field("asks_inside", &self.asks_inside)
             .finish_non_exhaustive()
     }
@@ -95,7 +95,7 @@ impl Start {
             owner: self.caller.task_owner(),
             arguments: self.arguments,
             inputs: self.inputs,
-            can: self.as_task.can,
+            capabilities: self.as_task.capabilities,
             settings: self.served.registry.task_settings,
             execute: Box::new(Run {
                 served: self.served,

@@ -62,7 +62,7 @@ pub fn command(
         events: None,
         tasking: Tasking::Always(AsTask {
             declared: true,
-            can: [false; 3],
+            capabilities: crate::inputs::Capabilities::default(),
             asks_inside: false,
             keep: Arc::new(move |result: ToolResult| {
                 if let Ok(mut outcome) = kept.lock() {

@@ -342,11 +342,11 @@ impl Handler {
             .is_ok_and(|tool| tool.wrapped_as_object());
         let tasking = Tasking::Offered(AsTask {
             declared: declared.supports_tasks(),
-            can: [
-                declared.elicitation.is_some(),
-                declared.sampling.is_some(),
-                declared.roots.is_some(),
-            ],
+            capabilities: crate::inputs::Capabilities {
+                elicitation: declared.elicitation.is_some(),
+                sampling: declared.sampling.is_some(),
+                roots: declared.roots.is_some(),
+            },
             asks_inside: true,
             keep: std::sync::Arc::new(move |result: ToolResult| {
                 convert::task_result(result.for_revision(revision, wrapped))

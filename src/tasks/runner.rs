@@ -50,8 +50,8 @@ pub struct Job {
     pub owner: Option<String>,
     pub arguments: Map<String, Value>,
     pub inputs: Inputs,
-    /// What the client declared it can do (elicitation, sampling, roots).
-    pub can: [bool; 3],
+    /// What the client declared it can be asked for.
+    pub capabilities: crate::inputs::Capabilities,
     pub settings: Settings,
     pub execute: Box<dyn Execute>,
 }
@@ -562,11 +562,7 @@ async fn work(
     job: &Job,
     local: &Local,
 ) -> Result<Map<String, Value>, Failure> {
-    let can = |capability: Capability| match capability {
-        Capability::Elicitation => job.can[0],
-        Capability::Sampling => job.can[1],
-        Capability::Roots => job.can[2],
-    };
+    let can = |capability: Capability| job.capabilities.has(capability);
     let mut answers = Map::new();
     let arguments = loop {
         match job.inputs.step(&job.arguments, &answers, can) {
