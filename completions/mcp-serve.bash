@@ -829,7 +829,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__install)
-            opts="-c -v -h --name --via --dry-run --config --verbose --task-store --data-dir --task-lease --log-format --help claude-desktop claude-code cursor vscode"
+            opts="-c -v -h --name --via --dry-run --force --config --verbose --task-store --data-dir --task-lease --log-format --help claude-desktop claude-code cursor vscode"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -158,6 +158,7 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
             cand --task-lease 'A running task''s lease: its server renews it; a task whose server died reads as failed once it runs out'
             cand --log-format 'Log lines for people, or one JSON object per line for a collector'
             cand --dry-run 'Print the configuration snippet only'
+            cand --force 'Replace an entry of the same name that another server wrote'
             cand -v 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
             cand --verbose 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
             cand -h 'Print help (see more with ''--help'')'

@@ -147,6 +147,7 @@ complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand install" -l task-lea
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand install" -l log-format -d 'Log lines for people, or one JSON object per line for a collector' -r -f -a "text\t''
 json\t''"
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand install" -l dry-run -d 'Print the configuration snippet only'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand install" -l force -d 'Replace an entry of the same name that another server wrote'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand install" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand install" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand import; and not __fish_seen_subcommand_from openapi help" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F

@@ -257,6 +257,9 @@ pub enum Command {
         /// Print the configuration snippet only
         #[arg(long)]
         dry_run: bool,
+        /// Replace an entry of the same name that another server wrote
+        #[arg(long, conflicts_with = "dry_run")]
+        force: bool,
     },
     /// Write a manifest from an API description
     Import {

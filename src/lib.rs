@@ -44,7 +44,7 @@
 //! 4 runners    backend audit tasks
 //! 3 output     results resource secret inputs sandbox egress
 //! 2 facts      caller metrics template ask
-//! 1 leaves     auth diagnostic events limit logging outcome rate revision schema suggest traces units
+//! 1 leaves     auth diagnostic events limit logging outcome rate revision schema suggest traces units userfile
 //! ```
 //!
 //! What a call carries through them is in the leaves and facts: who calls ([`caller`]: its
@@ -201,3 +201,4 @@ pub mod template;
 pub mod tool;
 pub mod traces;
 pub mod units;
+pub mod userfile;

@@ -480,8 +480,17 @@ fn command_run(command: &Command, cli: &Cli) -> Result<ExitCode, UsageError> {
             name,
             via,
             dry_run,
-        } => commands::install::command(&registry, &path, *host, *via, name.as_deref(), *dry_run)
-            .map_err(UsageError),
+            force,
+        } => commands::install::command(
+            &registry,
+            &path,
+            *host,
+            *via,
+            name.as_deref(),
+            *dry_run,
+            *force,
+        )
+        .map_err(UsageError),
         Command::Call(args) if args.task => commands::call_task::command(
             &std::sync::Arc::new(registry),
             args,

@@ -66,3 +66,4 @@ mod tasks;
 mod tools;
 #[cfg(feature = "otlp")]
 mod traces;
+mod userfiles;

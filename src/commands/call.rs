@@ -288,9 +288,8 @@ fn save(
         "plain" => "txt",
         other => other,
     };
-    std::fs::create_dir_all(directory)?;
     let path = directory.join(format!("{tool}-{index}.{extension}"));
-    std::fs::write(&path, bytes)?;
+    crate::userfile::write(&path, bytes).map_err(std::io::Error::other)?;
     Ok(path)
 }
 

@@ -76,11 +76,10 @@ fn write(path: &Path, manifest: &str, force: bool) -> Result<(), String> {
             path.display()
         ));
     }
-    std::fs::write(path, manifest)
-        .map_err(|error| format!("error: could not write `{}`: {error}", path.display()))?;
+    crate::userfile::write(path, manifest.as_bytes()).map_err(|error| format!("error: {error}"))?;
     let schema = path.with_file_name("tools.schema.json");
-    std::fs::write(&schema, crate::manifest::json_schema())
-        .map_err(|error| format!("error: could not write `{}`: {error}", schema.display()))
+    crate::userfile::write(&schema, crate::manifest::json_schema().as_bytes())
+        .map_err(|error| format!("error: {error}"))
 }
 
 /// The command as typed, for the manifest's header (arguments quoted when a shell needs it).

@@ -98,10 +98,10 @@ pub fn write(
         ));
     }
     let schema = path.with_file_name("tools.schema.json");
-    std::fs::write(path, starter(command_tool, http_tool))
-        .map_err(|error| format!("error: could not write `{}`: {error}", path.display()))?;
-    std::fs::write(&schema, crate::manifest::json_schema())
-        .map_err(|error| format!("error: could not write `{}`: {error}", schema.display()))?;
+    crate::userfile::write(path, starter(command_tool, http_tool).as_bytes())
+        .map_err(|error| format!("error: {error}"))?;
+    crate::userfile::write(&schema, crate::manifest::json_schema().as_bytes())
+        .map_err(|error| format!("error: {error}"))?;
     Ok(format!(
         "wrote `{}` and `{}`\n\nnext: `mcp-serve check --config {0}`, then `mcp-serve call greet name=Ada --config {0}`\n",
         path.display(),

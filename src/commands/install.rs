@@ -95,8 +95,31 @@ impl Launch {
     }
 }
 
+/// Whether an entry was written by `install` (by any version, by any `--via`): it starts an
+/// `mcp-serve` binary, or the package through uvx or npx, on a manifest. Anything else under
+/// the same name is another server's, which only `--force` replaces.
+fn is_ours(entry: &Value) -> bool {
+    let command = entry.get("command").and_then(Value::as_str).unwrap_or("");
+    let args: Vec<&str> = entry
+        .get("args")
+        .and_then(Value::as_array)
+        .map(|args| args.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let program = Path::new(command)
+        .file_name()
+        .and_then(|name| name.to_str())
+        .unwrap_or("");
+    let package = |arg: &&str| *arg == "mcp-serve" || arg.starts_with("mcp-serve@");
+    let starts_us =
+        program == "mcp-serve" || (matches!(program, "uvx" | "npx") && args.iter().any(package));
+    starts_us && args.contains(&"--config")
+}
+
 /// Adds or updates the server `name`; returns what to tell the user. With `dry_run`, only
-/// the snippet is returned and nothing is written.
+/// the snippet is returned and nothing is written. An entry of another server under `name`
+/// is left alone unless `force`; no message ever shows what an entry held before (its `env`
+/// may hold a token), and updating our own entry keeps what the person added to it (`env`,
+/// `cwd`, a host's own keys).
 pub fn install(
     host: Host,
     name: &str,
@@ -104,6 +127,7 @@ pub fn install(
     manifest: &Path,
     home: &Path,
     dry_run: bool,
+    force: bool,
 ) -> Result<String, String> {
     let entry = host.entry(launch, manifest);
     let key = host.servers_key();
@@ -144,39 +168,46 @@ pub fn install(
             path.display()
         ));
     };
-    let previous = servers.insert(name.to_owned(), entry.clone());
-    if previous.as_ref() == Some(&entry) {
-        return Ok(format!(
-            "`{name}` is already in `{}`; nothing changed\n",
-            path.display()
-        ));
-    }
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)
-            .map_err(|error| format!("error: could not create `{}`: {error}", parent.display()))?;
-    }
+    let verb = match servers.get_mut(name) {
+        None => {
+            servers.insert(name.to_owned(), entry.clone());
+            "added"
+        }
+        Some(previous) if is_ours(previous) => {
+            let mut updated = previous.clone();
+            if let (Some(fields), Some(ours)) = (updated.as_object_mut(), entry.as_object()) {
+                fields.extend(ours.iter().map(|(key, value)| (key.clone(), value.clone())));
+            }
+            if updated == *previous {
+                return Ok(format!(
+                    "`{name}` is already in `{}`; nothing changed\n",
+                    path.display()
+                ));
+            }
+            *previous = updated;
+            "updated"
+        }
+        Some(_) if !force => {
+            return Err(format!(
+                "error: `{name}` in `{}` is another server's entry, not one mcp-serve wrote; \
+                 it was left as it is\n\n\
+                 hint: pass `--name NAME` to add this server beside it, or `--force` to replace it",
+                path.display()
+            ));
+        }
+        Some(previous) => {
+            *previous = entry.clone();
+            "replaced another server's entry with"
+        }
+    };
     let mut text = serde_json::to_string_pretty(&document).unwrap_or_default();
     text.push('\n');
-    std::fs::write(&path, text)
-        .map_err(|error| format!("error: could not write `{}`: {error}", path.display()))?;
-    let verb = if previous.is_some() {
-        "updated"
-    } else {
-        "added"
-    };
-    let mut message = format!(
-        "{verb} `{name}` in `{}`:\n{}\n",
+    crate::userfile::write(&path, text.as_bytes()).map_err(|error| format!("error: {error}"))?;
+    Ok(format!(
+        "{verb} `{name}` in `{}`:\n{}\nrestart the host to load it\n",
         path.display(),
         serde_json::to_string_pretty(&entry).unwrap_or_default()
-    );
-    if let Some(previous) = previous {
-        message.push_str(&format!(
-            "it was:\n{}\n",
-            serde_json::to_string_pretty(&previous).unwrap_or_default()
-        ));
-    }
-    message.push_str("restart the host to load it\n");
-    Ok(message)
+    ))
 }
 
 /// Runs `mcp-serve install`: `Err` is a message for the user (exit 2).
@@ -187,6 +218,7 @@ pub fn command(
     via: Via,
     name: Option<&str>,
     dry_run: bool,
+    force: bool,
 ) -> Result<ExitCode, String> {
     let name = name.map_or_else(
         || {
@@ -208,7 +240,15 @@ pub fn command(
         .map(PathBuf::from)
         .ok_or_else(|| "error: HOME is not set".to_owned())?;
     let launch = Launch::new(via, &binary);
-    let message = install(host, &name, &launch, &absolute(manifest), &home, dry_run)?;
+    let message = install(
+        host,
+        &name,
+        &launch,
+        &absolute(manifest),
+        &home,
+        dry_run,
+        force,
+    )?;
     if dry_run {
         super::print(&message);
     } else {
