@@ -244,13 +244,10 @@ allow-reserved = ["p"]
             let request = match backend.request(&arguments(json!({"p": p, "q": q}))) {
                 Ok(request) => request,
                 Err(error) => {
-                    let pieces: Vec<&str> = p.split('/').collect();
+                    // A dot segment, also as a servlet container reads one: `..;x` is `..`.
+                    let dot = |piece: &str| matches!(piece.split(';').next(), Some("." | ".."));
                     prop_assert!(
-                        pieces
-                            .iter()
-                            .any(|piece| piece.is_empty() || *piece == "." || *piece == "..")
-                            || q == "."
-                            || q == "..",
+                        p.split('/').any(|piece| piece.is_empty() || dot(piece)) || dot(&q),
                         "{p:?}: {error}"
                     );
                     refused.set(refused.get() + 1);
@@ -260,6 +257,10 @@ allow-reserved = ["p"]
             let url = request.url();
             prop_assert_eq!(url.origin().ascii_serialization(), "http://127.0.0.1:8080");
             prop_assert!(url.query().is_none() && url.fragment().is_none(), "{url}");
+            prop_assert!(
+                servlet_path(url.path()).starts_with("/files/"),
+                "{url} climbs out of /files as a servlet container reads it"
+            );
             let segments: Vec<String> =
                 url.path_segments().expect("segments").map(decode).collect();
             let mut want = vec!["files".to_owned()];
@@ -280,6 +281,53 @@ allow-reserved = ["p"]
         spanned.get(),
         refused.get()
     );
+}
+
+/// A path as a servlet container (Tomcat, Jetty, Spring) resolves it: each segment's `;`
+/// parameters cut off, `%2e` read as a dot, then `.` and `..` resolved.
+fn servlet_path(path: &str) -> String {
+    let mut kept: Vec<String> = Vec::new();
+    for segment in path.split('/').skip(1) {
+        let bare = segment.split(';').next().unwrap_or_default();
+        match bare.to_ascii_lowercase().replace("%2e", ".").as_str() {
+            "." => {}
+            ".." => {
+                kept.pop();
+            }
+            _ => kept.push(bare.to_owned()),
+        }
+    }
+    format!("/{}", kept.join("/"))
+}
+
+/// `..;` passed the dot-segment check and went raw under `allow-reserved`, which a servlet
+/// container reads as `..`. The control: `servlet_path` does climb with the values refused.
+#[test]
+fn a_reserved_path_value_cannot_climb_through_segment_parameters() {
+    let manifest = r#"
+[[tools]]
+name = "t"
+input-schema = '{"type": "object", "properties": {"p": {"type": "string"}}, "required": ["p"]}'
+[tools.http]
+url = "http://127.0.0.1:8080/files/{p}/end"
+allow-reserved = ["p"]
+"#;
+    let registry = load_in(manifest, Path::new("/")).expect("loads");
+    let backend = http(&registry);
+    for value in ["..;", "..;jsessionid=1/admin", "a/..;/..;/admin", ".;x/..;"] {
+        assert!(
+            !servlet_path(&format!("/files/{value}/end")).starts_with("/files/"),
+            "the control: {value} climbs when sent raw"
+        );
+        let refused = backend
+            .request(&arguments(json!({ "p": value })))
+            .expect_err(value);
+        assert!(refused.contains("path segment"), "{value}: {refused}");
+    }
+    let sent = backend
+        .request(&arguments(json!({"p": "a;v=1/b..;/c"})))
+        .expect("a parameter on a segment that is no dot segment is sent");
+    assert_eq!(sent.url().path(), "/files/a;v=1/b..;/c/end");
 }
 
 /// The parts of a multipart body: (the Content-Disposition line, other header lines, bytes).
@@ -515,6 +563,34 @@ fn a_file_parts_folder_follows_the_file_template_rules() {
         "file part folders: {} refused at load, as file templates' are",
         refusals.len() + 1
     );
+}
+
+/// An optional file part whose argument is absent (or null) is left out, as a text part is;
+/// it was sent as a lookup of the folder itself and failed the call.
+#[test]
+fn a_file_part_whose_argument_is_absent_is_left_out() {
+    let (_dir, root) = upload_tree();
+    let manifest = UPLOAD
+        .replace(r#""required": ["path"]"#, r#""required": ["name"]"#)
+        .replace(
+            "file = { file = \"uploads/{path}\" }",
+            "file = { file = \"uploads/{path}\" }\nname = \"{name}\"",
+        );
+    let registry = load_in(&manifest, &root).expect("loads");
+    let backend = http(&registry);
+    for arguments_given in [json!({"name": "n"}), json!({"name": "n", "path": null})] {
+        let request = backend
+            .request(&arguments(arguments_given.clone()))
+            .expect("an absent file part is left out");
+        let found = parts(&request);
+        assert_eq!(found.len(), 1, "{arguments_given}");
+        assert_eq!(found[0].0, "Content-Disposition: form-data; name=\"name\"");
+    }
+    // The control: given, the same part is sent.
+    let request = backend
+        .request(&arguments(json!({"name": "n", "path": "photo.png"})))
+        .expect("given");
+    assert_eq!(parts(&request).len(), 2);
 }
 
 #[test]

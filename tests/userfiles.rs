@@ -177,7 +177,10 @@ fn a_write_that_cannot_finish_leaves_the_host_file_as_it_was() {
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     let after: Value =
         serde_json::from_str(&std::fs::read_to_string(&config).expect("config")).expect("JSON");
-    assert_eq!(after["mcpServers"].as_object().map(serde_json::Map::len), Some(61));
+    assert_eq!(
+        after["mcpServers"].as_object().map(serde_json::Map::len),
+        Some(61)
+    );
     assert_eq!(after["projects"], big_config()["projects"]);
 
     let control = home.path().join("control.json");

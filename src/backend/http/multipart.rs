@@ -174,6 +174,14 @@ fn render_source(
             Ok(Some(bytes))
         }
         PartSource::File { folder, path } => {
+            // The path's own text around an absent argument is no file to send: the part is
+            // left out, as a text part is.
+            if path
+                .placeholders()
+                .any(|name| arguments.get(name).is_none_or(Value::is_null))
+            {
+                return Ok(None);
+            }
             let Some(relative) = path
                 .render(arguments, Sink::Display)
                 .map_err(|error| error.to_string())?

@@ -180,11 +180,17 @@ impl JsonTemplate {
     }
 }
 
-/// Whether a segment reads as `.` or `..` to a URL parser, which would climb the path
-/// (WHATWG URL parsing treats `%2e` as a dot).
+/// Whether a segment reads as `.` or `..` to a URL parser or a server, which would climb the
+/// path: WHATWG URL parsing treats `%2e` as a dot, and servlet containers (Tomcat, Jetty,
+/// Spring) cut a segment's `;` parameters off before resolving dots, so `..;x=1` is `..`
+/// to them (`%3b` too, for a server that decodes first).
 fn is_dot_segment(segment: &str) -> bool {
-    let lowered = segment.to_ascii_lowercase().replace("%2e", ".");
-    lowered == "." || lowered == ".."
+    let lowered = segment
+        .to_ascii_lowercase()
+        .replace("%2e", ".")
+        .replace("%3b", ";");
+    let bare = lowered.split(';').next().unwrap_or_default();
+    bare == "." || bare == ".."
 }
 
 impl HttpBackend {
@@ -493,6 +499,17 @@ mod tests {
         assert_eq!(encode_segment("../etc/passwd"), "..%2Fetc%2Fpasswd");
         assert!(is_dot_segment(&encode_segment("..")));
         assert!(is_dot_segment(".%2E") && is_dot_segment("%2e") && !is_dot_segment("..."));
+        for parameter in [
+            "..;",
+            "..;jsessionid=1",
+            ".;x",
+            "%2e%2e;a=b",
+            "..%3B",
+            "..%3bx",
+        ] {
+            assert!(is_dot_segment(parameter), "{parameter}");
+        }
+        assert!(!is_dot_segment("...;x") && !is_dot_segment("a..;") && !is_dot_segment(";.."));
         assert_eq!(encode_segment("a\\b"), "a%5Cb");
         assert_eq!(encode_segment("a?b#c%2F d"), "a%3Fb%23c%252F%20d");
         assert_eq!(encode_segment("café"), "caf%C3%A9");
