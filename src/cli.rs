@@ -512,6 +512,16 @@ pub struct HttpArgs {
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration_text, requires = "http")]
     pub body_timeout: Duration,
 
+    /// The most connections open at once (the HTTP endpoint's and the egress proxy's); at it,
+    /// the oldest idle one is closed to make room [default: the descriptor limit, raised to
+    /// its hard limit at start, less a quarter (at most 256) kept for commands; at most 16384]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_connections: Option<u32>,
+
+    /// The most of them one client address may hold [default: half of --max-connections]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_connections_per_address: Option<u32>,
+
     /// On SIGTERM or SIGINT, how long in-flight calls get to finish before they are stopped
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration_text, requires = "http")]
     pub shutdown_grace: Duration,

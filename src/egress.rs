@@ -2,9 +2,12 @@
 //! ["api.github.com:443"]`) reaches the network, and the only way it does.
 //!
 //! One proxy per server, shared by every tool: a Unix socket (which the trampoline's
-//! forwarder reaches from the call's own network namespace) and a TCP port on 127.0.0.1
-//! (for kernels without user namespaces, where Landlock lets the command connect to that port
-//! only). Each call gets a [`Grant`]: a random token, the password of the proxy URL in the
+//! forwarder reaches from the call's own network namespace) and, only once a call without
+//! such a namespace needs it (kernels without user namespaces), a TCP port on 127.0.0.1, where
+//! Landlock lets the command connect to that port only. Both admit connections by the
+//! process's connection budget ([`crate::connections`]); on the TCP port, which any local
+//! user can reach, a client has seconds to present a live token, and until it has, its
+//! connection is idle: the first to be shed when the budget is full. Each call gets a [`Grant`]: a random token, the password of the proxy URL in the
 //! command's `HTTPS_PROXY`, which names the call and its tool's list while the call runs.
 //! A connection without a live token gets 407; one tool's token never carries another's list.
 //!
@@ -44,14 +47,19 @@ pub struct Egress {
     overrides: resolve::Overrides,
 }
 
-/// Where the proxy listens.
+/// Where the proxy listens: its Unix socket from the first call on, and a TCP port on the
+/// host's loopback only once a call without a network namespace needs one.
 #[derive(Debug)]
 struct Listening {
     /// A private folder (0700) holding the socket.
     _folder: tempfile::TempDir,
     socket: PathBuf,
-    port: u16,
+    tcp: OnceLock<Result<u16, String>>,
 }
+
+/// The port a call in its own network namespace connects to: the trampoline's forwarder
+/// listens there, inside the namespace, and carries each connection to the Unix socket.
+pub const NAMESPACE_PORT: u16 = 3128;
 
 /// One running call's allowance.
 #[derive(Debug)]
@@ -95,18 +103,29 @@ impl Egress {
     }
 
     /// Lets the call `call` of `tool` reach what `allowance` lists until the grant is
-    /// dropped. Starts the listeners on the current runtime the first time.
+    /// dropped. Starts the Unix socket on the current runtime the first time, and the TCP
+    /// port the first time a call is not `in_namespace` (it then connects to the host's
+    /// loopback); a call in a namespace of its own is given [`NAMESPACE_PORT`].
     pub fn grant(
         self: &Arc<Self>,
         tool: &str,
         call: &str,
         allowance: Arc<Allowance>,
+        in_namespace: bool,
     ) -> Result<Grant, String> {
         let listening = self
             .listening
             .get_or_init(|| serve::listen(self))
             .as_ref()
             .map_err(Clone::clone)?;
+        let port = if in_namespace {
+            NAMESPACE_PORT
+        } else {
+            listening
+                .tcp
+                .get_or_init(|| serve::listen_tcp(self))
+                .clone()?
+        };
         let token = token()?;
         let ended = CancellationToken::new();
         let allowed = Arc::new(Allowed {
@@ -122,7 +141,7 @@ impl Egress {
         Ok(Grant {
             token,
             socket: listening.socket.clone(),
-            port: listening.port,
+            port,
             egress: Arc::clone(self),
             ended,
         })

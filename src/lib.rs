@@ -44,7 +44,7 @@
 //! 4 runners    backend audit tasks
 //! 3 output     results resource secret inputs sandbox egress
 //! 2 facts      caller metrics template ask
-//! 1 leaves     auth diagnostic events limit logging outcome rate revision schema suggest traces units userfile
+//! 1 leaves     auth connections diagnostic events limit logging outcome rate revision schema suggest traces units userfile
 //! ```
 //!
 //! What a call carries through them is in the leaves and facts: who calls ([`caller`]: its
@@ -172,6 +172,7 @@ pub mod call;
 pub mod caller;
 pub mod cli;
 pub mod commands;
+pub mod connections;
 pub mod diagnostic;
 pub mod egress;
 pub mod events;

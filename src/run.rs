@@ -74,6 +74,25 @@ pub fn run(cli: &Cli) -> ExitCode {
     }
 }
 
+/// Raises the descriptor limit and sets the connection budget every listener admits by.
+fn connection_budget(args: &crate::cli::HttpArgs) {
+    let descriptors = crate::connections::raise_descriptor_limit();
+    let total = args
+        .max_connections
+        .map_or_else(|| crate::connections::room(descriptors.now), |n| n as usize);
+    let per_address = args
+        .max_connections_per_address
+        .map_or_else(|| total.div_ceil(2), |n| n as usize);
+    crate::connections::Budget::install(crate::connections::Budget::new(total, per_address));
+    tracing::debug!(
+        descriptors.was,
+        descriptors.now,
+        connections = total,
+        per_address,
+        "descriptor limit and connection budget"
+    );
+}
+
 fn serve(
     registry: Registry,
     path: &Path,
@@ -81,6 +100,7 @@ fn serve(
     options: Option<HttpOptions>,
 ) -> anyhow::Result<()> {
     registry.log_sandboxes();
+    connection_budget(&args.http);
     let tools = registry.tools().count();
     let max_calls = usize::try_from(args.max_calls).unwrap_or(usize::MAX);
     let (processes, hardening) = Processes::supervising();

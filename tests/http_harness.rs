@@ -36,6 +36,16 @@ impl HttpServer {
         Self::start_at("127.0.0.1:0", manifest, extra, env)
     }
 
+    /// Starts under `ulimit -n` (soft and hard both), as a service or a desktop session may.
+    pub(crate) fn start_with_nofile(manifest: &Path, extra: &[&str], nofile: u32) -> Self {
+        let mut command = Command::new("sh");
+        command.arg("-c").arg(format!(
+            "ulimit -Sn {nofile} && ulimit -Hn {nofile} && exec \"$0\" \"$@\""
+        ));
+        command.arg(BINARY);
+        Self::spawn(command, "127.0.0.1:0", manifest, extra, &[])
+    }
+
     /// Starts on `address` (a port the test chose, when the manifest must name it).
     pub(crate) fn start_at(
         address: &str,
@@ -43,7 +53,16 @@ impl HttpServer {
         extra: &[&str],
         env: &[(&str, &str)],
     ) -> Self {
-        let mut command = Command::new(BINARY);
+        Self::spawn(Command::new(BINARY), address, manifest, extra, env)
+    }
+
+    fn spawn(
+        mut command: Command,
+        address: &str,
+        manifest: &Path,
+        extra: &[&str],
+        env: &[(&str, &str)],
+    ) -> Self {
         crate::harness::keep_tasks_here(&mut command);
         let mut child = command
             .arg("--config")

@@ -21,6 +21,7 @@ mod auth_clients;
 mod cli;
 mod command_backend;
 mod conformance;
+mod connections;
 mod cookbook;
 mod dist;
 mod docs;

@@ -85,16 +85,16 @@ except OSError as e:
 ";
 
 /// The addresses the tests' names resolve to, at the proxy.
-const RESOLVE: &str = "one.test=127.0.0.1,two.test=127.0.0.2,loop.test=127.0.0.1,\
+pub(crate) const RESOLVE: &str = "one.test=127.0.0.1,two.test=127.0.0.2,loop.test=127.0.0.1,\
      mapped.test=::ffff:127.0.0.1,meta.test=169.254.169.254,inside.test=10.1.2.3";
 
 /// Listeners on 127.0.0.1:P, 127.0.0.2:P and 127.0.0.1:Q.
-struct Listeners {
-    port: u16,
-    other_port: u16,
+pub(crate) struct Listeners {
+    pub(crate) port: u16,
+    pub(crate) other_port: u16,
 }
 
-fn listeners() -> Listeners {
+pub(crate) fn listeners() -> Listeners {
     // The same free port on both addresses: a few tries, as another test may take one.
     for _ in 0..20 {
         let port = TcpListener::bind("127.0.0.1:0")
@@ -118,7 +118,7 @@ fn listeners() -> Listeners {
 }
 
 /// A tool running the probe with `network` as its list (`None`: unconfined).
-fn tool(name: &str, network: Option<&str>, prefix: &str) -> String {
+pub(crate) fn tool(name: &str, network: Option<&str>, prefix: &str) -> String {
     let (python, _) = python();
     let sandbox = network.map_or_else(String::new, |list| {
         format!(
@@ -131,7 +131,7 @@ fn tool(name: &str, network: Option<&str>, prefix: &str) -> String {
     )
 }
 
-fn workspace(tools: &str) -> Workspace {
+pub(crate) fn workspace(tools: &str) -> Workspace {
     let workspace = Workspace::new(tools);
     std::fs::write(workspace.path("probe.py"), PROBE).expect("probe");
     workspace
@@ -166,7 +166,7 @@ fn metrics(server: &Server) -> String {
         .expect("metrics")
 }
 
-fn probe(server: &mut Server, tool: &str, args: &[&str]) -> String {
+pub(crate) fn probe(server: &mut Server, tool: &str, args: &[&str]) -> String {
     let result: Value = server.call(tool, json!({ "args": args }));
     text(&result).trim().to_owned()
 }

@@ -359,20 +359,20 @@ impl CommandBackend {
         let Some(Network::Hosts(allowance)) = self.sandbox.as_deref().map(|s| &s.network) else {
             return Ok(None);
         };
+        // In a namespace of its own the forwarder names the call; on the host's loopback the
+        // program's credentials do.
+        let in_namespace = self
+            .sandbox
+            .as_ref()
+            .is_some_and(|sandbox| sandbox.kernel.network_namespaces);
         let grant = context
             .egress
-            .grant(context.tool, call_id, Arc::clone(allowance))
+            .grant(context.tool, call_id, Arc::clone(allowance), in_namespace)
             .map_err(|reason| CommandError::Sandbox {
                 program: program.to_owned(),
                 reason,
             })?;
-        // In a namespace of its own the forwarder names the call; on the host's loopback the
-        // program's credentials do.
-        let url = if self
-            .sandbox
-            .as_ref()
-            .is_some_and(|sandbox| sandbox.kernel.network_namespaces)
-        {
+        let url = if in_namespace {
             format!("http://127.0.0.1:{}", grant.port)
         } else {
             format!(

@@ -1,7 +1,7 @@
 //! The proxy's connections: accept, read the head, decide, then tunnel or forward once.
 
 use std::net::SocketAddr;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _};
@@ -9,74 +9,99 @@ use tokio::net::TcpStream;
 
 use super::request::{self, Kind, Request};
 use super::{Allowed, Egress, Listening, Verdict};
+use crate::connections::{Admitted, Budget, Peer};
 
-/// How long a client has to send its request head.
-const HEAD_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a client has to send its request head (a program's HTTP client sends it at once).
+const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long one address has to accept the connection.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// Binds the Unix socket (in a private folder) and the TCP port on 127.0.0.1, and serves
-/// both on the current runtime.
+fn failed(what: &str, error: &std::io::Error) -> String {
+    format!("the egress proxy could not {what}: {error}")
+}
+
+/// Binds the Unix socket (in a private folder) and serves it on the current runtime.
 pub(super) fn listen(egress: &Arc<Egress>) -> Result<Listening, String> {
-    let failed =
-        |what: &str, error: std::io::Error| format!("the egress proxy could not {what}: {error}");
     let folder = tempfile::Builder::new()
         .prefix("mcp-serve-egress-")
         .tempdir()
-        .map_err(|error| failed("make its folder", error))?;
+        .map_err(|error| failed("make its folder", &error))?;
     let socket = folder.path().join("proxy.sock");
     let unix = tokio::net::UnixListener::bind(&socket)
-        .map_err(|error| failed("listen on its socket", error))?;
-    let tcp = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|listener| {
-            listener.set_nonblocking(true)?;
-            tokio::net::TcpListener::from_std(listener)
-        })
-        .map_err(|error| failed("listen on 127.0.0.1", error))?;
-    let port = tcp
-        .local_addr()
-        .map_err(|error| failed("find its port", error))?
-        .port();
+        .map_err(|error| failed("listen on its socket", &error))?;
     let on_unix = Arc::clone(egress);
     tokio::spawn(async move {
         loop {
             match unix.accept().await {
                 Ok((stream, _)) => {
-                    tokio::spawn(Arc::clone(&on_unix).serve_stamped(stream));
+                    if let Some(admitted) = admit(Peer::Local) {
+                        tokio::spawn(Arc::clone(&on_unix).serve_stamped(stream, admitted));
+                    }
                 }
                 Err(error) => accept_failed(&error).await,
             }
         }
     });
+    tracing::debug!(socket = %socket.display(), "egress proxy listening");
+    Ok(Listening {
+        _folder: folder,
+        socket,
+        tcp: OnceLock::new(),
+    })
+}
+
+/// Binds the TCP port on 127.0.0.1 and serves it on the current runtime; returns the port.
+pub(super) fn listen_tcp(egress: &Arc<Egress>) -> Result<u16, String> {
+    let tcp = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| {
+            listener.set_nonblocking(true)?;
+            tokio::net::TcpListener::from_std(listener)
+        })
+        .map_err(|error| failed("listen on 127.0.0.1", &error))?;
+    let port = tcp
+        .local_addr()
+        .map_err(|error| failed("find its port", &error))?
+        .port();
     let on_tcp = Arc::clone(egress);
     tokio::spawn(async move {
         loop {
             match tcp.accept().await {
-                Ok((stream, _)) => {
-                    tokio::spawn(Arc::clone(&on_tcp).serve(stream, None));
+                Ok((stream, peer)) => {
+                    if let Some(admitted) = admit(Peer::Address(peer.ip())) {
+                        tokio::spawn(Arc::clone(&on_tcp).serve(stream, None, admitted));
+                    }
                 }
                 Err(error) => accept_failed(&error).await,
             }
         }
     });
-    tracing::debug!(socket = %socket.display(), port, "egress proxy listening");
-    Ok(Listening {
-        _folder: folder,
-        socket,
-        port,
-    })
+    tracing::debug!(port, "egress proxy listening on 127.0.0.1");
+    Ok(port)
 }
 
-/// Out of descriptors, say: wait a little rather than spin.
+/// A connection's place in the budget; `None` (the connection is closed) when it is full.
+fn admit(peer: Peer) -> Option<Admitted> {
+    Budget::get()
+        .admit(peer)
+        .inspect_err(|full| tracing::warn!("egress proxy: connection closed: {full}"))
+        .ok()
+}
+
+/// Out of descriptors, say: make room, and wait a little rather than spin.
 async fn accept_failed(error: &std::io::Error) {
-    tracing::warn!("egress proxy: accept failed: {error}");
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    let shed = Budget::get().relieve();
+    tracing::warn!(shed, "egress proxy: accept failed: {error}");
+    tokio::time::sleep(Duration::from_millis(if shed { 5 } else { 100 })).await;
 }
 
 impl Egress {
     /// A connection on the Unix socket: a trampoline's forwarder, which first writes its
     /// call's token and a newline. The program's own credentials, if any, are not looked at.
-    async fn serve_stamped(self: Arc<Self>, mut client: tokio::net::UnixStream) {
+    async fn serve_stamped(
+        self: Arc<Self>,
+        mut client: tokio::net::UnixStream,
+        admitted: Admitted,
+    ) {
         let mut token = Vec::with_capacity(32);
         let read = tokio::time::timeout(HEAD_TIMEOUT, async {
             while token.len() <= 64 {
@@ -89,7 +114,7 @@ impl Egress {
         })
         .await;
         if let (Ok(Ok(true)), Ok(token)) = (read, String::from_utf8(token)) {
-            self.serve(client, Some(token)).await;
+            self.serve(client, Some(token), admitted).await;
         }
     }
 
@@ -99,8 +124,14 @@ impl Egress {
         self: Arc<Self>,
         mut client: impl AsyncRead + AsyncWrite + Unpin,
         stamped: Option<String>,
+        admitted: Admitted,
     ) {
-        let request = match tokio::time::timeout(HEAD_TIMEOUT, request::read(&mut client)).await {
+        let read = tokio::select! {
+            read = tokio::time::timeout(HEAD_TIMEOUT, request::read(&mut client)) => read,
+            // Shed to make room before it asked for anything.
+            () = admitted.shed.cancelled() => return,
+        };
+        let request = match read {
             Ok(Ok(request)) => request,
             // Gone, or silent past the timeout: nothing was asked.
             Ok(Err(request::Malformed::Closed)) | Err(_) => return,
@@ -127,6 +158,8 @@ impl Egress {
             respond(&mut client, 407, why).await;
             return;
         };
+        // A running call's: no longer idle, never shed while it lasts.
+        let _busy = admitted.busy();
         let upstream = tokio::select! {
             upstream = self.open(&allowed, &request) => upstream,
             () = allowed.ended.cancelled() => return,

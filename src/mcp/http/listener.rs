@@ -1,5 +1,9 @@
 //! The accept loop: hyper's HTTP/1 server with a header-read (and keep-alive idle) timeout,
-//! `TCP_NODELAY`, graceful shutdown, and a lingering close.
+//! `TCP_NODELAY`, graceful shutdown, and a lingering close. Every connection is admitted by
+//! the process's connection budget ([`crate::connections`]) first: at its cap, the oldest idle
+//! connection (no request in progress) is closed to make room, and a connection that finds
+//! every other busy is closed at once. Accepting never stops: out of descriptors all the
+//! same, an idle connection is shed and the loop backs off for a moment.
 //!
 //! A lingering close (nginx's `lingering_close`): when hyper is done with a connection, its
 //! socket is not closed at once. Closing a socket with unread bytes in it, or with bytes still
@@ -25,6 +29,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 
 use super::{HttpOptions, Lifecycle, router};
+use crate::connections::{Budget, Busy, Peer, Requests};
 use crate::mcp::Handler;
 
 /// The most a request's head (request line and headers) may take; hyper answers 431 past it.
@@ -81,38 +86,52 @@ pub async fn serve_listener(
             accepted = listener.accept() => match accepted {
                 Ok(accepted) => accepted,
                 Err(error) => {
-                    // Out of file descriptors and the like: back off instead of spinning.
-                    tracing::warn!(%error, "accept failed");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    // Out of file descriptors and the like: make room and back off instead
+                    // of spinning.
+                    let shed = Budget::get().relieve();
+                    tracing::warn!(%error, shed, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(if shed { 5 } else { 50 })).await;
                     continue;
                 }
             },
             () = &mut drained => break,
         };
+        let admitted = match Budget::get().admit(Peer::Address(peer.ip())) {
+            Ok(admitted) => admitted,
+            Err(full) => {
+                tracing::warn!(%peer, "connection closed: {full}");
+                continue;
+            }
+        };
         if let Err(error) = stream.set_nodelay(true) {
             tracing::debug!(%error, "could not set TCP_NODELAY");
         }
-        // The client's address, for per-caller rate limits when nothing else names the caller.
-        let app = tower::ServiceExt::map_request(
-            app.clone(),
-            move |mut request: hyper::Request<hyper::body::Incoming>| {
-                request
-                    .extensions_mut()
-                    .insert(crate::mcp::ClientAddress(peer));
-                request
-            },
-        );
-        let service = TowerToHyperService::new(app);
+        let service = TowerToHyperService::new(Counting {
+            app: app.clone(),
+            peer,
+            requests: admitted.requests(),
+        });
         let (socket, returned) = Lingering::new(stream);
         let connection = builder.serve_connection(TokioIo::new(socket), service);
         let connection = graceful.watch(connection);
         tokio::spawn(async move {
-            if let Err(error) = connection.await {
-                tracing::debug!(%peer, %error, "connection ended with an error");
+            let shed = admitted.shed.clone();
+            tokio::select! {
+                ended = connection => if let Err(error) = ended {
+                    tracing::debug!(%peer, %error, "connection ended with an error");
+                },
+                () = shed.cancelled() => {
+                    tracing::debug!(%peer, "closed an idle connection to make room for a new one");
+                    return;
+                }
             }
             if let Ok(stream) = returned.await {
-                linger(stream, peer).await;
+                tokio::select! {
+                    () = linger(stream, peer) => {}
+                    () = shed.cancelled() => {}
+                }
             }
+            drop(admitted);
         });
     }
     drop(listener);
@@ -120,6 +139,64 @@ pub async fn serve_listener(
     lifecycle.cancel.cancel();
     let _ = tokio::time::timeout(Duration::from_secs(1), graceful.shutdown()).await;
     Ok(())
+}
+
+/// The router, for one connection: each request carries the client's address (for per-caller
+/// limits when nothing else names the caller) and counts as in progress, so the connection is
+/// not shed, until its response's body has been sent or dropped.
+#[derive(Clone)]
+struct Counting {
+    app: axum::Router,
+    peer: SocketAddr,
+    requests: Requests,
+}
+
+impl tower::Service<hyper::Request<hyper::body::Incoming>> for Counting {
+    type Response = axum::response::Response;
+    type Error = std::convert::Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Self::Error>> + Send>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, mut request: hyper::Request<hyper::body::Incoming>) -> Self::Future {
+        let busy = self.requests.start();
+        request
+            .extensions_mut()
+            .insert(crate::mcp::ClientAddress(self.peer));
+        let app = self.app.clone();
+        Box::pin(async move {
+            let response = tower::ServiceExt::oneshot(app, request).await?;
+            Ok(response.map(|body| axum::body::Body::new(Counted { body, _busy: busy })))
+        })
+    }
+}
+
+/// A response body that keeps its connection counted busy until it is sent or dropped.
+struct Counted {
+    body: axum::body::Body,
+    _busy: Busy,
+}
+
+impl http_body::Body for Counted {
+    type Data = axum::body::Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        context: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        Pin::new(&mut self.get_mut().body).poll_frame(context)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.body.size_hint()
+    }
 }
 
 /// A connection's socket for hyper, handed back when hyper lets go of it, so that it can be
