@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
+use crate::harness::Feature;
 use crate::harness::{BINARY, Server, Workspace, python};
 use crate::http_harness::HttpServer;
 use crate::sandbox_network::{Listeners, RESOLVE, listeners, probe, tool, workspace};
@@ -257,7 +258,10 @@ fn the_egress_proxy_opens_a_tcp_port_only_for_calls_without_a_namespace() {
 #[test]
 fn a_flood_at_the_egress_proxys_port_does_not_stop_calls() {
     if crate::sandbox::landlock_abi() < 4 {
-        eprintln!("SKIPPED: TCP rules need Landlock ABI 4 (Linux 6.7)");
+        crate::harness::skip(
+            Feature::Landlock(4),
+            "TCP rules need Landlock ABI 4 (Linux 6.7)",
+        );
         return;
     }
     raise_own_limit();

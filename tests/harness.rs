@@ -496,3 +496,51 @@ pub(crate) fn python() -> (String, String) {
     let prefix = lines.next().expect("sys.base_prefix").to_owned();
     (executable, prefix)
 }
+
+/// A kernel or machine feature a test needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Feature {
+    /// Landlock at this ABI or newer.
+    Landlock(i64),
+    UserNamespaces,
+    /// A cgroup v2 delegated to the server, with the memory and pids controllers.
+    Cgroups,
+    Root,
+}
+
+/// Whether `MCP_SERVE_TEST_FEATURES` (set by `.ci/run` from `scripts/features`, which finds
+/// each by other means than the server's probe) says this machine has `feature`.
+fn declared(feature: Feature, features: &str) -> bool {
+    features
+        .split_whitespace()
+        .any(|word| match (feature, word) {
+            (Feature::Landlock(needed), word) => word
+                .strip_prefix("landlock=")
+                .and_then(|abi| abi.parse::<i64>().ok())
+                .is_some_and(|abi| abi >= needed),
+            (Feature::UserNamespaces, "userns")
+            | (Feature::Cgroups, "cgroups")
+            | (Feature::Root, "root") => true,
+            _ => false,
+        })
+}
+
+/// A test that cannot run here says so and passes, unless the machine is known to have what
+/// it found missing: then the server's probe is what is wrong, and the test fails.
+pub(crate) fn skip(feature: Feature, why: &str) {
+    let features = std::env::var("MCP_SERVE_TEST_FEATURES").unwrap_or_default();
+    assert!(
+        !declared(feature, &features),
+        "not skipped: {why}, but this machine has {feature:?} (MCP_SERVE_TEST_FEATURES={features:?})"
+    );
+    eprintln!("SKIPPED: {why}");
+}
+
+#[test]
+fn a_skip_fails_where_the_machine_has_the_feature() {
+    assert!(declared(Feature::Landlock(4), "userns landlock=6 root"));
+    assert!(!declared(Feature::Landlock(7), "landlock=6"));
+    assert!(declared(Feature::UserNamespaces, "landlock=6 userns"));
+    assert!(!declared(Feature::Cgroups, "landlock=6 userns root"));
+    assert!(!declared(Feature::Root, ""));
+}

@@ -10,6 +10,7 @@ use std::net::TcpListener;
 
 use serde_json::{Value, json};
 
+use crate::harness::Feature;
 use crate::harness::{Server, Workspace, python, run, text, unprivileged};
 
 fn is_error(result: &Value) -> bool {
@@ -76,7 +77,7 @@ sandbox.write = ["{temp-dir}"]
 #[test]
 fn a_sandboxed_tool_reads_and_writes_only_beneath_its_paths() {
     if landlock_abi() < 1 {
-        eprintln!("SKIPPED: this kernel has no Landlock");
+        crate::harness::skip(Feature::Landlock(1), "this kernel has no Landlock");
         return;
     }
     let workspace = planted(FILES);
@@ -145,7 +146,10 @@ fn a_sandboxed_tool_reads_and_writes_only_beneath_its_paths() {
 #[test]
 fn a_sandboxed_tool_connects_only_to_allowed_ports() {
     if landlock_abi() < 4 {
-        eprintln!("SKIPPED: TCP rules need Landlock ABI 4 (Linux 6.7)");
+        crate::harness::skip(
+            Feature::Landlock(4),
+            "TCP rules need Landlock ABI 4 (Linux 6.7)",
+        );
         return;
     }
     let allowed = TcpListener::bind("127.0.0.1:0").expect("listener");
@@ -351,7 +355,10 @@ sandbox = { processes = 16 }
         .stderr()
         .contains("needs unprivileged user namespaces")
     {
-        eprintln!("SKIPPED: this kernel gives users no user namespaces");
+        crate::harness::skip(
+            Feature::UserNamespaces,
+            "this kernel gives users no user namespaces",
+        );
         return;
     }
     assert!(is_error(&result), "{result}");
@@ -397,7 +404,10 @@ os.kill(child, 9)
     if abi >= 6 {
         assert!(output.contains("signal=1"), "{result}");
     } else {
-        eprintln!("signal scope SKIPPED: needs Landlock ABI 6 (Linux 6.12)");
+        crate::harness::skip(
+            Feature::Landlock(6),
+            "signal scope: needs Landlock ABI 6 (Linux 6.12)",
+        );
     }
     let control = server.call("escape-unconfined", json!({}));
     assert_eq!(
@@ -607,7 +617,7 @@ fn the_read_only_recipe_in_the_docs_works_as_written() {
 #[test]
 fn a_symlink_planted_in_a_sandbox_path_after_load_is_refused_not_followed() {
     if landlock_abi() < 1 {
-        eprintln!("SKIPPED: this kernel has no Landlock");
+        crate::harness::skip(Feature::Landlock(1), "this kernel has no Landlock");
         return;
     }
     let workspace = planted(

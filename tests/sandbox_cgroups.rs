@@ -7,6 +7,7 @@
 
 use serde_json::{Value, json};
 
+use crate::harness::Feature;
 use crate::harness::{BINARY, Server, Workspace, python, text};
 
 /// Touches 256 MiB of shared anonymous memory, which `RLIMIT_DATA` does not count.
@@ -97,7 +98,10 @@ fn each_call_gets_a_cgroup_with_its_limits_where_one_is_delegated() {
         .expect("cgroups_text");
     if report["sandbox"]["cgroups"] != json!(true) {
         assert!(said.starts_with("no ("), "{said}");
-        eprintln!("SKIPPED: this machine delegates no cgroup v2 to the server: {said}");
+        crate::harness::skip(
+            Feature::Cgroups,
+            &format!("this machine delegates no cgroup v2 to the server: {said}"),
+        );
         return;
     }
     let base = said

@@ -8,6 +8,7 @@ use std::process::Command;
 
 use serde_json::{Value, json};
 
+use crate::harness::Feature;
 use crate::harness::{BINARY, Server, Workspace, is_root, python, run, text, unprivileged};
 
 fn call_text(server: &mut Server, tool: &str) -> String {
@@ -292,7 +293,7 @@ fn a_root_servers_command_starts_with_no_capabilities() {
     // (`open_tree_attr`), with CAP_NET_ADMIN reconfigure the host's network, with
     // CAP_LINUX_IMMUTABLE make any file immutable.
     if !is_root() {
-        eprintln!("SKIPPED: the server does not run as root here");
+        crate::harness::skip(Feature::Root, "the server does not run as root here");
         return;
     }
     let script = "for line in open('/proc/self/status'):\n    if line.startswith(('CapEff', 'CapPrm', 'CapBnd')):\n        print(line.split()[0], int(line.split()[1], 16))";

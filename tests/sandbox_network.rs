@@ -10,6 +10,7 @@ use std::net::{Ipv4Addr, TcpListener};
 
 use serde_json::{Value, json};
 
+use crate::harness::Feature;
 use crate::harness::{Server, Workspace, python, run, text};
 
 /// A tiny HTTP server: `/redirect` answers 302 to `location`, anything else its name.
@@ -548,7 +549,10 @@ fn one_tool_cannot_use_another_tools_allowance() {
 #[test]
 fn without_a_network_namespace_landlock_holds_a_host_list_to_the_proxys_port() {
     if crate::sandbox::landlock_abi() < 4 {
-        eprintln!("SKIPPED: TCP rules need Landlock ABI 4 (Linux 6.7)");
+        crate::harness::skip(
+            Feature::Landlock(4),
+            "TCP rules need Landlock ABI 4 (Linux 6.7)",
+        );
         return;
     }
     let Listeners { port, .. } = listeners();
@@ -781,7 +785,10 @@ command.argv = ["curl", "-sS", "--noproxy", "*", "{{url}}"]
     };
     let listed = fetch(&mut server, "fetch", format!("http://one.test:{port}/"));
     if listed.contains("could not create") {
-        eprintln!("SKIPPED: this kernel gives users no user namespaces");
+        crate::harness::skip(
+            Feature::UserNamespaces,
+            "this kernel gives users no user namespaces",
+        );
         return;
     }
     let mut tally = Tally::default();

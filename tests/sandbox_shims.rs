@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
+use crate::harness::Feature;
 use crate::harness::{BINARY, Server, Workspace, python, set_mode, text};
 
 /// A copy of the system's `sh` (an ELF program) at `path`: an interpreter outside the
@@ -216,7 +217,7 @@ fn is_error(result: &Value) -> bool {
 #[test]
 fn shims_and_interpreters_are_granted_read_and_execute_and_the_control_names_what_it_denied() {
     if crate::sandbox::landlock_abi() < 1 {
-        eprintln!("SKIPPED: this kernel has no Landlock");
+        crate::harness::skip(Feature::Landlock(1), "this kernel has no Landlock");
         return;
     }
     let workspace = Workspace::new("");
@@ -366,7 +367,7 @@ fn the_controls_name_what_was_denied(server: &mut Server, trees: &Trees) -> usiz
 #[test]
 fn a_script_whose_interpreter_is_outside_the_sandbox_names_it_and_a_missing_program_says_so() {
     if crate::sandbox::landlock_abi() < 1 {
-        eprintln!("SKIPPED: this kernel has no Landlock");
+        crate::harness::skip(Feature::Landlock(1), "this kernel has no Landlock");
         return;
     }
     let workspace = Workspace::new(
@@ -408,7 +409,7 @@ fn a_script_whose_interpreter_is_outside_the_sandbox_names_it_and_a_missing_prog
 #[test]
 fn a_shim_grant_reads_and_runs_but_never_writes_and_an_untrusted_manager_is_not_asked() {
     if crate::sandbox::landlock_abi() < 1 {
-        eprintln!("SKIPPED: this kernel has no Landlock");
+        crate::harness::skip(Feature::Landlock(1), "this kernel has no Landlock");
         return;
     }
     let workspace = Workspace::new("");
