@@ -137,7 +137,7 @@ _mcp__serve() {
 
     case "${cmd}" in
         mcp__serve)
-            opts="-c -v -h -V --config --verbose --max-calls --queue --watch --state-key-file --heartbeat --task-store --data-dir --task-lease --max-tasks --max-task-bytes --max-tasks-per-caller --max-task-bytes-per-caller --http --path --sessions --max-sessions --session-idle --sse --allowed-host --allowed-origin --auth-token-env --auth-token-file --allow-unauthenticated --max-body --request-rate --request-burst --header-timeout --body-timeout --max-connections --max-connections-per-address --shutdown-grace --metrics --metrics-addr --log-format --audit --audit-values --otlp-endpoint --help --version check list call test init install import tasks schema completions help"
+            opts="-c -v -h -V --config --verbose --max-calls --queue --watch --state-key-file --heartbeat --task-store --data-dir --task-lease --max-tasks --max-task-bytes --max-tasks-per-caller --max-task-bytes-per-caller --http --path --sessions --max-sessions --session-idle --sse --allowed-host --allowed-origin --auth-token-env --auth-token-file --allow-unauthenticated --max-body --request-rate --request-burst --header-timeout --body-timeout --trusted-proxy --max-connections --max-connections-per-address --shutdown-grace --metrics --metrics-addr --log-format --audit --audit-values --otlp-endpoint --help --version check list call test init install import tasks schema completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -244,6 +244,10 @@ _mcp__serve() {
                     return 0
                     ;;
                 --body-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --trusted-proxy)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

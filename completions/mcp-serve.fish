@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_mcp_serve_global_optspecs
-    string join \n c/config= v/verbose max-calls= queue= watch state-key-file= heartbeat= task-store= data-dir= task-lease= max-tasks= max-task-bytes= max-tasks-per-caller= max-task-bytes-per-caller= http= path= sessions max-sessions= session-idle= sse allowed-host= allowed-origin= auth-token-env= auth-token-file= allow-unauthenticated max-body= request-rate= request-burst= header-timeout= body-timeout= max-connections= max-connections-per-address= shutdown-grace= metrics metrics-addr= log-format= audit audit-values otlp-endpoint= h/help V/version
+    string join \n c/config= v/verbose max-calls= queue= watch state-key-file= heartbeat= task-store= data-dir= task-lease= max-tasks= max-task-bytes= max-tasks-per-caller= max-task-bytes-per-caller= http= path= sessions max-sessions= session-idle= sse allowed-host= allowed-origin= auth-token-env= auth-token-file= allow-unauthenticated max-body= request-rate= request-burst= header-timeout= body-timeout= trusted-proxy= max-connections= max-connections-per-address= shutdown-grace= metrics metrics-addr= log-format= audit audit-values otlp-endpoint= h/help V/version
 end
 
 function __fish_mcp_serve_needs_command
@@ -49,6 +49,7 @@ complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l request-rate -d 'Ev
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l request-burst -d 'With --request-rate: how many requests may come at once [default: the rate\'s count]' -r
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l header-timeout -d 'How long a client may take to send request headers, and how long an idle connection stays open' -r
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l body-timeout -d 'How long a client may take to send a request\'s body once its headers have arrived' -r
+complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l trusted-proxy -d 'A reverse proxy (an address or a network, e.g. 10.0.0.0/8; repeatable) whose X-Forwarded-For names the client, for per-caller rates, task bounds, audit and traces' -r
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l max-connections -d 'The most connections open at once (the HTTP endpoint\'s and the egress proxy\'s); at it, the oldest idle one is closed to make room [default: the descriptor limit, raised to its hard limit at start, less a quarter (at most 256) kept for commands; at most 16384]' -r
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l max-connections-per-address -d 'The most of them one client address may hold [default: half of --max-connections]' -r
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l shutdown-grace -d 'On SIGTERM or SIGINT, how long in-flight calls get to finish before they are stopped' -r

@@ -512,6 +512,11 @@ pub struct HttpArgs {
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration_text, requires = "http")]
     pub body_timeout: Duration,
 
+    /// A reverse proxy (an address or a network, e.g. 10.0.0.0/8; repeatable) whose
+    /// X-Forwarded-For names the client, for per-caller rates, task bounds, audit and traces
+    #[arg(long, value_name = "NETWORK", requires = "http")]
+    pub trusted_proxy: Vec<crate::mcp::http::Network>,
+
     /// The most connections open at once (the HTTP endpoint's and the egress proxy's); at it,
     /// the oldest idle one is closed to make room [default: the descriptor limit, raised to
     /// its hard limit at start, less a quarter (at most 256) kept for commands; at most 16384]

@@ -378,6 +378,7 @@ fn http_options(
         }),
         // Set in `serve`, with the handler's.
         audit: crate::audit::Audit::default(),
+        trusted_proxies: crate::mcp::http::TrustedProxies::new(args.trusted_proxy.clone()),
     })
 }
 

@@ -17,6 +17,17 @@ pub(crate) fn http_client(timeout: std::time::Duration) -> Client {
     Client::builder().timeout(timeout).build().expect("client")
 }
 
+/// The same client, connecting from another loopback address (`127.0.0.2`…): another
+/// caller, for the bounds that tell anonymous callers apart by their address.
+pub(crate) fn http_client_from(local: &str, timeout: std::time::Duration) -> Client {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    Client::builder()
+        .timeout(timeout)
+        .local_address(local.parse::<std::net::IpAddr>().expect("an address"))
+        .build()
+        .expect("client")
+}
+
 /// A server on a free loopback port.
 pub(crate) struct HttpServer {
     child: Child,

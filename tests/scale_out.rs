@@ -752,7 +752,7 @@ fn replicas_sharing_redis_never_pass_a_task_bound_together() {
 fn redis_bounds_task_bytes_per_caller_and_in_total() {
     let workspace = Workspace::new(crate::tasks::BOUNDED);
     let (_redis, _, store) = task_store();
-    let server = HttpServer::start(
+    let mut server = HttpServer::start(
         &workspace.manifest(),
         &[
             "--task-store",
@@ -766,7 +766,7 @@ fn redis_bounds_task_bytes_per_caller_and_in_total() {
             "10",
         ],
     );
-    crate::tasks::bounds_scenario(&server);
+    crate::tasks::bounds_scenario(&mut server);
 }
 
 /// Every key in Redis with its value, as text.

@@ -645,9 +645,22 @@ pub(crate) fn try_stateless_task(
     url: &str,
     tool: &str,
 ) -> Result<String, String> {
+    try_stateless_task_with(client, url, tool, &[])
+}
+
+/// The same, with more headers.
+fn try_stateless_task_with(
+    client: &reqwest::blocking::Client,
+    url: &str,
+    tool: &str,
+    headers: &[(&str, &str)],
+) -> Result<String, String> {
     let name = tool.to_owned();
-    let response = client
-        .post(url)
+    let mut request = client.post(url);
+    for (header, value) in headers {
+        request = request.header(*header, *value);
+    }
+    let response = request
         .header("Content-Type", "application/json")
         .header("Accept", "application/json, text/event-stream")
         .header("MCP-Protocol-Version", "2026-07-28")
@@ -737,7 +750,7 @@ fn the_store_keeps_at_most_100_tasks_per_caller_by_default() {
 fn task_bounds_count_tasks_and_bytes_per_caller_and_in_total() {
     let workspace = Workspace::new(BOUNDED);
     let data = tempfile::tempdir().expect("data");
-    let server = serve(
+    let mut server = serve(
         &workspace,
         data.path(),
         &[
@@ -750,13 +763,98 @@ fn task_bounds_count_tasks_and_bytes_per_caller_and_in_total() {
             "10",
         ],
     );
-    bounds_scenario(&server);
+    bounds_scenario(&mut server);
+}
+
+/// A client that opens sessions gets no more: `--max-tasks-per-caller 2` with three sessions
+/// from one address keeps 2 tasks, not 6 (each session had its own bucket, so one client
+/// held 5 of the 6 the store kept and the next caller was refused). The control: a client at
+/// another address is its own caller, with its own 2, and the total still holds.
+#[test]
+fn sessions_of_one_client_share_its_task_bounds() {
+    let workspace = Workspace::new(BOUNDED);
+    let data = tempfile::tempdir().expect("data");
+    let mut server = serve(
+        &workspace,
+        data.path(),
+        &[
+            "--sessions",
+            "--max-tasks",
+            "6",
+            "--max-tasks-per-caller",
+            "2",
+        ],
+    );
+    let sessions: Vec<String> = (0..3).map(|_| open_task_session(&server)).collect();
+    let mut kept = 0;
+    let mut refused = Vec::new();
+    for session in &sessions {
+        for _ in 0..2 {
+            match try_task(&server, session, "quick", json!({})) {
+                Ok(_) => kept += 1,
+                Err(message) => refused.push(message),
+            }
+        }
+    }
+    assert_eq!(kept, 2, "three sessions of one client: {refused:?}");
+    assert!(
+        refused
+            .iter()
+            .all(|message| message.contains("at most 2 tasks per caller")),
+        "{refused:?}"
+    );
+    server.client = crate::http_harness::http_client_from("127.0.0.2", Duration::from_secs(30));
+    let other = open_task_session(&server);
+    for _ in 0..2 {
+        try_task(&server, &other, "quick", json!({})).expect("another address has its own");
+    }
+    eprintln!(
+        "three sessions of one client kept {kept} tasks; {} refused; another address kept 2",
+        refused.len()
+    );
+}
+
+/// Behind a reverse proxy every connection has the proxy's address: `--trusted-proxy` makes
+/// its `X-Forwarded-For` name the client, so its clients are callers of their own, while a
+/// client that is not a trusted proxy cannot claim an address by sending the header.
+#[test]
+fn a_trusted_proxys_clients_are_callers_of_their_own_and_no_one_else_can_claim_one() {
+    let workspace = Workspace::new(BOUNDED);
+    let data = tempfile::tempdir().expect("data");
+    let server = serve(
+        &workspace,
+        data.path(),
+        &[
+            "--max-tasks-per-caller",
+            "1",
+            "--trusted-proxy",
+            "127.0.0.1/32",
+        ],
+    );
+    let proxy = crate::http_harness::http_client(Duration::from_secs(30));
+    let from = |client: &str| [("X-Forwarded-For", client.to_owned())];
+    let task = |client: &reqwest::blocking::Client, forwarded: &str| {
+        let headers = from(forwarded);
+        let headers: Vec<(&str, &str)> = headers.iter().map(|(h, v)| (*h, v.as_str())).collect();
+        try_stateless_task_with(client, &server.url, "quick", &headers)
+    };
+    task(&proxy, "198.51.100.1").expect("the proxy's first client");
+    task(&proxy, "198.51.100.2").expect("its second client, a caller of its own");
+    // A client's own header is kept by the proxy, which appends the real address.
+    let refused = task(&proxy, "203.0.113.9, 198.51.100.1").expect_err("the first client again");
+    assert!(refused.contains("at most 1 tasks per caller"), "{refused}");
+
+    // The control: a peer that is not a trusted proxy is its own caller, whatever it sends.
+    let direct = crate::http_harness::http_client_from("127.0.0.2", Duration::from_secs(30));
+    task(&direct, "198.51.100.3").expect("127.0.0.2's first");
+    let refused = task(&direct, "198.51.100.4").expect_err("a forged address changes nothing");
+    assert!(refused.contains("at most 1 tasks per caller"), "{refused}");
 }
 
 /// Per caller 5 tasks and 3 MiB, 10 tasks in all: one caller's large tasks stop at the
-/// bytes, another caller is still served, a result too large to keep fails its task, and
-/// the total stops a third caller that is within its own bounds.
-pub(crate) fn bounds_scenario(server: &HttpServer) {
+/// bytes, another caller (another address) is still served, a result too large to keep
+/// fails its task, and the total stops a third caller that is within its own bounds.
+pub(crate) fn bounds_scenario(server: &mut HttpServer) {
     let large = json!({"text": "x".repeat(900 * 1024)});
     let first = open_task_session(server);
     let mut accepted = 0;
@@ -776,6 +874,7 @@ pub(crate) fn bounds_scenario(server: &HttpServer) {
     );
 
     // Another caller is not refused for the first one's bytes.
+    server.client = crate::http_harness::http_client_from("127.0.0.2", Duration::from_secs(30));
     let second = open_task_session(server);
     let id = try_task(server, &second, "echo", large.clone()).expect("another caller's task");
     let done = in_session(server, &second, "tasks/get", json!({"taskId": id}));
@@ -815,6 +914,7 @@ pub(crate) fn bounds_scenario(server: &HttpServer) {
     );
 
     // In total: 3 + 5 kept, so a third caller gets two and is then refused by the total.
+    server.client = crate::http_harness::http_client_from("127.0.0.3", Duration::from_secs(30));
     let third = open_task_session(server);
     for _ in 0..2 {
         try_task(server, &third, "quick", json!({})).expect("within 10 in all");

@@ -93,6 +93,7 @@ impl Start {
         let job = Job {
             tool: name.clone(),
             owner: self.caller.task_owner(),
+            bucket: self.caller.rate_key(),
             arguments: self.arguments,
             inputs: self.inputs,
             capabilities: self.as_task.capabilities,

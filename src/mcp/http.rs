@@ -8,11 +8,14 @@
 mod auth;
 mod body;
 mod endpoint;
+mod forwarded;
 mod gate;
 mod listener;
 mod oauth;
 mod sessions;
 mod throttle;
+
+pub use forwarded::{Network, NotANetwork, TrustedProxies};
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -68,6 +71,8 @@ pub struct HttpOptions {
     pub request_rate: Option<crate::rate::Rate>,
     /// What is recorded per call and per refused request (`--audit`).
     pub audit: crate::audit::Audit,
+    /// Reverse proxies whose `X-Forwarded-For` names the client (`--trusted-proxy`).
+    pub trusted_proxies: TrustedProxies,
 }
 
 /// Bounds on legacy sessions.

@@ -47,7 +47,11 @@ pub trait Execute: Send + Sync + 'static {
 /// A task to start.
 pub struct Job {
     pub tool: String,
+    /// Who may see the task: its session, or its token's subject.
     pub owner: Option<String>,
+    /// Who the per-caller bounds count it for: its token's subject, else its address
+    /// ([`crate::caller::Caller::rate_key`]), so opening sessions gets a client no more.
+    pub bucket: String,
     pub arguments: Map<String, Value>,
     pub inputs: Inputs,
     /// What the client declared it can be asked for.
@@ -63,6 +67,7 @@ impl std::fmt::Debug for Job {
             .field("tool", &self.tool)
             // A session id is a credential: never in a log line.
             .field("owner", &self.owner.as_ref().map(|_| "[redacted]"))
+            .field("bucket", &"[redacted]")
             .field("settings", &self.settings)
             .finish_non_exhaustive()
     }
@@ -233,7 +238,9 @@ impl Tasks {
             logged: 0,
             held_bytes: held(&job.arguments),
         };
-        store.create(&mut record, job.owner.as_deref()).await?;
+        store
+            .create(&mut record, job.owner.as_deref(), Some(&job.bucket))
+            .await?;
         let local = Arc::new(Local::default());
         if let Ok(mut running) = self.running.lock() {
             running.insert(record.id.clone(), Arc::clone(&local));

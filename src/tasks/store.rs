@@ -291,16 +291,23 @@ impl Store {
         }
     }
 
-    /// Keeps a new task owned by `owner` (the record is given its tag), unless that would
-    /// pass a bound ([`StoreError::Full`]). It is readable by every process once this
-    /// returns.
-    pub async fn create(&self, record: &mut Record, owner: Option<&str>) -> Result<(), StoreError> {
+    /// Keeps a new task owned by `owner` (who may see it: the record is given its tag),
+    /// counted against the per-caller bounds of `bucket` (who the caller is, which a client
+    /// cannot multiply by opening sessions), unless that would pass a bound
+    /// ([`StoreError::Full`]). It is readable by every process once this returns.
+    pub async fn create(
+        &self,
+        record: &mut Record,
+        owner: Option<&str>,
+        bucket: Option<&str>,
+    ) -> Result<(), StoreError> {
         match self {
             Self::Embedded(store) => {
                 record.owner = owner.map(|owner| store.key().tag(owner));
-                blocking(store, |store| store.create(record))
+                let bucket = bucket.map(|bucket| store.key().tag(bucket));
+                blocking(store, |store| store.create(record, bucket.as_deref()))
             }
-            Self::Shared(store) => store.create(record, owner).await,
+            Self::Shared(store) => store.create(record, owner, bucket).await,
         }
     }
 

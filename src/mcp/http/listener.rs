@@ -18,6 +18,7 @@ use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -28,7 +29,7 @@ use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _, Re
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 
-use super::{HttpOptions, Lifecycle, router};
+use super::{HttpOptions, Lifecycle, TrustedProxies, router};
 use crate::connections::{Budget, Busy, Peer, Requests};
 use crate::mcp::Handler;
 
@@ -53,6 +54,7 @@ pub async fn serve_listener(
     let lifecycle = Lifecycle::default();
     let app = router(handler.clone(), &options, &lifecycle);
     let graceful = GracefulShutdown::new();
+    let trusted = Arc::new(options.trusted_proxies.clone());
     let mut builder = hyper::server::conn::http1::Builder::new();
     builder
         .timer(TokioTimer::new())
@@ -109,6 +111,7 @@ pub async fn serve_listener(
         let service = TowerToHyperService::new(Counting {
             app: app.clone(),
             peer,
+            trusted: Arc::clone(&trusted),
             requests: admitted.requests(),
         });
         let (socket, returned) = Lingering::new(stream);
@@ -141,13 +144,15 @@ pub async fn serve_listener(
     Ok(())
 }
 
-/// The router, for one connection: each request carries the client's address (for per-caller
-/// limits when nothing else names the caller) and counts as in progress, so the connection is
-/// not shed, until its response's body has been sent or dropped.
+/// The router, for one connection: each request carries the client's address (the peer's,
+/// or the one a trusted proxy forwarded: for per-caller limits when nothing else names the
+/// caller) and counts as in progress, so the connection is not shed, until its response's
+/// body has been sent or dropped.
 #[derive(Clone)]
 struct Counting {
     app: axum::Router,
     peer: SocketAddr,
+    trusted: Arc<TrustedProxies>,
     requests: Requests,
 }
 
@@ -162,9 +167,15 @@ impl tower::Service<hyper::Request<hyper::body::Incoming>> for Counting {
 
     fn call(&mut self, mut request: hyper::Request<hyper::body::Incoming>) -> Self::Future {
         let busy = self.requests.start();
+        let client = self.trusted.client(self.peer.ip(), request.headers());
+        let address = if client == self.peer.ip() {
+            self.peer
+        } else {
+            SocketAddr::new(client, 0)
+        };
         request
             .extensions_mut()
-            .insert(crate::mcp::ClientAddress(self.peer));
+            .insert(crate::mcp::ClientAddress(address));
         let app = self.app.clone();
         Box::pin(async move {
             let response = tower::ServiceExt::oneshot(app, request).await?;

@@ -32,7 +32,8 @@ CREATE TABLE IF NOT EXISTS tasks (
     record TEXT NOT NULL,
     owner TEXT,
     bytes INTEGER NOT NULL DEFAULT 0,
-    answer_bytes INTEGER NOT NULL DEFAULT 0
+    answer_bytes INTEGER NOT NULL DEFAULT 0,
+    bucket TEXT
 );
 CREATE TABLE IF NOT EXISTS answers (
     task TEXT NOT NULL,
@@ -49,7 +50,8 @@ CREATE TABLE IF NOT EXISTS meta (
 /// After the columns they name exist (a store made before they did gets them first).
 const INDEXES: &str = "
 CREATE INDEX IF NOT EXISTS tasks_expiry ON tasks (expires_ms);
-CREATE INDEX IF NOT EXISTS tasks_usage ON tasks (owner, status, expires_ms, bytes, answer_bytes);
+DROP INDEX IF EXISTS tasks_usage;
+CREATE INDEX IF NOT EXISTS tasks_bucket ON tasks (bucket, status, expires_ms, bytes, answer_bytes);
 ";
 
 const RUNNING: &str = "status IN ('working', 'input_required')";
@@ -113,8 +115,9 @@ impl Embedded {
         operation(&mut connection)
     }
 
-    /// Keeps a new task whose `owner` is already its tag, unless it would pass a bound.
-    pub fn create(&self, record: &Record) -> Result<(), StoreError> {
+    /// Keeps a new task whose `owner` is already its tag, counted in `bucket` (a tag too),
+    /// unless it would pass a bound.
+    pub fn create(&self, record: &Record, bucket: Option<&str>) -> Result<(), StoreError> {
         let text = serde_json::to_string(record).map_err(io)?;
         let bytes = taken(&text, record);
         let limits = self.limits;
@@ -122,13 +125,13 @@ impl Embedded {
             let transaction = connection
                 .transaction_with_behavior(TransactionBehavior::Immediate)
                 .map_err(io)?;
-            let used = usage(&transaction, record.owner.as_deref())?;
+            let used = usage(&transaction, bucket)?;
             if let Some(full) = used.refuse(&limits, 1, bytes) {
                 return Err(StoreError::Full(full));
             }
             transaction
                 .execute(
-                    "INSERT INTO tasks (id, status, created_ms, expires_ms, record, owner, bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                    "INSERT INTO tasks (id, status, created_ms, expires_ms, record, owner, bytes, bucket) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
                     params![
                         record.id,
                         record.status.as_str(),
@@ -136,7 +139,8 @@ impl Embedded {
                         sql_int(record.expires_ms()),
                         text,
                         record.owner,
-                        sql_int(bytes)
+                        sql_int(bytes),
+                        bucket
                     ],
                 )
                 .map_err(io)?;
@@ -180,18 +184,18 @@ impl Embedded {
                 .map_err(io)?;
             let stored: Option<(Option<String>, i64)> = transaction
                 .query_row(
-                    &format!("SELECT owner, bytes FROM tasks WHERE id = ?1 AND {RUNNING}"),
+                    &format!("SELECT bucket, bytes FROM tasks WHERE id = ?1 AND {RUNNING}"),
                     [&record.id],
                     |row| Ok((row.get(0)?, row.get(1)?)),
                 )
                 .optional()
                 .map_err(io)?;
-            let Some((owner, before)) = stored else {
+            let Some((bucket, before)) = stored else {
                 return Ok(false);
             };
             let more = bytes.saturating_sub(u64::try_from(before).unwrap_or(0));
             if more > 0
-                && let Some(full) = usage(&transaction, owner.as_deref())?.refuse(&limits, 0, more)
+                && let Some(full) = usage(&transaction, bucket.as_deref())?.refuse(&limits, 0, more)
             {
                 return Err(StoreError::Full(full));
             }
@@ -232,8 +236,8 @@ impl Embedded {
             let transaction = connection
                 .transaction_with_behavior(TransactionBehavior::Immediate)
                 .map_err(io)?;
-            let Some(owner) = transaction
-                .query_row("SELECT owner FROM tasks WHERE id = ?1", [id], |row| {
+            let Some(bucket) = transaction
+                .query_row("SELECT bucket FROM tasks WHERE id = ?1", [id], |row| {
                     row.get::<_, Option<String>>(0)
                 })
                 .optional()
@@ -262,7 +266,7 @@ impl Embedded {
             if added == 0 {
                 return Ok(());
             }
-            if let Some(full) = usage(&transaction, owner.as_deref())?.refuse(&limits, 0, added) {
+            if let Some(full) = usage(&transaction, bucket.as_deref())?.refuse(&limits, 0, added) {
                 return Err(StoreError::Full(full));
             }
             for (key, text) in &new {
@@ -337,8 +341,9 @@ impl Embedded {
     }
 }
 
-/// What the store counts now: `owner`'s tasks and every task, with their bytes.
-fn usage(transaction: &Transaction<'_>, owner: Option<&str>) -> Result<Usage, StoreError> {
+/// What the store counts now: the tasks of the caller `bucket` names and every task, with
+/// their bytes.
+fn usage(transaction: &Transaction<'_>, bucket: Option<&str>) -> Result<Usage, StoreError> {
     let now = sql_int(now_ms());
     let sums = |filter: &str, parameters: &[(&str, &dyn rusqlite::ToSql)]| {
         transaction
@@ -358,8 +363,8 @@ fn usage(transaction: &Transaction<'_>, owner: Option<&str>) -> Result<Usage, St
             .map_err(io)
     };
     let (caller_tasks, caller_bytes) = sums(
-        "owner IS :owner AND ",
-        named_params! {":owner": owner, ":now": now},
+        "bucket IS :bucket AND ",
+        named_params! {":bucket": bucket, ":now": now},
     )?;
     let (tasks, bytes) = sums("", named_params! {":now": now})?;
     Ok(Usage {
@@ -401,6 +406,22 @@ fn prepare(connection: &mut Connection) -> Result<OwnerKey, StoreError> {
         .map_err(io)?;
     if counted == 0 {
         upgrade(&transaction, &key)?;
+    }
+    let bucketed: i64 = transaction
+        .query_row(
+            "SELECT COUNT(*) FROM pragma_table_info('tasks') WHERE name = 'bucket'",
+            [],
+            |row| row.get(0),
+        )
+        .map_err(io)?;
+    if bucketed == 0 {
+        // A store made before callers were counted by who they are: its tasks count for
+        // their owner, as they did.
+        transaction
+            .execute_batch(
+                "ALTER TABLE tasks ADD COLUMN bucket TEXT; UPDATE tasks SET bucket = owner;",
+            )
+            .map_err(io)?;
     }
     transaction.execute_batch(INDEXES).map_err(io)?;
     transaction.commit().map_err(io)?;
@@ -513,8 +534,8 @@ mod tests {
         // A second process opening the same file at once is fine.
         let other = Embedded::open(directory.path(), Limits::default()).expect("open twice");
         let id = "a".repeat(32);
-        store.create(&record(&id)).expect("create");
-        assert!(store.create(&record(&id)).is_err(), "ids are unique");
+        create(&store, &record(&id)).expect("create");
+        assert!(create(&store, &record(&id)).is_err(), "ids are unique");
 
         let mut cancelled = record(&id);
         cancelled.end(Status::Cancelled, 10, 5);
@@ -544,7 +565,7 @@ mod tests {
         assert!(store.answers(&id).expect("answers").is_empty());
         // Failing a lapsed lease needs the lease still as it was read.
         let mut lapsed = record(&"c".repeat(32));
-        store.create(&lapsed).expect("create");
+        create(&store, &lapsed).expect("create");
         lapsed.fail(-32603, "stopped", None, 10, 500);
         assert!(!store.fail_lapsed(&lapsed, 99).expect("renewed since"));
         assert!(store.fail_lapsed(&lapsed, 100).expect("still lapsed"));
@@ -559,9 +580,14 @@ mod tests {
         assert_eq!(mode & 0o077, 0, "{mode:o}");
         // A running task is never purged.
         let running = "b".repeat(32);
-        store.create(&record(&running)).expect("create");
+        create(&store, &record(&running)).expect("create");
         assert_eq!(store.purge(u64::MAX / 2).expect("purge"), 0);
         assert_eq!(store.list().expect("list").len(), 1);
+    }
+
+    /// Keeps `record`, counted for its owner (as a caller's session-less bucket would be).
+    fn create(store: &Embedded, record: &Record) -> Result<(), StoreError> {
+        store.create(record, record.owner.as_deref())
     }
 
     /// A running task created now, owned by `owner`'s tag in `store`.
@@ -594,22 +620,14 @@ mod tests {
         let store = Embedded::open(directory.path(), limits).expect("open");
         let other = Embedded::open(directory.path(), limits).expect("another process");
         assert_eq!(store.key(), other.key(), "one key per file");
-        store
-            .create(&owned(&store, 'a', Some("alice")))
-            .expect("alice's first");
-        other
-            .create(&owned(&other, 'b', Some("alice")))
-            .expect("alice's second");
-        let third = other.create(&owned(&other, 'c', Some("alice")));
+        create(&store, &owned(&store, 'a', Some("alice"))).expect("alice's first");
+        create(&other, &owned(&other, 'b', Some("alice"))).expect("alice's second");
+        let third = create(&other, &owned(&other, 'c', Some("alice")));
         assert_eq!(bound(third), Bound::TasksPerCaller);
-        store
-            .create(&owned(&store, 'c', Some("bob")))
-            .expect("bob's");
-        store
-            .create(&owned(&store, 'd', None))
-            .expect("an anonymous one");
+        create(&store, &owned(&store, 'c', Some("bob"))).expect("bob's");
+        create(&store, &owned(&store, 'd', None)).expect("an anonymous one");
         assert_eq!(
-            bound(other.create(&owned(&other, 'e', Some("carol")))),
+            bound(create(&other, &owned(&other, 'e', Some("carol")))),
             Bound::Tasks
         );
 
@@ -640,10 +658,30 @@ mod tests {
         store.answer(&id, &answers).expect("a small answer");
         assert_eq!(store.answers(&id).expect("answers").len(), 1);
 
+        // Sessions of one caller (one address) share its bucket, whoever may see each.
+        let folder = tempfile::tempdir().expect("dir");
+        let crowded = Embedded::open(folder.path(), limits).expect("open");
+        let address = crowded.key().tag("ip:192.0.2.7");
+        for (id, session) in [('p', "s1"), ('q', "s2")] {
+            crowded
+                .create(&owned(&crowded, id, Some(session)), Some(&address))
+                .expect("within the caller's two");
+        }
+        let third = crowded.create(&owned(&crowded, 'r', Some("s3")), Some(&address));
+        assert_eq!(
+            bound(third),
+            Bound::TasksPerCaller,
+            "a third session adds nothing"
+        );
+        let elsewhere = crowded.key().tag("ip:192.0.2.8");
+        crowded
+            .create(&owned(&crowded, 's', Some("s4")), Some(&elsewhere))
+            .expect("another address has its own");
+
         // Held bytes (a running task's arguments) count until it ends.
         let mut holding = owned(&store, 'f', Some("dave"));
         holding.held_bytes = 30_000;
-        assert_eq!(bound(store.create(&holding)), Bound::BytesPerCaller);
+        assert_eq!(bound(create(&store, &holding)), Bound::BytesPerCaller);
     }
 
     #[test]
@@ -686,13 +724,11 @@ mod tests {
             assert_eq!(store.answers(&id).expect("answers").len(), 1);
             let again = owned(&store, 'b', Some(session));
             assert_eq!(
-                bound(store.create(&again)),
+                bound(create(&store, &again)),
                 Bound::TasksPerCaller,
                 "the old task counts"
             );
-            store
-                .create(&owned(&store, 'c', None))
-                .expect("another caller");
+            create(&store, &owned(&store, 'c', None)).expect("another caller");
         }
         let reopened = Embedded::open(directory.path(), limits).expect("opened again");
         assert_eq!(reopened.list().expect("list").len(), 2);

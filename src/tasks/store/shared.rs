@@ -5,8 +5,9 @@
 //! the `mcp-serve:tasks` channel so the replica running the task hears at once.
 //!
 //! What the store holds is counted beside the tasks: `mcp-serve:usage` (per task: its
-//! record's bytes, its answers' bytes, its owner's tag), `mcp-serve:usage:expiry` (a sorted
-//! set of when each is forgotten), and per owner and in all (`*`) `mcp-serve:usage:tasks`
+//! record's bytes, its answers' bytes, the tag of the caller it counts for: its token's
+//! subject or its address, never its session), `mcp-serve:usage:expiry` (a sorted set of
+//! when each is forgotten), and per caller and in all (`*`) `mcp-serve:usage:tasks`
 //! and `mcp-serve:usage:bytes`. Every write is one Lua script that forgets the counts of
 //! expired tasks, checks the bounds and writes, so replicas racing cannot pass a bound
 //! together. `mcp-serve:owner-key` is the key owners are hashed with.
@@ -102,7 +103,7 @@ end
 
 /// Keeps a new task unless it would pass a bound. KEYS[5] the task, KEYS[6] the index,
 /// KEYS[7] the owner key; ARGV[5] the record, [6] how long to keep it (ms), [7] the id,
-/// [8] created (ms), [9] the owner's tag (`-`: none), [10] its bytes, [11] when it expires
+/// [8] created (ms), [9] the tag of the caller it counts for (`-`: none), [10] its bytes, [11] when it expires
 /// (ms), [12] now (ms), [13] the owner key this process hashed with.
 const CREATE: &str = r"
 local key = redis.call('GET', KEYS[7])
@@ -341,7 +342,13 @@ impl Shared {
     }
 
     /// Keeps a new task owned by `owner` (the record is given its tag).
-    pub async fn create(&self, record: &mut Record, owner: Option<&str>) -> Result<(), StoreError> {
+    /// Counted against `bucket`'s per-caller bounds.
+    pub async fn create(
+        &self,
+        record: &mut Record,
+        owner: Option<&str>,
+        bucket: Option<&str>,
+    ) -> Result<(), StoreError> {
         // A second try when the store's key turned out to be another process's.
         for _ in 0..2 {
             let key = self.key();
@@ -358,7 +365,7 @@ impl Shared {
                 .arg(Self::keep_ms(record))
                 .arg(&record.id)
                 .arg(record.created_ms)
-                .arg(record.owner.as_deref().unwrap_or("-"))
+                .arg(bucket.map_or_else(|| "-".to_owned(), |bucket| key.tag(bucket)))
                 .arg(bytes)
                 .arg(record.expires_ms())
                 .arg(now_ms())
