@@ -2,10 +2,67 @@
 //! line for collectors (`--log-format json`: `timestamp`, `level`, `target`, `fields`).
 //! `RUST_LOG` overrides the levels. stdout is never written: in stdio mode it carries
 //! protocol messages only.
+//!
+//! Every line, at every level and from every crate (rmcp's request dumps at `-vv` hold the
+//! client's arguments), is written through the redactor the served manifest set
+//! ([`redact_with`]): each event is formatted whole into a buffer, redacted, then written.
 
-use std::io::IsTerminal as _;
+use std::io::{IsTerminal as _, Write as _};
+use std::sync::{Arc, RwLock};
 
 use tracing_subscriber::EnvFilter;
+use tracing_subscriber::fmt::MakeWriter;
+
+/// What hides secrets in a log line (the registry's redactor).
+pub trait Redact: Send + Sync {
+    fn redact_bytes(&self, bytes: Vec<u8>) -> Vec<u8>;
+}
+
+static REDACTOR: RwLock<Option<Arc<dyn Redact>>> = RwLock::new(None);
+
+/// Redacts every log line from now on with `redactor` (again on each reload).
+pub fn redact_with(redactor: Arc<dyn Redact>) {
+    if let Ok(mut current) = REDACTOR.write() {
+        *current = Some(redactor);
+    }
+}
+
+/// Makes one [`Line`] per event.
+struct Redacting;
+
+impl<'a> MakeWriter<'a> for Redacting {
+    type Writer = Line;
+
+    fn make_writer(&'a self) -> Self::Writer {
+        Line(Vec::with_capacity(256))
+    }
+}
+
+/// One event's text, written to stderr redacted when dropped.
+struct Line(Vec<u8>);
+
+impl std::io::Write for Line {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Drop for Line {
+    fn drop(&mut self) {
+        let mut bytes = std::mem::take(&mut self.0);
+        if let Ok(redactor) = REDACTOR.read()
+            && let Some(redactor) = redactor.as_ref()
+        {
+            bytes = redactor.redact_bytes(bytes);
+        }
+        let _ = std::io::stderr().lock().write_all(&bytes);
+    }
+}
 
 /// How log lines are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -28,7 +85,7 @@ pub fn init(verbose: u8, serving: bool, format: LogFormat) {
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr);
+        .with_writer(Redacting);
     match format {
         LogFormat::Json => builder
             .json()

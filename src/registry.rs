@@ -39,9 +39,22 @@ pub struct Registry {
     pub task_settings: crate::tasks::Settings,
     /// `[server.auth]`, when the manifest makes this server an OAuth resource server.
     pub auth: Option<std::sync::Arc<crate::auth::oauth::Settings>>,
-    /// Every secret the manifest references (each tool's, the server's), redacted from
-    /// every tool's results, errors, dry runs and audit records.
+    /// Secrets the server was started with (`--auth-token-file`, `--auth-token-env`),
+    /// redacted like the manifest's and kept across reloads.
+    launch_secrets: LaunchSecrets,
+    /// Every secret the manifest references (each tool's, the server's) and the launch
+    /// secrets, redacted from every tool's results, errors, dry runs and audit records.
     redactor: Redactor,
+}
+
+/// Secrets from the command line's environment or files; never shown by `Debug`.
+#[derive(Clone, Default)]
+struct LaunchSecrets(Vec<String>);
+
+impl std::fmt::Debug for LaunchSecrets {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(formatter, "LaunchSecrets({} redacted)", self.0.len())
+    }
 }
 
 /// `tools/call` named a tool that does not exist.
@@ -68,6 +81,7 @@ impl Registry {
             withheld_env: Vec::new(),
             task_settings: crate::tasks::Settings::default(),
             auth: None,
+            launch_secrets: LaunchSecrets::default(),
             redactor: Redactor::default(),
         };
         registry.redactor = registry.every_secret();
@@ -90,6 +104,7 @@ impl Registry {
                     .map(|endpoint| endpoint.client_secret.clone());
                 hmac.into_iter().chain(client)
             })
+            .chain(self.launch_secrets.0.iter().cloned())
             .collect();
         Redactor::combined(
             self.tools().filter_map(|tool| tool.backend.redactor()),
@@ -100,6 +115,27 @@ impl Registry {
     /// What hides every secret the manifest references, in any tool's output.
     pub fn redactor(&self) -> &Redactor {
         &self.redactor
+    }
+
+    /// Redacts every log line with this registry's secrets (at start, and on each reload).
+    pub fn redact_logs(&self) {
+        crate::logging::redact_with(Arc::new(self.redactor.clone()));
+    }
+
+    /// Redacts `secrets` (the server's own bearer token) as the manifest's secrets are.
+    #[must_use]
+    pub fn with_launch_secrets(mut self, secrets: Vec<String>) -> Self {
+        self.launch_secrets = LaunchSecrets(secrets);
+        self.redactor = self.every_secret();
+        self
+    }
+
+    /// Keeps the launch secrets of the registry a reload replaces.
+    pub fn adopt_launch_secrets(&mut self, previous: &Registry) {
+        if !previous.launch_secrets.0.is_empty() {
+            self.launch_secrets = previous.launch_secrets.clone();
+            self.redactor = self.every_secret();
+        }
     }
 
     #[must_use]
@@ -332,5 +368,11 @@ impl Registry {
         self.tools()
             .map(|tool| tool.definition_for(revision))
             .collect()
+    }
+}
+
+impl crate::logging::Redact for Redactor {
+    fn redact_bytes(&self, bytes: Vec<u8>) -> Vec<u8> {
+        Redactor::redact_bytes(self, bytes)
     }
 }

@@ -40,12 +40,14 @@ pub async fn watch(path: PathBuf, handler: Handler) {
                 let old = handler.registry();
                 registry.adopt_store(&old);
                 registry.adopt_limits(&old);
+                registry.adopt_launch_secrets(&old);
                 registry.log_sandboxes();
                 for line in describe_changes(&old, &registry) {
                     tracing::info!("reload: {line}");
                 }
                 match handler.replace(Arc::new(registry)) {
                     Ok(()) => {
+                        handler.registry().redact_logs();
                         tracing::info!(manifest = %path.display(), "reloaded the manifest");
                         handler.notify_tools_changed().await;
                     }

@@ -56,7 +56,12 @@ pub fn run(cli: &Cli) -> ExitCode {
                 options.metrics_route = args.observe.metrics;
                 options
             });
-        Ok((registry, path, options))
+        let launch_secrets = options
+            .iter()
+            .filter_map(|options| options.token.as_ref())
+            .map(crate::mcp::http::BearerToken::for_redaction)
+            .collect();
+        Ok((registry.with_launch_secrets(launch_secrets), path, options))
     });
     let (registry, path, options) = match prepared {
         Ok(prepared) => prepared,
@@ -99,6 +104,7 @@ fn serve(
     args: &ServeArgs,
     options: Option<HttpOptions>,
 ) -> anyhow::Result<()> {
+    registry.redact_logs();
     registry.log_sandboxes();
     connection_budget(&args.http);
     let tools = registry.tools().count();
@@ -483,6 +489,7 @@ fn command_run(command: &Command, cli: &Cli) -> Result<ExitCode, UsageError> {
         ManifestError::Invalid { .. } => UsageError(error.to_string()),
         ManifestError::Read { .. } => UsageError(format!("error: {error}")),
     })?;
+    registry.redact_logs();
     match command {
         Command::List(args) => {
             commands::print(&commands::list::render(

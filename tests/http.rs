@@ -264,6 +264,57 @@ fn tokens_come_from_files_too_and_never_from_argv() {
     );
 }
 
+/// The server's own bearer token is a secret like the manifest's: a tool that reads its file
+/// (an unconfined command can) shows `[redacted]`, and so does a reloaded manifest's. The
+/// control: served without the token, the same tool shows the file's text.
+#[test]
+fn the_servers_own_token_is_redacted_from_every_result() {
+    let token = "srv-token-83b1e0c2";
+    let workspace = Workspace::new("");
+    let token_file = workspace.path("token");
+    std::fs::write(&token_file, format!("{token}\n")).expect("token file");
+    let manifest = |name: &str| {
+        format!(
+            "[[tools]]\nname = \"{name}\"\ninput-schema = '{{\"type\": \"object\"}}'\n[tools.command]\nargv = [\"cat\", \"{}\"]\n",
+            token_file.display()
+        )
+    };
+    std::fs::write(workspace.manifest(), manifest("read")).expect("manifest");
+    let path = token_file.to_str().expect("path");
+    let call = |server: &HttpServer, name: &str| {
+        let reply = server.legacy(3, "tools/call", json!({"name": name, "arguments": {}}));
+        reply["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let server = HttpServer::start(
+        &workspace.manifest(),
+        &["--auth-token-file", path, "--watch"],
+    );
+    let bearer = format!("Bearer {token}");
+    let authorized = |id: i64, name: &str| {
+        let response = server.post(
+            &json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": {}}}),
+            &[("Authorization", bearer.as_str()), ("MCP-Protocol-Version", "2025-11-25")],
+        );
+        message(response, id)["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    assert_eq!(authorized(3, "read"), "[redacted]");
+    std::fs::write(workspace.manifest(), manifest("again")).expect("reload");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !server.log().contains("reloaded the manifest") && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert_eq!(authorized(4, "again"), "[redacted]", "after a reload too");
+    drop(server);
+    let control = HttpServer::start(&workspace.manifest(), &[]);
+    assert_eq!(call(&control, "again"), token);
+}
+
 #[test]
 fn endpoint_paths_that_cannot_be_served_literally_are_refused() {
     let workspace = Workspace::new("[[tools]]\nname = \"x\"\n[tools.command]\nargv = [\"true\"]\n");

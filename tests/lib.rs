@@ -40,6 +40,7 @@ mod interop;
 mod layers;
 mod lean;
 mod lifecycle;
+mod log_redaction;
 mod long_running;
 mod manifest_errors;
 mod metrics;

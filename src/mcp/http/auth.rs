@@ -16,6 +16,11 @@ impl BearerToken {
         Self(Arc::from(token.as_bytes()))
     }
 
+    /// The token as text, for the redactor to hide it (`Registry::with_launch_secrets`).
+    pub fn for_redaction(&self) -> String {
+        String::from_utf8_lossy(&self.0).into_owned()
+    }
+
     /// Compares in constant time (for tokens of equal length).
     fn matches(&self, presented: &[u8]) -> bool {
         bool::from(self.0.as_ref().ct_eq(presented))
