@@ -125,6 +125,10 @@
 //!   and Streamable HTTP transports and their security layers; `mcp::prompts` answers
 //!   `prompts/*` and `completion/complete`, `mcp::resources` the `resources/*` methods;
 //!   `mcp::stdio::parse` reads the commonest requests without rmcp's variant-by-variant parse.
+//!   Every message leaves through `mcp::outgoing` (each stdio line, each HTTP JSON body and
+//!   SSE event), the last redaction whatever door built it; every log line through
+//!   `logging`'s redacting writer; [`connections`] admits every socket a listener accepts
+//!   (`tests/doors.rs` and `tests/userfiles.rs` read the code for doors that skip these).
 //! - [`tasks`] keeps calls that run as tasks (the `io.modelcontextprotocol/tasks` extension):
 //!   `tasks::record` is what is kept (its owner only as a keyed tag, `tasks::owner`; bounded
 //!   per caller and in all), `tasks::store` keeps it where every process serving the

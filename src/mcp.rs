@@ -16,6 +16,7 @@ pub mod http;
 mod listing;
 mod mrtr;
 mod notify;
+mod outgoing;
 mod prompts;
 mod resources;
 mod state;

@@ -13,6 +13,7 @@
 mod harness;
 mod http_harness;
 mod schema_samples;
+mod source_scan;
 mod upstream;
 
 mod ask;
@@ -25,6 +26,7 @@ mod connections;
 mod cookbook;
 mod dist;
 mod docs;
+mod doors;
 mod events;
 mod frameworks;
 mod hostile;
@@ -48,6 +50,7 @@ mod modern_era;
 mod oauth;
 mod oauth_client;
 mod oauth_scopes;
+mod outgoing;
 mod pipeline;
 mod prompts;
 mod properties;

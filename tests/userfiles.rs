@@ -45,41 +45,12 @@ const WRITES: &[&str] = &[
 ];
 
 fn scan(src: &Path) -> Vec<String> {
-    let mut found = Vec::new();
-    let mut folders = vec![src.to_owned()];
-    while let Some(folder) = folders.pop() {
-        for entry in std::fs::read_dir(&folder).expect("src") {
-            let path = entry.expect("entry").path();
-            if path.is_dir() {
-                folders.push(path);
-                continue;
-            }
-            if path.extension().is_none_or(|extension| extension != "rs") {
-                continue;
-            }
-            let relative = path
-                .strip_prefix(src.parent().expect("src's parent"))
-                .expect("beneath")
-                .display()
-                .to_string();
-            // A module's unit tests write fixtures; they are not the program's doors.
-            let a_test = path.file_stem().is_some_and(|stem| stem == "tests")
-                || relative.contains("/tests/");
-            if a_test || NOT_A_PERSONS.iter().any(|(file, _)| *file == relative) {
-                continue;
-            }
-            let text = std::fs::read_to_string(&path).expect("source");
-            let code = text.split("#[cfg(test)]\nmod tests").next().unwrap_or("");
-            for (number, line) in code.lines().enumerate() {
-                let line = line.split("//").next().unwrap_or("");
-                if WRITES.iter().any(|write| line.contains(write)) {
-                    found.push(format!("{relative}:{}: {}", number + 1, line.trim()));
-                }
-            }
-        }
-    }
-    found.sort();
-    found
+    crate::source_scan::lines(src)
+        .into_iter()
+        .filter(|line| !NOT_A_PERSONS.iter().any(|(file, _)| *file == line.file))
+        .filter(|line| WRITES.iter().any(|write| line.code.contains(write)))
+        .map(|line| line.to_string())
+        .collect()
 }
 
 #[test]

@@ -12,6 +12,7 @@ mod forwarded;
 mod gate;
 mod listener;
 mod oauth;
+mod service;
 mod sessions;
 mod throttle;
 

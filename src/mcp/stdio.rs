@@ -49,7 +49,7 @@ where
 {
     // With traces on, every request goes through rmcp and its span.
     let lists = crate::traces::tracer().is_none().then(|| handler.clone());
-    let transport = LineTransport::new(reader, writer, lists);
+    let transport = LineTransport::new(reader, writer, handler.clone(), lists);
     let end_of_input = transport.end_of_input.clone();
     match rmcp::serve_server(super::traced::Traced(handler), transport).await {
         Ok(running) => {
@@ -96,6 +96,9 @@ struct LineTransport<R, W> {
     writes: TaskTracker,
     /// Answers `tools/list` from the handler's serialized answer, without rmcp.
     lists: Option<Handler>,
+    /// Whose manifest's secrets every line is checked for as it leaves
+    /// ([`super::outgoing`]).
+    served: Handler,
     /// The revision the `initialize` answer chose, once sent.
     negotiated: Option<Revision>,
     /// The client sent `notifications/initialized`.
@@ -107,9 +110,10 @@ where
     R: AsyncRead + Unpin + Send,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    fn new(reader: R, writer: W, lists: Option<Handler>) -> Self {
+    fn new(reader: R, writer: W, served: Handler, lists: Option<Handler>) -> Self {
         Self {
             lists,
+            served,
             writes: TaskTracker::new(),
             negotiated: None,
             initialized: false,
@@ -122,6 +126,11 @@ where
         }
     }
 
+    /// A line about to be written, with any secret of the served manifest redacted.
+    fn outgoing(&self, bytes: Vec<u8>) -> Vec<u8> {
+        super::outgoing::message(bytes, self.served.registry().redactor())
+    }
+
     /// Writes a reply we compose ourselves (not through rmcp), on its own task so that a
     /// cancelled `receive` can never leave half a line on stdout.
     fn reply_error(&self, id: Option<Value>, code: i64, message: &str) {
@@ -131,9 +140,10 @@ where
             "error": {"code": code, "message": message},
         });
         let writer = self.writer.clone();
+        let mut bytes = line.to_string().into_bytes();
+        bytes.push(b'\n');
+        let bytes = self.outgoing(bytes);
         self.writes.spawn(async move {
-            let mut bytes = line.to_string().into_bytes();
-            bytes.push(b'\n');
             let mut writer = writer.lock().await;
             if writer.write_all(&bytes).await.is_ok() {
                 let _ = writer.flush().await;
@@ -182,6 +192,7 @@ where
         bytes.extend_from_slice(br#","result":"#);
         bytes.extend_from_slice(&result);
         bytes.extend_from_slice(b"}\n");
+        let bytes = self.outgoing(bytes);
         let writer = self.writer.clone();
         self.writes.spawn(async move {
             let mut writer = writer.lock().await;
@@ -355,7 +366,7 @@ where
         let writer = self.writer.clone();
         let bytes = serde_json::to_vec(&item).map(|mut bytes| {
             bytes.push(b'\n');
-            bytes
+            self.outgoing(bytes)
         });
         async move {
             let bytes = bytes.map_err(std::io::Error::other)?;

@@ -29,8 +29,9 @@ use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _, Re
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 
-use super::{HttpOptions, Lifecycle, TrustedProxies, router};
-use crate::connections::{Budget, Busy, Peer, Requests};
+use super::service::Counting;
+use super::{HttpOptions, Lifecycle, router};
+use crate::connections::{Budget, Peer};
 use crate::mcp::Handler;
 
 /// The most a request's head (request line and headers) may take; hyper answers 431 past it.
@@ -110,6 +111,7 @@ pub async fn serve_listener(
         }
         let service = TowerToHyperService::new(Counting {
             app: app.clone(),
+            handler: handler.clone(),
             peer,
             trusted: Arc::clone(&trusted),
             requests: admitted.requests(),
@@ -142,72 +144,6 @@ pub async fn serve_listener(
     lifecycle.cancel.cancel();
     let _ = tokio::time::timeout(Duration::from_secs(1), graceful.shutdown()).await;
     Ok(())
-}
-
-/// The router, for one connection: each request carries the client's address (the peer's,
-/// or the one a trusted proxy forwarded: for per-caller limits when nothing else names the
-/// caller) and counts as in progress, so the connection is not shed, until its response's
-/// body has been sent or dropped.
-#[derive(Clone)]
-struct Counting {
-    app: axum::Router,
-    peer: SocketAddr,
-    trusted: Arc<TrustedProxies>,
-    requests: Requests,
-}
-
-impl tower::Service<hyper::Request<hyper::body::Incoming>> for Counting {
-    type Response = axum::response::Response;
-    type Error = std::convert::Infallible;
-    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Self::Error>> + Send>>;
-
-    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, mut request: hyper::Request<hyper::body::Incoming>) -> Self::Future {
-        let busy = self.requests.start();
-        let client = self.trusted.client(self.peer.ip(), request.headers());
-        let address = if client == self.peer.ip() {
-            self.peer
-        } else {
-            SocketAddr::new(client, 0)
-        };
-        request
-            .extensions_mut()
-            .insert(crate::mcp::ClientAddress(address));
-        let app = self.app.clone();
-        Box::pin(async move {
-            let response = tower::ServiceExt::oneshot(app, request).await?;
-            Ok(response.map(|body| axum::body::Body::new(Counted { body, _busy: busy })))
-        })
-    }
-}
-
-/// A response body that keeps its connection counted busy until it is sent or dropped.
-struct Counted {
-    body: axum::body::Body,
-    _busy: Busy,
-}
-
-impl http_body::Body for Counted {
-    type Data = axum::body::Bytes;
-    type Error = axum::Error;
-
-    fn poll_frame(
-        self: Pin<&mut Self>,
-        context: &mut Context<'_>,
-    ) -> Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
-        Pin::new(&mut self.get_mut().body).poll_frame(context)
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.body.is_end_stream()
-    }
-
-    fn size_hint(&self) -> http_body::SizeHint {
-        self.body.size_hint()
-    }
 }
 
 /// A connection's socket for hyper, handed back when hyper lets go of it, so that it can be

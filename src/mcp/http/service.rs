@@ -1,0 +1,170 @@
+//! The service hyper runs for one connection: the router, with the client's address on each
+//! request, the request counted in progress for the connection budget until its response's
+//! body is sent, and that body's JSON and events redacted as they leave
+//! ([`crate::mcp::outgoing`]).
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use super::TrustedProxies;
+use crate::connections::{Busy, Requests};
+use crate::mcp::Handler;
+
+/// The router, for one connection: each request carries the client's address (the peer's,
+/// or the one a trusted proxy forwarded: for per-caller limits when nothing else names the
+/// caller) and counts as in progress, so the connection is not shed, until its response's
+/// body has been sent or dropped.
+///
+/// Every JSON body and SSE event leaves through [`crate::mcp::outgoing`], which redacts a
+/// secret of the served manifest that the door that built it missed.
+#[derive(Clone)]
+pub(super) struct Counting {
+    pub(super) app: axum::Router,
+    pub(super) handler: Handler,
+    pub(super) peer: SocketAddr,
+    pub(super) trusted: Arc<TrustedProxies>,
+    pub(super) requests: Requests,
+}
+
+impl tower::Service<hyper::Request<hyper::body::Incoming>> for Counting {
+    type Response = axum::response::Response;
+    type Error = std::convert::Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Self::Error>> + Send>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, mut request: hyper::Request<hyper::body::Incoming>) -> Self::Future {
+        let busy = self.requests.start();
+        let client = self.trusted.client(self.peer.ip(), request.headers());
+        let address = if client == self.peer.ip() {
+            self.peer
+        } else {
+            SocketAddr::new(client, 0)
+        };
+        request
+            .extensions_mut()
+            .insert(crate::mcp::ClientAddress(address));
+        let app = self.app.clone();
+        let handler = self.handler.clone();
+        Box::pin(async move {
+            let response = tower::ServiceExt::oneshot(app, request).await?;
+            let kind = response
+                .headers()
+                .get(hyper::header::CONTENT_TYPE)
+                .and_then(|value| value.to_str().ok())
+                .map_or(Kind::Other, |value| {
+                    if value.starts_with("text/event-stream") {
+                        Kind::Events
+                    } else if value.starts_with("application/json") {
+                        Kind::Json
+                    } else {
+                        Kind::Other
+                    }
+                });
+            let registry = handler.registry();
+            let response = if kind == Kind::Json && !registry.redactor().is_empty() {
+                // Whole already (rmcp writes a JSON answer in one piece): redacted here, so
+                // its Content-Length is that of what is sent.
+                let (mut parts, body) = response.into_parts();
+                let bytes = match http_body_util::BodyExt::collect(body).await {
+                    Ok(collected) => collected.to_bytes(),
+                    Err(error) => {
+                        tracing::debug!(%error, "a response body failed before it was sent");
+                        axum::body::Bytes::new()
+                    }
+                };
+                let redactor = registry.redactor();
+                if redactor.finds(&bytes) {
+                    let bytes = crate::mcp::outgoing::message(bytes.to_vec(), redactor);
+                    parts.headers.insert(
+                        hyper::header::CONTENT_LENGTH,
+                        hyper::header::HeaderValue::from(bytes.len()),
+                    );
+                    hyper::Response::from_parts(parts, axum::body::Body::from(bytes))
+                } else {
+                    hyper::Response::from_parts(parts, axum::body::Body::from(bytes))
+                }
+            } else {
+                response
+            };
+            drop(registry);
+            let kind = if kind == Kind::Json {
+                Kind::Other
+            } else {
+                kind
+            };
+            Ok(response.map(|body| {
+                axum::body::Body::new(Counted {
+                    body,
+                    kind,
+                    handler,
+                    _busy: busy,
+                })
+            }))
+        })
+    }
+}
+
+/// What a response body holds, for the last redaction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// Redacted whole before it is sent.
+    Json,
+    /// Redacted event by event as it streams.
+    Events,
+    /// Health checks, metrics, OAuth metadata: built of no manifest value, sent as they are.
+    Other,
+}
+
+/// A response body that keeps its connection counted busy until it is sent or dropped, and
+/// whose JSON and events are redacted as they leave.
+struct Counted {
+    body: axum::body::Body,
+    kind: Kind,
+    handler: Handler,
+    _busy: Busy,
+}
+
+impl http_body::Body for Counted {
+    type Data = axum::body::Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        context: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        let this = self.get_mut();
+        let polled = Pin::new(&mut this.body).poll_frame(context);
+        if this.kind == Kind::Other {
+            return polled;
+        }
+        polled.map(|frame| {
+            frame.map(|frame| {
+                frame.map(|frame| {
+                    frame.map_data(|bytes| {
+                        let registry = this.handler.registry();
+                        let redactor = registry.redactor();
+                        if redactor.is_empty() || !redactor.finds(&bytes) {
+                            return bytes;
+                        }
+                        let bytes = bytes.to_vec();
+                        axum::body::Bytes::from(crate::mcp::outgoing::event_stream(bytes, redactor))
+                    })
+                })
+            })
+        })
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.body.size_hint()
+    }
+}

@@ -1,0 +1,89 @@
+//! The last door: every message the server sends is read for the manifest's secrets as it
+//! leaves, over stdio and HTTP (a JSON body and an event stream), whatever built it. A
+//! prompt serves what its manifest declares and what its caller fills in, with no redaction
+//! of its own: a file holding a secret's bytes, and a secret a client sends back as an
+//! argument, leave as `[redacted]`. The control: the same prompt, when the manifest holds no
+//! such secret, shows both as they are.
+
+use serde_json::{Value, json};
+
+use crate::harness::{Server, Workspace};
+use crate::http_harness::HttpServer;
+
+const SECRET: &str = "door-secret-c41f7b09";
+
+fn manifest(header: &str) -> String {
+    format!(
+        r#"
+[[tools]]
+name = "api"
+input-schema = '{{"type": "object"}}'
+[tools.http]
+url = "http://127.0.0.1:9/x"
+headers = {{ Authorization = "Bearer {header}" }}
+
+[[prompts]]
+name = "leak"
+[prompts.arguments.code]
+description = "anything"
+
+[[prompts.messages]]
+role = "user"
+text = "code: {{code}}"
+
+[[prompts.messages]]
+role = "assistant"
+content = {{ type = "resource", uri = "guide://copy", mime-type = "text/plain", file = "copy.txt" }}
+"#
+    )
+}
+
+fn workspace(header: &str) -> Workspace {
+    let workspace = Workspace::new(&manifest(header));
+    std::fs::write(workspace.path("token.txt"), format!("{SECRET}\n")).expect("token");
+    // The secret's bytes under a name no reference uses.
+    std::fs::write(workspace.path("copy.txt"), format!("{SECRET}\n")).expect("copy");
+    workspace
+}
+
+fn params() -> Value {
+    json!({"name": "leak", "arguments": {"code": format!("x {SECRET} y")}})
+}
+
+#[test]
+fn every_message_is_redacted_as_it_leaves_whatever_built_it() {
+    let secret = workspace("${file:token.txt}");
+    let mut stdio = Server::start(&secret.manifest());
+    stdio.handshake("2025-11-25");
+    let answer = stdio.request("prompts/get", params()).to_string();
+    assert!(
+        !answer.contains(SECRET) && answer.contains("[redacted]"),
+        "stdio: {answer}"
+    );
+
+    for mode in [&[][..], &["--sse"][..]] {
+        let server = HttpServer::start(&secret.manifest(), mode);
+        let response = server.post(
+            &json!({"jsonrpc": "2.0", "id": 2, "method": "prompts/get", "params": params()}),
+            &[("MCP-Protocol-Version", "2025-11-25")],
+        );
+        let body = response.text().expect("body");
+        assert!(
+            !body.contains(SECRET) && body.contains("[redacted]"),
+            "HTTP {mode:?}: {body}"
+        );
+        // What a client decodes is still valid JSON-RPC.
+        let decoded: Value = body
+            .lines()
+            .find_map(|line| serde_json::from_str(line.trim_start_matches("data:").trim()).ok())
+            .unwrap_or_else(|| panic!("no JSON message in {body}"));
+        assert_eq!(decoded["id"], 2, "{decoded}");
+    }
+
+    // The control: no secret in the manifest, and the same prompt shows both.
+    let plain = workspace("plain");
+    let mut stdio = Server::start(&plain.manifest());
+    stdio.handshake("2025-11-25");
+    let answer = stdio.request("prompts/get", params()).to_string();
+    assert_eq!(answer.matches(SECRET).count(), 2, "{answer}");
+}
