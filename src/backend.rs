@@ -100,13 +100,16 @@ impl Backend {
                     .run(arguments, capture, spec.files.map(|files| files.max), &run)
                     .await
                 {
-                    Ok(output) => ToolResult::from_command(
-                        output.stdout,
-                        output.files,
-                        spec,
-                        output_schema,
-                        &store.keeper(context.caller.clone()),
-                    ),
+                    Ok(mut output) => {
+                        output.stdout.hold_back_at_the_cut(context.redactor);
+                        ToolResult::from_command(
+                            output.stdout,
+                            output.files,
+                            spec,
+                            output_schema,
+                            &store.keeper(context.caller.clone()),
+                        )
+                    }
                     Err(error) => {
                         tracing::info!(%error, "command failed");
                         let mut text = error.to_string();

@@ -252,6 +252,30 @@ impl Redactor {
         bytes
     }
 
+    /// How many bytes at the end of `bytes` could begin a secret (a proper prefix of one of
+    /// its forms): what a cut right after them may have split.
+    pub fn begun_at_end(&self, bytes: &[u8]) -> usize {
+        self.forms.iter().fold(0, |longest, form| {
+            let form = form.as_bytes();
+            (longest + 1..form.len().min(bytes.len() + 1))
+                .rev()
+                .find(|length| bytes.ends_with(&form[..*length]))
+                .unwrap_or(longest)
+        })
+    }
+
+    /// How many bytes at the start of `bytes` could end a secret (a proper suffix of one of
+    /// its forms): what a cut right before them may have split.
+    pub fn ended_at_start(&self, bytes: &[u8]) -> usize {
+        self.forms.iter().fold(0, |longest, form| {
+            let form = form.as_bytes();
+            (longest + 1..form.len().min(bytes.len() + 1))
+                .rev()
+                .find(|length| bytes.starts_with(&form[form.len() - length..]))
+                .unwrap_or(longest)
+        })
+    }
+
     /// Redacts every string inside a JSON value.
     pub fn redact_json(&self, value: &mut serde_json::Value) {
         if self.is_empty() {
@@ -565,6 +589,22 @@ mod tests {
             resolve("${env:X", Path::new(".")),
             Err(SecretError::Unclosed)
         );
+    }
+
+    #[test]
+    fn what_a_cut_may_have_split_is_found_at_both_sides() {
+        let redactor = Redactor::new(&["abcdef".into()]);
+        assert_eq!(redactor.begun_at_end(b"xxabc"), 3);
+        assert_eq!(
+            redactor.begun_at_end(b"xxabcdef"),
+            0,
+            "a whole secret is no half"
+        );
+        assert_eq!(redactor.begun_at_end(b"xyz"), 0);
+        assert_eq!(redactor.begun_at_end(b"a"), 1);
+        assert_eq!(redactor.ended_at_start(b"defyy"), 3);
+        assert_eq!(redactor.ended_at_start(b"fyy"), 1);
+        assert_eq!(redactor.ended_at_start(b"yy"), 0);
     }
 
     #[test]

@@ -27,4 +27,17 @@ impl Captured {
     pub fn is_truncated(&self) -> bool {
         self.total > (self.head.len() + self.tail.len()) as u64
     }
+
+    /// A cut (between head and tail) can split a secret, leaving its halves where no redactor
+    /// finds them: the head's end that could begin a secret, and the tail's start that could
+    /// end one, are left out with what was cut.
+    pub fn hold_back_at_the_cut(&mut self, redactor: &crate::secret::Redactor) {
+        if !self.is_truncated() || redactor.is_empty() {
+            return;
+        }
+        let begun = redactor.begun_at_end(&self.head);
+        self.head.truncate(self.head.len() - begun);
+        let ended = redactor.ended_at_start(&self.tail);
+        self.tail.drain(..ended);
+    }
 }
