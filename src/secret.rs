@@ -4,6 +4,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
+mod decoded;
 mod result;
 
 /// Why a secret reference could not be resolved.
@@ -121,8 +122,10 @@ pub fn resolve_checked(
 /// Replaces known secret values with `[redacted]`, in every form a value takes on its way
 /// into a request and back out of a response: as written, percent-encoded (path segments,
 /// upper- and lower-case hex), form-encoded (query strings and form bodies, where a space
-/// is `+`), and escaped inside a JSON string. Blobs are redacted before they are
-/// base64-encoded, so no base64 form is needed.
+/// is `+`), escaped inside a JSON string, in base64 (standard and URL-safe, wherever it
+/// starts in a 3-byte group; secrets of 6 bytes or more), and with any of its characters
+/// written as `\uXXXX`, `\/` or `%XX` (found in a decoded view, [`decoded`], and redacted in
+/// the original). Blobs are redacted before they are base64-encoded.
 #[derive(Debug, Clone, Default)]
 pub struct Redactor {
     /// Every form of every secret, longest first.
@@ -185,10 +188,14 @@ impl Redactor {
         self.forms.is_empty()
     }
 
-    /// Whether `bytes` hold any form of any secret.
+    /// Whether `bytes` hold any form of any secret, also with its characters escaped.
     pub fn finds(&self, bytes: &[u8]) -> bool {
         match &self.matcher {
-            Some(matcher) => matcher.is_match(bytes),
+            Some(matcher) => {
+                matcher.is_match(bytes)
+                    || (decoded::has_escapes(bytes)
+                        && matcher.is_match(&decoded::decode(bytes).bytes))
+            }
             None => self.forms.iter().any(|form| {
                 let form = form.as_bytes();
                 bytes.windows(form.len()).any(|window| window == form)
@@ -198,15 +205,22 @@ impl Redactor {
 
     pub fn redact(&self, text: &str) -> String {
         if let Some(matcher) = &self.matcher {
-            if !matcher.is_match(text) {
-                return text.to_owned();
+            let out = if matcher.is_match(text) {
+                let mut out = String::with_capacity(text.len());
+                matcher.replace_all_with(text, &mut out, |_, _, out| {
+                    out.push_str(REDACTED);
+                    true
+                });
+                out
+            } else {
+                text.to_owned()
+            };
+            if !decoded::has_escapes(out.as_bytes()) {
+                return out;
             }
-            let mut out = String::with_capacity(text.len());
-            matcher.replace_all_with(text, &mut out, |_, _, out| {
-                out.push_str(REDACTED);
-                true
-            });
-            return out;
+            let bytes = self.redact_escaped(out.into_bytes());
+            return String::from_utf8(bytes)
+                .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned());
         }
         let mut text = text.to_owned();
         for form in self.forms.iter() {
@@ -220,15 +234,17 @@ impl Redactor {
     /// Redacts raw bytes (a response body about to become a blob).
     pub fn redact_bytes(&self, bytes: Vec<u8>) -> Vec<u8> {
         if let Some(matcher) = &self.matcher {
-            if !matcher.is_match(&bytes) {
-                return bytes;
-            }
-            let mut out = Vec::with_capacity(bytes.len());
-            matcher.replace_all_with_bytes(&bytes, &mut out, |_, _, out| {
-                out.extend_from_slice(REDACTED.as_bytes());
-                true
-            });
-            return out;
+            let out = if matcher.is_match(&bytes) {
+                let mut out = Vec::with_capacity(bytes.len());
+                matcher.replace_all_with_bytes(&bytes, &mut out, |_, _, out| {
+                    out.extend_from_slice(REDACTED.as_bytes());
+                    true
+                });
+                out
+            } else {
+                bytes
+            };
+            return self.redact_escaped(out);
         }
         let mut bytes = bytes;
         for form in self.forms.iter() {
@@ -250,6 +266,37 @@ impl Redactor {
             bytes = out;
         }
         bytes
+    }
+
+    /// Redacts a secret written with escapes of any of its characters (`\u002B`, `\/`,
+    /// `%2b`): found in the decoded view, the original bytes it came from are replaced.
+    fn redact_escaped(&self, bytes: Vec<u8>) -> Vec<u8> {
+        let Some(matcher) = &self.matcher else {
+            return bytes;
+        };
+        if !decoded::has_escapes(&bytes) {
+            return bytes;
+        }
+        let view = decoded::decode(&bytes);
+        let ranges: Vec<(usize, usize)> = matcher
+            .find_iter(&view.bytes)
+            .map(|found| view.original(found.start(), found.end()))
+            .collect();
+        if ranges.is_empty() {
+            return bytes;
+        }
+        let mut out = Vec::with_capacity(bytes.len());
+        let mut at = 0;
+        for (start, end) in ranges {
+            if start < at {
+                continue;
+            }
+            out.extend_from_slice(&bytes[at..start]);
+            out.extend_from_slice(REDACTED.as_bytes());
+            at = end;
+        }
+        out.extend_from_slice(&bytes[at..]);
+        out
     }
 
     /// How many bytes at the end of `bytes` could begin a secret (a proper prefix of one of
@@ -388,7 +435,38 @@ fn forms_of(secret: &str) -> Vec<String> {
         form,
         json,
     ];
+    forms.extend(base64_forms(secret.as_bytes()));
     forms.retain(|form| !form.is_empty());
+    forms
+}
+
+/// The shortest secret whose base64 is looked for: its runs are then at least 6 characters,
+/// which random text rarely holds by chance. A shorter one is no token worth the name.
+const MIN_BASE64_SECRET: usize = 6;
+
+/// The secret in base64 (as `kubectl get secret -o json`, HTTP basic auth and JWTs carry
+/// it), standard and URL-safe: for each of the three places it can start in a 3-byte group,
+/// the run of characters that depends on its bytes alone (what comes before and after it
+/// changes only the characters at its ends, which are left out).
+fn base64_forms(secret: &[u8]) -> Vec<String> {
+    use base64::Engine as _;
+    use base64::engine::general_purpose::{STANDARD_NO_PAD, URL_SAFE_NO_PAD};
+    if secret.len() < MIN_BASE64_SECRET {
+        return Vec::new();
+    }
+    let mut forms = Vec::new();
+    for offset in 0..3_usize {
+        let mut padded = vec![0_u8; offset];
+        padded.extend_from_slice(secret);
+        let first = (8 * offset).div_ceil(6);
+        let last = 8 * (offset + secret.len()) / 6;
+        for engine in [STANDARD_NO_PAD, URL_SAFE_NO_PAD] {
+            let encoded = engine.encode(&padded);
+            if let Some(run) = encoded.get(first..last) {
+                forms.push(run.to_owned());
+            }
+        }
+    }
     forms
 }
 
@@ -462,7 +540,7 @@ fn lower_hex(encoded: &str) -> String {
 mod tests {
     use std::path::Path;
 
-    use super::{Redactor, SecretError, base_url_forms, resolve};
+    use super::{REDACTED, Redactor, SecretError, base_url_forms, base64_forms, resolve};
 
     #[test]
     fn a_base_url_is_known_as_the_parser_writes_it_and_by_its_path_alone() {
@@ -589,6 +667,74 @@ mod tests {
             resolve("${env:X", Path::new(".")),
             Err(SecretError::Unclosed)
         );
+    }
+
+    /// Base64 of the secret among other bytes, at each alignment, standard and URL-safe,
+    /// padded or not: never shown (what is left is at most the two characters at its ends,
+    /// which also hold the bytes around it).
+    #[test]
+    fn a_secret_in_base64_is_redacted_wherever_it_starts() {
+        use base64::Engine as _;
+        use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
+        let secret = "tok+en/Ab9?zz~\u{e9}";
+        let redactor = Redactor::new(&[secret.into()]);
+        for before in ["", "u", "us", "user:", "{\"a\":"] {
+            for after in ["", "\n", "x", "xy"] {
+                let bytes = format!("{before}{secret}{after}");
+                for encoded in [STANDARD.encode(&bytes), URL_SAFE_NO_PAD.encode(&bytes)] {
+                    let text = format!("{{\"data\": {{\"token\": \"{encoded}\"}}}}");
+                    let shown = redactor.redact(&text);
+                    assert!(shown.contains(REDACTED), "{before:?}+{after:?}: {shown}");
+                    let inner = &encoded[encoded.len() / 2 - 2..encoded.len() / 2 + 2];
+                    assert!(!shown.contains(inner), "{before:?}+{after:?}: {shown}");
+                }
+            }
+        }
+        assert!(base64_forms(b"short").is_empty(), "too short to look for");
+    }
+
+    proptest::proptest! {
+        /// Any subset of a secret's characters written as `\uXXXX` (either case of hex), and
+        /// any subset percent-encoded, is redacted; text with escapes and no secret is left
+        /// byte for byte as it was.
+        #[test]
+        fn a_secret_with_any_characters_escaped_is_redacted(
+            mask in proptest::collection::vec(0_u8..4, 12),
+            noise in "[a-z%\\\\u0-9A-F/]{0,24}",
+        ) {
+            let secret = "Ab+/c\u{e9}d=e f\u{1F600}g";
+            let redactor = Redactor::new(&[secret.into()]);
+            let mut written = String::new();
+            for (index, character) in secret.chars().enumerate() {
+                match mask.get(index).copied().unwrap_or(0) {
+                    1 => {
+                        let mut units = [0_u16; 2];
+                        for unit in character.encode_utf16(&mut units) {
+                            written.push_str(&format!("\\u{unit:04X}"));
+                        }
+                    }
+                    2 => {
+                        let mut units = [0_u16; 2];
+                        for unit in character.encode_utf16(&mut units) {
+                            written.push_str(&format!("\\u{unit:04x}"));
+                        }
+                    }
+                    3 => {
+                        let mut buffer = [0_u8; 4];
+                        for byte in character.encode_utf8(&mut buffer).bytes() {
+                            written.push_str(&format!("%{byte:02x}"));
+                        }
+                    }
+                    _ => written.push(character),
+                }
+            }
+            let text = format!("{noise}<{written}>{noise}");
+            let shown = redactor.redact(&text);
+            proptest::prop_assert!(shown.contains(&format!("<{REDACTED}>")), "{text} -> {shown}");
+            proptest::prop_assert_eq!(redactor.redact(&noise), noise.clone());
+            let bytes = redactor.redact_bytes(text.clone().into_bytes());
+            proptest::prop_assert!(!redactor.finds(&bytes), "{}", String::from_utf8_lossy(&bytes));
+        }
     }
 
     #[test]

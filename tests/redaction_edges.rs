@@ -114,3 +114,77 @@ max-output = "1KiB"
     assert!(tried >= 2 * (length - 1));
     assert!(naive_shows >= 2 * (length - 5), "the control");
 }
+
+/// An encoder may write any character of a secret escaped (.NET's default JSON encoder writes
+/// `+` as `\u002B`), and a command may print it in base64 (as `kubectl get secret -o json`
+/// does): an upstream's 500 excerpt and `text/plain` 200, and a command's JSON, each carrying
+/// the secret so, show `[redacted]`. The controls: what the upstream and the command sent did
+/// hold the encoded secret, which no fixed list of its forms would have found.
+#[test]
+fn a_secret_escaped_or_in_base64_is_redacted_from_upstreams_and_commands() {
+    use base64::Engine as _;
+    const TOKEN: &str = "tok+en/Ab9+zz";
+    let dotnet = TOKEN.replace('+', "\\u002B").replace('/', "\\u002F");
+    let encoded = base64::engine::general_purpose::STANDARD.encode(format!("user:{TOKEN}"));
+    let (error_body, plain_body) = (
+        format!("{{\"error\": \"bad key {dotnet}\"}}"),
+        format!("you sent {dotnet}"),
+    );
+    let upstream = {
+        let (error_body, plain_body) = (error_body.clone(), plain_body.clone());
+        crate::upstream::Upstream::start(move |request, _| {
+            if request.path().starts_with("/fail") {
+                crate::upstream::Reply::new(500, "application/json", error_body.clone())
+            } else {
+                crate::upstream::Reply::new(200, "text/plain", plain_body.clone())
+            }
+        })
+    };
+    let base = upstream.base();
+    let workspace = Workspace::new(&format!(
+        r#"
+[[tools]]
+name = "fail"
+input-schema = '{{"type": "object"}}'
+[tools.http]
+url = "{base}/fail"
+headers = {{ Authorization = "Bearer ${{file:token.txt}}" }}
+
+[[tools]]
+name = "plain"
+input-schema = '{{"type": "object"}}'
+[tools.http]
+url = "{base}/plain"
+headers = {{ Authorization = "Bearer ${{file:token.txt}}" }}
+
+[[tools]]
+name = "kubectl"
+input-schema = '{{"type": "object"}}'
+[tools.command]
+argv = ["printf", '{{{{"data":{{{{"token":"{encoded}"}}}}}}}}']
+"#
+    ));
+    std::fs::write(workspace.path("token.txt"), format!("{TOKEN}\n")).expect("token");
+    let mut server = Server::start(&workspace.manifest());
+    server.handshake("2025-11-25");
+    for (tool, sent) in [("fail", &error_body), ("plain", &plain_body)] {
+        assert!(
+            sent.contains("\\u002B") && !sent.contains(TOKEN),
+            "the control: {sent}"
+        );
+        let result = server.call(tool, json!({}));
+        let shown = result.to_string();
+        assert!(shown.contains("[redacted]"), "{tool}: {shown}");
+        assert!(
+            !shown.contains("u002B") && !shown.contains("Ab9"),
+            "{tool}: {shown}"
+        );
+    }
+    let result = server.call("kubectl", json!({}));
+    let shown = result.to_string();
+    let middle = &encoded[4..encoded.len() - 4];
+    assert!(
+        shown.contains("[redacted]") && !shown.contains(middle),
+        "kubectl: {shown}"
+    );
+}

@@ -73,6 +73,9 @@ mod tests {
         let value: Value = serde_json::from_slice(&out).expect("valid JSON");
         assert_eq!(value["result"]["text"], "x [redacted] y");
         assert_eq!(value["result"]["[redacted]"], 2);
+        let escaped = br#"{"text":"s3cr3t\u002dvalue"}"#.to_vec();
+        let out = message(escaped, &redactor());
+        assert!(!String::from_utf8_lossy(&out).contains("s3cr3t"), "{out:?}");
     }
 
     #[test]
