@@ -125,8 +125,9 @@ pub fn resolve_checked(
 /// is `+`), escaped inside a JSON string, in base64 (standard and URL-safe, wherever it
 /// starts in a 3-byte group; secrets of 6 bytes or more), and with any of its characters
 /// written as `\uXXXX`, `\/` or `%XX` (found in a decoded view, [`decoded`], and redacted in
-/// the original). Blobs are redacted before they are base64-encoded.
-#[derive(Debug, Clone, Default)]
+/// the original). Blobs are redacted before they are base64-encoded. Its `Debug` shows how
+/// many forms it knows, never one.
+#[derive(Clone, Default)]
 pub struct Redactor {
     /// Every form of every secret, longest first.
     forms: Arc<[String]>,
@@ -135,6 +136,12 @@ pub struct Redactor {
     /// replaced whole. `None` when there are none, or when it could not be built (a huge
     /// `${file:}` secret): then each form is searched in turn, longest first.
     matcher: Option<aho_corasick::AhoCorasick>,
+}
+
+impl std::fmt::Debug for Redactor {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(formatter, "Redactor({} forms)", self.forms.len())
+    }
 }
 
 /// What a redacted secret reads as.
@@ -735,6 +742,16 @@ mod tests {
             let bytes = redactor.redact_bytes(text.clone().into_bytes());
             proptest::prop_assert!(!redactor.finds(&bytes), "{}", String::from_utf8_lossy(&bytes));
         }
+    }
+
+    #[test]
+    fn debug_never_shows_a_secret() {
+        let redactor = Redactor::new(&["hunter2-secret".into()]);
+        let shown = format!("{redactor:?}");
+        assert!(
+            !shown.contains("hunter2") && shown.starts_with("Redactor("),
+            "{shown}"
+        );
     }
 
     #[test]
