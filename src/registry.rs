@@ -45,7 +45,15 @@ pub struct Registry {
     /// Every secret the manifest references (each tool's, the server's) and the launch
     /// secrets, redacted from every tool's results, errors, dry runs and audit records.
     redactor: Redactor,
+    /// The same, its forms of [`DOOR_SECRET`] bytes or more: what every message and log line
+    /// is read for as it leaves.
+    door: Redactor,
 }
+
+/// The shortest form of a secret the last doors look for (every message, every log line):
+/// a shorter one (`dev`, `2.0`) would garble what the protocol says. Results, errors and
+/// audit records redact every secret whatever its length.
+pub const DOOR_SECRET: usize = 8;
 
 /// Secrets from the command line's environment or files; never shown by `Debug`.
 #[derive(Clone, Default)]
@@ -83,9 +91,15 @@ impl Registry {
             auth: None,
             launch_secrets: LaunchSecrets::default(),
             redactor: Redactor::default(),
+            door: Redactor::default(),
         };
-        registry.redactor = registry.every_secret();
+        registry.set_redactors();
         registry
+    }
+
+    fn set_redactors(&mut self) {
+        self.redactor = self.every_secret();
+        self.door = self.redactor.without_forms_shorter_than(DOOR_SECRET);
     }
 
     /// One redactor for every secret the tools and `[server.auth]` hold.
@@ -117,16 +131,21 @@ impl Registry {
         &self.redactor
     }
 
+    /// What every message and log line is read for as it leaves (see [`DOOR_SECRET`]).
+    pub fn door_redactor(&self) -> &Redactor {
+        &self.door
+    }
+
     /// Redacts every log line with this registry's secrets (at start, and on each reload).
     pub fn redact_logs(&self) {
-        crate::logging::redact_with(Arc::new(self.redactor.clone()));
+        crate::logging::redact_with(Arc::new(self.door.clone()));
     }
 
     /// Redacts `secrets` (the server's own bearer token) as the manifest's secrets are.
     #[must_use]
     pub fn with_launch_secrets(mut self, secrets: Vec<String>) -> Self {
         self.launch_secrets = LaunchSecrets(secrets);
-        self.redactor = self.every_secret();
+        self.set_redactors();
         self
     }
 
@@ -134,7 +153,7 @@ impl Registry {
     pub fn adopt_launch_secrets(&mut self, previous: &Registry) {
         if !previous.launch_secrets.0.is_empty() {
             self.launch_secrets = previous.launch_secrets.clone();
-            self.redactor = self.every_secret();
+            self.set_redactors();
         }
     }
 
@@ -147,7 +166,7 @@ impl Registry {
     #[must_use]
     pub fn with_auth(mut self, auth: Option<crate::auth::oauth::Settings>) -> Self {
         self.auth = auth.map(std::sync::Arc::new);
-        self.redactor = self.every_secret();
+        self.set_redactors();
         self
     }
 

@@ -60,6 +60,18 @@ pub fn run(cli: &Cli) -> ExitCode {
             .iter()
             .filter_map(|options| options.token.as_ref())
             .map(crate::mcp::http::BearerToken::for_redaction)
+            .filter(|token| {
+                // Redacting `dev` would garble every result that says it; a token that
+                // short is a guess away anyway.
+                let long = token.len() >= crate::registry::DOOR_SECRET;
+                if !long {
+                    tracing::warn!(
+                        "the bearer token is shorter than {} bytes: it is not redacted from results; use a long random one",
+                        crate::registry::DOOR_SECRET
+                    );
+                }
+                long
+            })
             .collect();
         Ok((registry.with_launch_secrets(launch_secrets), path, options))
     });

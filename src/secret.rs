@@ -195,6 +195,20 @@ impl Redactor {
         self.forms.is_empty()
     }
 
+    /// The same, knowing only the forms of at least `bytes` bytes: for the doors every
+    /// message and log line passes (`mcp::outgoing`, `logging`), where a short secret (`dev`,
+    /// `2.0`) would garble what the protocol itself says, not only what a tool returned.
+    #[must_use]
+    pub fn without_forms_shorter_than(&self, bytes: usize) -> Self {
+        Self::from_forms(
+            self.forms
+                .iter()
+                .filter(|form| form.len() >= bytes)
+                .cloned()
+                .collect(),
+        )
+    }
+
     /// Whether `bytes` hold any form of any secret, also with its characters escaped.
     pub fn finds(&self, bytes: &[u8]) -> bool {
         match &self.matcher {

@@ -87,3 +87,32 @@ fn every_message_is_redacted_as_it_leaves_whatever_built_it() {
     let answer = stdio.request("prompts/get", params()).to_string();
     assert_eq!(answer.matches(SECRET).count(), 2, "{answer}");
 }
+
+/// The last door reads for secrets of 8 bytes or more only: a short one (here `2.0`, which
+/// every JSON-RPC message says) would garble the protocol itself. Results still redact it.
+#[test]
+fn a_short_secret_never_garbles_the_protocol() {
+    let workspace = Workspace::new(
+        r#"
+[[tools]]
+name = "api"
+input-schema = '{"type": "object"}'
+[tools.http]
+url = "http://127.0.0.1:9/x"
+headers = { Authorization = "Bearer ${env:SHORT}" }
+
+[[tools]]
+name = "say"
+input-schema = '{"type": "object"}'
+[tools.command]
+argv = ["echo", "version 2.0"]
+"#,
+    );
+    let mut server = Server::start_with(&workspace.manifest(), &[], &[("SHORT", "2.0")]);
+    server.handshake("2025-11-25");
+    let listed = server.request("tools/list", json!({}));
+    assert_eq!(listed["jsonrpc"], "2.0", "{listed}");
+    assert_eq!(listed["result"]["tools"][1]["name"], "say", "{listed}");
+    let result = server.call("say", json!({}));
+    assert_eq!(crate::harness::text(&result).trim(), "version [redacted]");
+}

@@ -128,7 +128,7 @@ where
 
     /// A line about to be written, with any secret of the served manifest redacted.
     fn outgoing(&self, bytes: Vec<u8>) -> Vec<u8> {
-        super::outgoing::message(bytes, self.served.registry().redactor())
+        super::outgoing::message(bytes, self.served.registry().door_redactor())
     }
 
     /// Writes a reply we compose ourselves (not through rmcp), on its own task so that a

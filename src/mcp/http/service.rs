@@ -67,7 +67,7 @@ impl tower::Service<hyper::Request<hyper::body::Incoming>> for Counting {
                     }
                 });
             let registry = handler.registry();
-            let response = if kind == Kind::Json && !registry.redactor().is_empty() {
+            let response = if kind == Kind::Json && !registry.door_redactor().is_empty() {
                 // Whole already (rmcp writes a JSON answer in one piece): redacted here, so
                 // its Content-Length is that of what is sent.
                 let (mut parts, body) = response.into_parts();
@@ -78,7 +78,7 @@ impl tower::Service<hyper::Request<hyper::body::Incoming>> for Counting {
                         axum::body::Bytes::new()
                     }
                 };
-                let redactor = registry.redactor();
+                let redactor = registry.door_redactor();
                 if redactor.finds(&bytes) {
                     let bytes = crate::mcp::outgoing::message(bytes.to_vec(), redactor);
                     parts.headers.insert(
@@ -148,7 +148,7 @@ impl http_body::Body for Counted {
                 frame.map(|frame| {
                     frame.map_data(|bytes| {
                         let registry = this.handler.registry();
-                        let redactor = registry.redactor();
+                        let redactor = registry.door_redactor();
                         if redactor.is_empty() || !redactor.finds(&bytes) {
                             return bytes;
                         }
