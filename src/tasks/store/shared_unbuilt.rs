@@ -38,6 +38,7 @@ impl Shared {
         &self,
         _record: &mut Record,
         _owner: Option<&str>,
+        _bucket: Option<&str>,
     ) -> Result<(), StoreError> {
         match self.never {}
     }
