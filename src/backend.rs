@@ -101,7 +101,14 @@ impl Backend {
                     .await
                 {
                     Ok(mut output) => {
-                        output.stdout.hold_back_at_the_cut(context.redactor);
+                        // A cut can split a secret, leaving its halves where no redactor
+                        // finds them: what could be half of one is left out with the cut.
+                        if output.stdout.is_truncated() {
+                            let redactor = context.redactor;
+                            let head_end = redactor.begun_at_end(&output.stdout.head);
+                            let tail_start = redactor.ended_at_start(&output.stdout.tail);
+                            output.stdout.hold_back(head_end, tail_start);
+                        }
                         ToolResult::from_command(
                             output.stdout,
                             output.files,

@@ -28,16 +28,14 @@ impl Captured {
         self.total > (self.head.len() + self.tail.len()) as u64
     }
 
-    /// A cut (between head and tail) can split a secret, leaving its halves where no redactor
-    /// finds them: the head's end that could begin a secret, and the tail's start that could
-    /// end one, are left out with what was cut.
-    pub fn hold_back_at_the_cut(&mut self, redactor: &crate::secret::Redactor) {
-        if !self.is_truncated() || redactor.is_empty() {
+    /// Leaves out `head_end` more bytes at the head's end and `tail_start` at the tail's start,
+    /// with what was cut (what a cut may have split of a secret: the backend asks the
+    /// redactor, `Redactor::begun_at_end` and `ended_at_start`).
+    pub fn hold_back(&mut self, head_end: usize, tail_start: usize) {
+        if !self.is_truncated() {
             return;
         }
-        let begun = redactor.begun_at_end(&self.head);
-        self.head.truncate(self.head.len() - begun);
-        let ended = redactor.ended_at_start(&self.tail);
-        self.tail.drain(..ended);
+        self.head.truncate(self.head.len().saturating_sub(head_end));
+        self.tail.drain(..tail_start.min(self.tail.len()));
     }
 }
