@@ -203,6 +203,17 @@ fn listening_ports(pid: u32) -> Vec<u16> {
     ports
 }
 
+/// A listener at `one.test` (loopback) and a workspace whose tool `one` may reach it through
+/// the proxy; the URL to get.
+fn one_listed_host() -> (Listeners, Workspace, String) {
+    let listening = listeners();
+    let (_, prefix) = python();
+    let p = listening.port.to_string();
+    let list = format!(r#"["one.test:{p}", "127.0.0.1:{p}"]"#);
+    let workspace = workspace(&tool("one", Some(&list), &prefix));
+    (listening, workspace, format!("http://one.test:{p}/"))
+}
+
 /// A stdio server for the host-list tool `one`, under `ulimit -n nofile`.
 fn proxy_server(workspace: &Workspace, nofile: u32, namespaces: bool) -> Server {
     let mut command = std::process::Command::new("sh");
@@ -228,12 +239,8 @@ fn proxy_server(workspace: &Workspace, nofile: u32, namespaces: bool) -> Server 
 /// off, the same call opens one.
 #[test]
 fn the_egress_proxy_opens_a_tcp_port_only_for_calls_without_a_namespace() {
-    let Listeners { port, .. } = listeners();
-    let (_, prefix) = python();
-    let p = port.to_string();
-    let list = format!(r#"["one.test:{p}", "127.0.0.1:{p}"]"#);
-    let workspace = workspace(&tool("one", Some(&list), &prefix));
-    let get = ["get", &format!("http://one.test:{p}/")];
+    let (_listening, workspace, url) = one_listed_host();
+    let get = ["get", url.as_str()];
     let mut server = proxy_server(&workspace, 1024, true);
     assert_eq!(probe(&mut server, "one", &get), "one");
     assert_eq!(
@@ -265,12 +272,8 @@ fn a_flood_at_the_egress_proxys_port_does_not_stop_calls() {
         return;
     }
     raise_own_limit();
-    let Listeners { port, .. } = listeners();
-    let (_, prefix) = python();
-    let p = port.to_string();
-    let list = format!(r#"["one.test:{p}", "127.0.0.1:{p}"]"#);
-    let workspace = workspace(&tool("one", Some(&list), &prefix));
-    let get = ["get", &format!("http://one.test:{p}/")];
+    let (_listening, workspace, url) = one_listed_host();
+    let get = ["get", url.as_str()];
     let mut server = proxy_server(&workspace, 1024, false);
     assert_eq!(probe(&mut server, "one", &get), "one");
     let proxy = listening_ports(server.pid());

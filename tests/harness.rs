@@ -544,3 +544,12 @@ fn a_skip_fails_where_the_machine_has_the_feature() {
     assert!(!declared(Feature::Cgroups, "landlock=6 userns root"));
     assert!(!declared(Feature::Root, ""));
 }
+
+/// A manifest that knows `secret` (a `${env:…}` or `${file:…}` reference) as a secret: one
+/// HTTP tool, `api`, never called, sends it in a header; then `tools`.
+pub(crate) fn holding_secret(secret: &str, tools: &str) -> String {
+    format!(
+        "[[tools]]\nname = \"api\"\ninput-schema = '{{\"type\": \"object\"}}'\n[tools.http]\n\
+         url = \"http://127.0.0.1:9/x\"\nheaders = {{ Authorization = \"Bearer {secret}\" }}\n\n{tools}"
+    )
+}

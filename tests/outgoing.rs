@@ -13,15 +13,9 @@ use crate::http_harness::HttpServer;
 const SECRET: &str = "door-secret-c41f7b09";
 
 fn manifest(header: &str) -> String {
-    format!(
+    crate::harness::holding_secret(
+        header,
         r#"
-[[tools]]
-name = "api"
-input-schema = '{{"type": "object"}}'
-[tools.http]
-url = "http://127.0.0.1:9/x"
-headers = {{ Authorization = "Bearer {header}" }}
-
 [[prompts]]
 name = "leak"
 [prompts.arguments.code]
@@ -29,12 +23,12 @@ description = "anything"
 
 [[prompts.messages]]
 role = "user"
-text = "code: {{code}}"
+text = "code: {code}"
 
 [[prompts.messages]]
 role = "assistant"
-content = {{ type = "resource", uri = "guide://copy", mime-type = "text/plain", file = "copy.txt" }}
-"#
+content = { type = "resource", uri = "guide://copy", mime-type = "text/plain", file = "copy.txt" }
+"#,
     )
 }
 
@@ -92,22 +86,16 @@ fn every_message_is_redacted_as_it_leaves_whatever_built_it() {
 /// every JSON-RPC message says) would garble the protocol itself. Results still redact it.
 #[test]
 fn a_short_secret_never_garbles_the_protocol() {
-    let workspace = Workspace::new(
+    let workspace = Workspace::new(&crate::harness::holding_secret(
+        "${env:SHORT}",
         r#"
-[[tools]]
-name = "api"
-input-schema = '{"type": "object"}'
-[tools.http]
-url = "http://127.0.0.1:9/x"
-headers = { Authorization = "Bearer ${env:SHORT}" }
-
 [[tools]]
 name = "say"
 input-schema = '{"type": "object"}'
 [tools.command]
 argv = ["echo", "version 2.0"]
 "#,
-    );
+    ));
     let mut server = Server::start_with(&workspace.manifest(), &[], &[("SHORT", "2.0")]);
     server.handshake("2025-11-25");
     let listed = server.request("tools/list", json!({}));

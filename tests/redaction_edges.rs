@@ -8,25 +8,24 @@ use crate::harness::{Server, Workspace, text};
 
 const SECRET: &str = "log-secret-5d2e91aa";
 
-const MANIFEST: &str = r#"
+/// A tool that echoes its argument, beside one that holds `secret`.
+fn manifest(secret: &str) -> String {
+    crate::harness::holding_secret(
+        secret,
+        r#"
 [[tools]]
 name = "echo"
 input-schema = '{"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}'
 [tools.command]
 argv = ["echo", "{text}"]
-
-[[tools]]
-name = "api"
-input-schema = '{"type": "object"}'
-[tools.http]
-url = "http://127.0.0.1:9/x"
-headers = { Authorization = "Bearer ${env:LOG_TEST_KEY}" }
-"#;
+"#,
+    )
+}
 
 #[test]
 fn a_secret_a_client_sends_back_never_reaches_the_log_at_any_level() {
     for json_lines in [false, true] {
-        let workspace = Workspace::new(MANIFEST);
+        let workspace = Workspace::new(&manifest("${env:LOG_TEST_KEY}"));
         let mut extra = vec!["-vv"];
         if json_lines {
             extra.extend(["--log-format", "json"]);
@@ -44,7 +43,7 @@ fn a_secret_a_client_sends_back_never_reaches_the_log_at_any_level() {
         assert!(!log.contains(SECRET), "the log shows the secret:\n{log}");
     }
     // The control: the same value, when the manifest holds no such secret, is logged as sent.
-    let workspace = Workspace::new(&MANIFEST.replace("${env:LOG_TEST_KEY}", "plain"));
+    let workspace = Workspace::new(&manifest("plain"));
     let mut server = Server::start_with(&workspace.manifest(), &["-vv"], &[]);
     server.handshake("2025-11-25");
     server.call("echo", json!({"text": format!("the key is {SECRET}")}));
@@ -59,15 +58,9 @@ fn a_secret_a_client_sends_back_never_reaches_the_log_at_any_level() {
 #[test]
 fn a_secret_split_by_the_output_limit_shows_no_half() {
     const FILE_SECRET: &str = "zq7xkw3mvp9tjr5yhc2nde8u";
-    let workspace = Workspace::new(
+    let workspace = Workspace::new(&crate::harness::holding_secret(
+        "${file:token.txt}",
         r#"
-[[tools]]
-name = "api"
-input-schema = '{"type": "object"}'
-[tools.http]
-url = "http://127.0.0.1:9/x"
-headers = { Authorization = "Bearer ${file:token.txt}" }
-
 [[tools]]
 name = "print"
 input-schema = '{"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}'
@@ -75,7 +68,7 @@ input-schema = '{"type": "object", "properties": {"n": {"type": "integer"}}, "re
 argv = ["python3", "-c", "import sys; n = int(sys.argv[1]); s = open('token.txt').read().strip(); sys.stdout.write('A' * n + s + 'B' * (3000 - n - len(s)))", "{n}"]
 max-output = "1KiB"
 "#,
-    );
+    ));
     std::fs::write(workspace.path("token.txt"), format!("{FILE_SECRET}\n")).expect("token");
     let mut server = Server::start(&workspace.manifest());
     server.handshake("2025-11-25");
