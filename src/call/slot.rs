@@ -7,9 +7,9 @@ use super::Services;
 use crate::limit::Busy;
 use crate::tool::Tool;
 
-/// The permits a running call holds.
+/// The permits a running call holds (of the server's and its tool's [`crate::limit::Slots`]).
 #[derive(Debug)]
-pub(super) struct Slots {
+pub(super) struct Held {
     _server: Option<OwnedSemaphorePermit>,
     _tool: Option<OwnedSemaphorePermit>,
 }
@@ -24,7 +24,7 @@ pub(super) struct AtLimit {
 }
 
 /// Both slots, waited for in their queues, or whose limit is full.
-pub(super) async fn acquire(services: &Services, tool: &Tool) -> Result<Slots, AtLimit> {
+pub(super) async fn acquire(services: &Services, tool: &Tool) -> Result<Held, AtLimit> {
     let waiting = std::time::Instant::now();
     let server = match &services.calls {
         Some(calls) => {
@@ -45,7 +45,7 @@ pub(super) async fn acquire(services: &Services, tool: &Tool) -> Result<Slots, A
         ),
         None => None,
     };
-    Ok(Slots {
+    Ok(Held {
         _server: server,
         _tool: own,
     })
