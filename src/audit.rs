@@ -17,9 +17,9 @@ pub struct Audit {
 
 use crate::outcome::Outcome;
 
-/// One call's record.
+/// One call's audit entry.
 #[derive(Debug)]
-pub struct Record<'a> {
+pub struct Entry<'a> {
     pub tool: &'a str,
     pub caller: &'a str,
     pub outcome: Outcome,
@@ -30,7 +30,7 @@ pub struct Record<'a> {
 impl Audit {
     /// Logs the record; `--audit-values` are redacted for every secret the manifest
     /// references (`redactor` is the registry's), not only the called tool's.
-    pub fn record(&self, record: &Record<'_>, redactor: &crate::secret::Redactor) {
+    pub fn record(&self, record: &Entry<'_>, redactor: &crate::secret::Redactor) {
         if !self.enabled {
             return;
         }

@@ -35,7 +35,7 @@ pub(super) fn record(services: &Services, registry: &Registry, request: &Request
         return;
     }
     services.audit.record(
-        &crate::audit::Record {
+        &crate::audit::Entry {
             tool: request.tool,
             caller: &request.caller.rate_key(),
             outcome: request.ended,
