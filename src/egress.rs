@@ -16,14 +16,20 @@
 //! response passed back untouched, so a redirect comes back to the client, whose next
 //! request is checked like any other. The proxy resolves names itself, keeps only addresses
 //! the list admits ([`allow`]: public ones, others only when listed literally; IPv4 inside
-//! IPv6 judged as IPv4, [`address`]) and connects to exactly those. Each decision is logged
-//! and counted (`mcp_serve_egress_decisions_total`).
+//! IPv6 judged as IPv4, [`address`]) and connects to exactly those. In a tunnel nothing the
+//! client sends goes on before its first bytes are judged (`tunnel`): a TLS ClientHello's
+//! SNI (`hello`) and each plain-HTTP request's target and `Host` (`plain`) must name the
+//! tunnel's host, or the tunnel closes (domain fronting). Each decision is logged and counted
+//! (`mcp_serve_egress_decisions_total`).
 
 pub mod address;
 pub mod allow;
+mod hello;
+mod plain;
 mod request;
 mod resolve;
 mod serve;
+mod tunnel;
 
 use std::collections::HashMap;
 use std::path::PathBuf;

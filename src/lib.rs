@@ -119,7 +119,8 @@
 //!   gets a grant (a token naming its tool's list); `sandbox::netns` gives the call a network
 //!   namespace with only loopback, forwarded to the proxy, and the trampoline then stays the
 //!   program's parent. The proxy resolves names itself, reaches only the addresses the list
-//!   admits (`egress::allow`, `egress::address`), logs and counts each decision.
+//!   admits (`egress::allow`, `egress::address`), holds what a tunnel carries to the name it
+//!   was opened for (`egress::tunnel`: the SNI, each `Host`), logs and counts each decision.
 //! - [`mcp`] is the only module that knows rmcp, the official Rust SDK: it adapts the
 //!   registry to rmcp's server handler, forwards events as notifications, and owns the stdio
 //!   and Streamable HTTP transports and their security layers; `mcp::prompts` answers

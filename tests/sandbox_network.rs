@@ -138,7 +138,7 @@ pub(crate) fn workspace(tools: &str) -> Workspace {
     workspace
 }
 
-fn serve(workspace: &Workspace, env: &[(&str, &str)]) -> Server {
+pub(crate) fn serve(workspace: &Workspace, env: &[(&str, &str)]) -> Server {
     let mut env = env.to_vec();
     env.push(("MCP_SERVE_RESOLVE", RESOLVE));
     let mut server = Server::start_with(
@@ -151,7 +151,7 @@ fn serve(workspace: &Workspace, env: &[(&str, &str)]) -> Server {
 }
 
 /// The server's metrics, from the listener it announced.
-fn metrics(server: &Server) -> String {
+pub(crate) fn metrics(server: &Server) -> String {
     let url = server
         .stderr()
         .lines()

@@ -55,10 +55,14 @@ pub(super) enum Malformed {
     Target(String),
     #[error("the Host header `{header}` is not the URL's host `{url}`")]
     HostMismatch { header: String, url: String },
+    #[error("more than one Host header")]
+    Hosts,
     #[error("request bodies sent in chunks are not forwarded (send a Content-Length)")]
     Chunked,
     #[error("the Content-Length is not a number")]
     Length,
+    #[error("more than one Content-Length header")]
+    Lengths,
 }
 
 impl Malformed {
@@ -134,7 +138,11 @@ fn parse(head: &[u8], rest: Vec<u8>) -> Result<Request, Malformed> {
     let split = url.find(['/', '?', '#']).unwrap_or(url.len());
     let (written, path) = url.split_at(split);
     let (host, port) = authority(written, Some(80)).ok_or_else(bad_target)?;
-    // The same host and port, however written (`a.test` is `A.test:80`).
+    // The same host and port, however written (`a.test` is `A.test:80`); one `Host` only, as
+    // the server is sent only the URL's.
+    if named(request.headers, "host").count() > 1 {
+        return Err(Malformed::Hosts);
+    }
     if let Some(sent) = header("host")
         && authority(sent.trim(), Some(80)) != Some((host.clone(), port))
     {
@@ -146,10 +154,7 @@ fn parse(head: &[u8], rest: Vec<u8>) -> Result<Request, Malformed> {
     if header("transfer-encoding").is_some() {
         return Err(Malformed::Chunked);
     }
-    let body = match header("content-length") {
-        Some(length) => length.trim().parse().map_err(|_| Malformed::Length)?,
-        None => 0,
-    };
+    let body = content_length(request.headers)?;
     let path = match path.split('#').next() {
         Some("") | None => "/",
         Some(path) if path.starts_with('?') => &format!("/{path}"),
@@ -195,14 +200,54 @@ const HOP_BY_HOP: &[&str] = &[
     "upgrade",
 ];
 
+/// The values of the headers named `name`.
+pub(super) fn named<'h>(
+    headers: &'h [httparse::Header<'_>],
+    name: &'static str,
+) -> impl Iterator<Item = &'h [u8]> {
+    headers
+        .iter()
+        .filter(move |header| header.name.eq_ignore_ascii_case(name))
+        .map(|header| header.value)
+}
+
+/// The body's length: one `Content-Length` of digits only (`+5` or two headers could be
+/// read otherwise by the server, and what follows the body taken for another request), or 0.
+pub(super) fn content_length(headers: &[httparse::Header<'_>]) -> Result<u64, Malformed> {
+    let mut lengths = named(headers, "content-length");
+    let Some(length) = lengths.next() else {
+        return Ok(0);
+    };
+    if lengths.next().is_some() {
+        return Err(Malformed::Lengths);
+    }
+    let digits = length.trim_ascii();
+    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+        return Err(Malformed::Length);
+    }
+    std::str::from_utf8(digits)
+        .ok()
+        .and_then(|digits| digits.parse().ok())
+        .ok_or(Malformed::Length)
+}
+
 /// `host:port`, `[v6]:port`, or (with a default port) a bare host.
 fn authority(text: &str, default_port: Option<u16>) -> Option<(Host, u16)> {
+    let (host, port) = authority_parts(text)?;
+    Some((host, port.or(default_port)?))
+}
+
+/// `host:port`, `[v6]:port` or a bare host, and its port if it has one.
+pub(super) fn authority_parts(text: &str) -> Option<(Host, Option<u16>)> {
     if text.contains('@') {
         return None;
     }
     let (host, port) = if let Some(bracketed) = text.strip_prefix('[') {
         let (host, after) = bracketed.split_once(']')?;
-        (host, after.strip_prefix(':'))
+        match after {
+            "" => (host, None),
+            after => (host, Some(after.strip_prefix(':')?)),
+        }
     } else {
         match text.rsplit_once(':') {
             Some((host, port)) => (host, Some(port)),
@@ -210,8 +255,11 @@ fn authority(text: &str, default_port: Option<u16>) -> Option<(Host, u16)> {
         }
     };
     let port = match port {
-        Some(port) => port.parse::<u16>().ok().filter(|port| *port > 0)?,
-        None => default_port?,
+        Some(port) if port.bytes().all(|byte| byte.is_ascii_digit()) => {
+            Some(port.parse::<u16>().ok().filter(|port| *port > 0)?)
+        }
+        Some(_) => return None,
+        None => None,
     };
     Some((Host::target(host)?, port))
 }
@@ -302,6 +350,21 @@ mod tests {
                 "POST http://a.test/ HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n",
                 411,
             ),
+            // What the server could read otherwise than the proxy does.
+            (
+                "GET http://a.test/ HTTP/1.1\r\nHost: a.test\r\nHost: b.test\r\n\r\n",
+                400,
+            ),
+            (
+                "POST http://a.test/ HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 40\r\n\r\n",
+                400,
+            ),
+            (
+                "POST http://a.test/ HTTP/1.1\r\nContent-Length: +4\r\n\r\n",
+                400,
+            ),
+            ("GET http://[::1]x/ HTTP/1.1\r\n\r\n", 400),
+            ("CONNECT a.test:+443 HTTP/1.1\r\n\r\n", 400),
         ] {
             let refused = read_text(head).await.expect_err(head);
             assert_eq!(refused.status(), status, "{head}: {refused}");

@@ -7,7 +7,7 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _};
 use tokio::net::TcpStream;
 
-use super::request::{self, Kind, Request};
+use super::request::{self, Forward, Kind, Request};
 use super::{Allowed, Egress, Listening, Verdict};
 use crate::connections::{Admitted, Budget, Peer};
 
@@ -171,8 +171,14 @@ impl Egress {
                 return;
             }
         };
+        let carried = async {
+            match request.kind {
+                Kind::Connect => self.tunnel(&allowed, client, upstream, request).await,
+                Kind::Forward(head) => forward(client, upstream, head, request.rest).await,
+            }
+        };
         tokio::select! {
-            () = carry(client, upstream, request) => {}
+            () = carried => {}
             () = allowed.ended.cancelled() => {}
         }
     }
@@ -263,43 +269,36 @@ impl Egress {
     }
 }
 
-/// Carries a tunnel both ways, or one forwarded request and its response.
-async fn carry(
+/// Carries one forwarded request and its response.
+async fn forward(
     mut client: impl AsyncRead + AsyncWrite + Unpin,
     mut upstream: TcpStream,
-    request: Request,
+    forward: Forward,
+    rest: Vec<u8>,
 ) {
-    match request.kind {
-        Kind::Connect => {
-            let opened = async {
-                client
-                    .write_all(b"HTTP/1.1 200 Connection established\r\n\r\n")
-                    .await?;
-                upstream.write_all(&request.rest).await?;
-                tokio::io::copy_bidirectional(&mut client, &mut upstream).await
-            };
-            let _ = opened.await;
-        }
-        Kind::Forward(forward) => {
-            let sent = async {
-                upstream.write_all(&forward.head).await?;
-                let buffered = usize::try_from(forward.body)
-                    .unwrap_or(usize::MAX)
-                    .min(request.rest.len());
-                upstream.write_all(&request.rest[..buffered]).await?;
-                let more = forward.body - buffered as u64;
-                tokio::io::copy(&mut (&mut client).take(more), &mut upstream).await?;
-                // The response, byte for byte; the origin closes (`Connection: close`).
-                tokio::io::copy(&mut upstream, &mut client).await?;
-                client.shutdown().await
-            };
-            let _ = sent.await;
-        }
-    }
+    let sent = async {
+        upstream.write_all(&forward.head).await?;
+        let buffered = usize::try_from(forward.body)
+            .unwrap_or(usize::MAX)
+            .min(rest.len());
+        upstream.write_all(&rest[..buffered]).await?;
+        let more = forward.body - buffered as u64;
+        tokio::io::copy(&mut (&mut client).take(more), &mut upstream).await?;
+        // The response, byte for byte; the origin closes (`Connection: close`).
+        tokio::io::copy(&mut upstream, &mut client).await?;
+        client.shutdown().await
+    };
+    let _ = sent.await;
 }
 
 /// A short plain-text answer from the proxy itself.
 async fn respond(client: &mut (impl AsyncWrite + Unpin), status: u16, message: &str) {
+    let _ = client.write_all(response(status, message).as_bytes()).await;
+    let _ = client.shutdown().await;
+}
+
+/// The proxy's answer, in full: `Connection: close`, the message as its body.
+pub(super) fn response(status: u16, message: &str) -> String {
     let reason = match status {
         400 => "Bad Request",
         403 => "Forbidden",
@@ -314,10 +313,8 @@ async fn respond(client: &mut (impl AsyncWrite + Unpin), status: u16, message: &
     } else {
         ""
     };
-    let response = format!(
+    format!(
         "HTTP/1.1 {status} {reason}\r\n{challenge}Content-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
-    );
-    let _ = client.write_all(response.as_bytes()).await;
-    let _ = client.shutdown().await;
+    )
 }
