@@ -306,3 +306,40 @@ fn a_flood_at_the_egress_proxys_port_does_not_stop_calls() {
         server.stderr()
     );
 }
+
+/// A request whose body has not all arrived is not in progress: a client that sends its
+/// headers and holds back the body's last bytes holds idle connections, shed to make room,
+/// so it cannot lock everyone out for `--body-timeout` (before, four such connections filled
+/// `--max-connections 4` and every client was closed).
+#[test]
+fn a_body_held_back_does_not_hold_a_connection() {
+    use std::io::Write as _;
+    let workspace = Workspace::new(TOOL);
+    let server = HttpServer::start(
+        &workspace.manifest(),
+        &[
+            "--max-connections",
+            "4",
+            "--max-connections-per-address",
+            "4",
+        ],
+    );
+    let address = format!("127.0.0.1:{}", port(&server.url));
+    let held: Vec<TcpStream> = (0..4)
+        .map(|_| {
+            let mut stream = TcpStream::connect(&address).expect("connect");
+            write!(
+                stream,
+                "POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
+                 Accept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n{{\"jsonrpc\""
+            )
+            .expect("headers");
+            stream
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    let reply = server.legacy(1, "tools/call", json!({"name": "hello", "arguments": {}}));
+    assert_eq!(reply["result"]["content"][0]["text"], "hello", "{reply}");
+    let shed = held.iter().filter(|stream| closed(stream)).count();
+    assert!(shed >= 1, "no held-back body was shed");
+}

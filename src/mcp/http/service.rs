@@ -11,6 +11,7 @@ use std::task::{Context, Poll};
 
 use super::TrustedProxies;
 use crate::connections::{Busy, Requests};
+
 use crate::mcp::Handler;
 
 /// The router, for one connection: each request carries the client's address (the peer's,
@@ -38,8 +39,23 @@ impl tower::Service<hyper::Request<hyper::body::Incoming>> for Counting {
         Poll::Ready(Ok(()))
     }
 
-    fn call(&mut self, mut request: hyper::Request<hyper::body::Incoming>) -> Self::Future {
-        let busy = self.requests.start();
+    fn call(&mut self, request: hyper::Request<hyper::body::Incoming>) -> Self::Future {
+        // In progress from when its body has all arrived: a client that holds back the last
+        // bytes of a body holds an idle connection, the first to be shed, not a busy one.
+        let busy: Slot = Arc::default();
+        let arrived = Arrived {
+            body: None,
+            requests: self.requests.clone(),
+            busy: Arc::clone(&busy),
+        };
+        let mut request = request.map(|body| {
+            let mut arrived = arrived;
+            if http_body::Body::is_end_stream(&body) {
+                arrived.mark();
+            }
+            arrived.body = Some(body);
+            arrived
+        });
         let client = self.trusted.client(self.peer.ip(), request.headers());
         let address = if client == self.peer.ip() {
             self.peer
@@ -110,6 +126,67 @@ impl tower::Service<hyper::Request<hyper::body::Incoming>> for Counting {
     }
 }
 
+/// The request in progress on a connection, once its body has arrived.
+type Slot = Arc<std::sync::Mutex<Option<Busy>>>;
+
+/// A request's body, marking the request in progress when its last byte has arrived.
+struct Arrived {
+    body: Option<hyper::body::Incoming>,
+    requests: Requests,
+    busy: Slot,
+}
+
+impl Arrived {
+    fn mark(&self) {
+        if let Ok(mut busy) = self.busy.lock()
+            && busy.is_none()
+        {
+            *busy = Some(self.requests.start());
+        }
+    }
+}
+
+impl http_body::Body for Arrived {
+    type Data = axum::body::Bytes;
+    type Error = hyper::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        context: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        let this = self.get_mut();
+        let Some(body) = this.body.as_mut() else {
+            return Poll::Ready(None);
+        };
+        let polled = Pin::new(body).poll_frame(context);
+        let ended = match &polled {
+            Poll::Ready(None) => true,
+            Poll::Ready(Some(Ok(_))) => this
+                .body
+                .as_ref()
+                .is_some_and(http_body::Body::is_end_stream),
+            _ => false,
+        };
+        if ended {
+            this.mark();
+        }
+        polled
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body
+            .as_ref()
+            .is_none_or(http_body::Body::is_end_stream)
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.body.as_ref().map_or_else(
+            || http_body::SizeHint::with_exact(0),
+            http_body::Body::size_hint,
+        )
+    }
+}
+
 /// What a response body holds, for the last redaction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -127,7 +204,7 @@ struct Counted {
     body: axum::body::Body,
     kind: Kind,
     handler: Handler,
-    _busy: Busy,
+    _busy: Slot,
 }
 
 impl http_body::Body for Counted {
