@@ -215,7 +215,7 @@ impl Redactor {
             Some(matcher) => {
                 matcher.is_match(bytes)
                     || (decoded::has_escapes(bytes)
-                        && matcher.is_match(&decoded::decode(bytes).bytes))
+                        && matcher.is_match(&decoded::decode_layers(bytes).bytes))
             }
             None => self.forms.iter().any(|form| {
                 let form = form.as_bytes();
@@ -298,7 +298,7 @@ impl Redactor {
         if !decoded::has_escapes(&bytes) {
             return bytes;
         }
-        let view = decoded::decode(&bytes);
+        let view = decoded::decode_layers(&bytes);
         let ranges: Vec<(usize, usize)> = matcher
             .find_iter(&view.bytes)
             .map(|found| view.original(found.start(), found.end()))
@@ -457,8 +457,19 @@ fn forms_of(secret: &str) -> Vec<String> {
         json,
     ];
     forms.extend(base64_forms(secret.as_bytes()));
+    let hex = hex_of(secret.as_bytes());
+    forms.push(hex.to_ascii_uppercase());
+    forms.push(hex);
     forms.retain(|form| !form.is_empty());
     forms
+}
+
+/// `bytes` in lower-case hex.
+fn hex_of(bytes: &[u8]) -> String {
+    bytes.iter().fold(String::new(), |mut hex, byte| {
+        let _ = std::fmt::Write::write_fmt(&mut hex, format_args!("{byte:02x}"));
+        hex
+    })
 }
 
 /// The shortest secret whose base64 is looked for: its runs are then at least 6 characters,
@@ -755,6 +766,29 @@ mod tests {
             proptest::prop_assert_eq!(redactor.redact(&noise), noise.clone());
             let bytes = redactor.redact_bytes(text.clone().into_bytes());
             proptest::prop_assert!(!redactor.finds(&bytes), "{}", String::from_utf8_lossy(&bytes));
+        }
+    }
+
+    /// Found by an outside attacker: a secret as JSON in JSON (a client's encoded value in
+    /// its request), with `\/`, and a secret holding `"` and `\` as Rust's `Debug` of that
+    /// writes it in a log line; and the secret in hex.
+    #[test]
+    fn layers_of_escapes_and_hex_are_redacted() {
+        let secret = "RuHqII/R35=yBby3+Zx9\"qW\\e8";
+        let redactor = Redactor::new(&[secret.into()]);
+        let once = serde_json::to_string(&secret.replace('/', "\\/")).expect("json");
+        let twice = serde_json::to_string(&once).expect("json");
+        let debug = format!(
+            "{:?}",
+            format!("{:?}", serde_json::Value::String(secret.into()))
+        );
+        let hex = super::hex_of(secret.as_bytes()).to_ascii_uppercase();
+        for shown in [once, twice, debug, hex.clone(), hex.to_ascii_lowercase()] {
+            let redacted = redactor.redact(&format!("<{shown}>"));
+            assert!(
+                !redacted.contains("Bby3") && !redacted.to_ascii_lowercase().contains("4262627933"),
+                "{shown} -> {redacted}"
+            );
         }
     }
 

@@ -46,8 +46,19 @@ pub enum WriteError {
 /// How many symlinks a target may be behind, as the kernel's own limit for a path.
 const LINKS: usize = 40;
 
-/// Writes `bytes` to `path` atomically (see the module's note); creates missing folders.
+/// Writes `bytes` to `path` atomically (see the module's note); creates missing folders. A
+/// new file gets the mode a plain create would (0666 less the umask).
 pub fn write(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
+    write_with(path, bytes, 0o666)
+}
+
+/// The same, a new file readable by its owner only (0600): a host's configuration, which
+/// holds other servers' tokens.
+pub fn write_private(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
+    write_with(path, bytes, 0o600)
+}
+
+fn write_with(path: &Path, bytes: &[u8], new_mode: u32) -> Result<(), WriteError> {
     let target = resolve(path)?;
     let folder = match target.parent() {
         Some(folder) if !folder.as_os_str().is_empty() => folder.to_owned(),
@@ -75,9 +86,18 @@ pub fn write(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
         });
     }
     let existing = std::fs::metadata(&target).ok();
-    // A new file gets the mode a plain create would (0666 less the umask); an existing one
-    // keeps its own, set exactly below, since the umask would have narrowed it.
-    let mode = existing.as_ref().map_or(0o666, |meta| meta.mode() & 0o7777);
+    // A file its owner made read-only is not replaced behind its back (a rename would).
+    if existing.is_some() && nix::unistd::access(&target, nix::unistd::AccessFlags::W_OK).is_err() {
+        return Err(WriteError::Write {
+            path: path.to_owned(),
+            source: std::io::Error::from(std::io::ErrorKind::PermissionDenied),
+        });
+    }
+    // A new file gets `new_mode` less the umask; an existing one keeps its own, set exactly
+    // below, since the umask would have narrowed it.
+    let mode = existing
+        .as_ref()
+        .map_or(new_mode, |meta| meta.mode() & 0o7777);
     let name = target
         .file_name()
         .map_or_else(|| "file".into(), |name| name.to_string_lossy().into_owned());
@@ -155,6 +175,14 @@ mod tests {
         let meta = std::fs::metadata(&path).expect("meta");
         assert_eq!(meta.mode() & 0o777, 0o600);
         assert_eq!(std::fs::read(&path).expect("read"), b"new");
+    }
+
+    #[test]
+    fn a_new_host_config_is_its_owners_alone() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join(".claude.json");
+        write_private(&path, b"{}").expect("write");
+        assert_eq!(std::fs::metadata(&path).expect("meta").mode() & 0o077, 0);
     }
 
     #[test]

@@ -202,7 +202,8 @@ pub fn install(
     };
     let mut text = serde_json::to_string_pretty(&document).unwrap_or_default();
     text.push('\n');
-    crate::userfile::write(&path, text.as_bytes()).map_err(|error| format!("error: {error}"))?;
+    crate::userfile::write_private(&path, text.as_bytes())
+        .map_err(|error| format!("error: {error}"))?;
     Ok(format!(
         "{verb} `{name}` in `{}`:\n{}\nrestart the host to load it\n",
         path.display(),

@@ -15,8 +15,37 @@ pub(super) struct Decoded {
 /// Whether `text` holds an escape [`decode`] would read.
 pub(super) fn has_escapes(text: &[u8]) -> bool {
     text.windows(2)
-        .any(|pair| pair == b"\\u" || pair == b"\\/" || pair[0] == b'%')
-        || text.last() == Some(&b'%')
+        .any(|pair| pair[0] == b'\\' && matches!(pair[1], b'u' | b'/' | b'\\' | b'"'))
+        || text.contains(&b'%')
+}
+
+/// How many layers of escapes are read: JSON in JSON (a value a client encoded, then its
+/// request), and Rust's `Debug` of that in a log line.
+const LAYERS: usize = 3;
+
+/// [`decode`] again and again, until nothing changes or [`LAYERS`] are read; each decoded
+/// byte still knows the bytes of the original it came from.
+pub(super) fn decode_layers(text: &[u8]) -> Decoded {
+    let mut view = decode(text);
+    for _ in 1..LAYERS {
+        if !has_escapes(&view.bytes) {
+            break;
+        }
+        let next = decode(&view.bytes);
+        if next.bytes == view.bytes {
+            break;
+        }
+        let from = next
+            .from
+            .iter()
+            .map(|&(start, end)| (view.from[start].0, view.from[end - 1].1))
+            .collect();
+        view = Decoded {
+            bytes: next.bytes,
+            from,
+        };
+    }
+    view
 }
 
 fn hex(digits: &[u8]) -> Option<u32> {
@@ -70,8 +99,12 @@ pub(super) fn decode(text: &[u8]) -> Decoded {
                 continue;
             }
         }
-        if text.get(at..at + 2) == Some(b"\\/") {
-            push(b"/", at, at + 2, &mut bytes);
+        if let Some(escaped @ (b'/' | b'\\' | b'"')) = text
+            .get(at..at + 2)
+            .filter(|pair| pair[0] == b'\\')
+            .map(|pair| pair[1])
+        {
+            push(&[escaped], at, at + 2, &mut bytes);
             at += 2;
             continue;
         }
@@ -109,6 +142,15 @@ mod tests {
         assert_eq!(decoded.original(3, 4), (8, 10), "\\/");
         assert_eq!(decoded.original(5, 6), (11, 14), "%2f");
         assert_eq!(decoded.original(7, 11), (15, 27), "a surrogate pair");
+    }
+
+    #[test]
+    fn layers_of_escapes_decode_to_the_original_bytes() {
+        // A secret `a/b"c\d`, as JSON in JSON: `a\\/b\\\"c\\\\d`.
+        let text = br#"x a\\/b\\\"c\\\\d y"#;
+        let view = decode_layers(text);
+        assert_eq!(view.bytes, br#"x a/b"c\d y"#);
+        assert_eq!(view.original(2, 9), (2, text.len() - 2));
     }
 
     #[test]
