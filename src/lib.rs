@@ -108,8 +108,11 @@
 //!   trampoline, `mcp-serve-sandbox` (src/bin, found beside the server by
 //!   `sandbox::launcher`) or else this binary's hidden `__sandbox` subcommand (`main` runs it
 //!   before parsing the command line), which reads the call's policy, confines itself
-//!   (descriptors closed, `sandbox::namespace`'s user and read-only mount namespaces,
-//!   `no_new_privs`, Landlock, resource limits, seccomp) and `exec`s the program.
+//!   (descriptors closed, `sandbox::namespace`'s user, read-only mount and PID namespaces,
+//!   `no_new_privs`, Landlock, resource limits, seccomp) and `exec`s the program; in its own
+//!   PID namespace (or network namespace) the trampoline stays the program's parent, and
+//!   `sandbox::init` (the trampoline started again, the namespace's first process) restricts
+//!   itself and spawns the program, so that nothing the call started outlives it.
 //!   `manifest::sandbox` checks the tables (a tool may only narrow the server's);
 //!   `sandbox::shims` follows the program's `#!` lines and version-manager shims at load;
 //!   `sandbox::cgroup` gives a call its own cgroup v2 where one is delegated;

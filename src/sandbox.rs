@@ -15,7 +15,10 @@
 //!    paths is read-only (so no `chmod`, `utime` or xattr outside them), and with
 //!    `processes`, a user namespace, so that `RLIMIT_NPROC` counts this call's processes only;
 //!    with a host list, a network namespace with only loopback, forwarded to the egress
-//!    proxy (`netns`; the trampoline then spawns the program and stays its parent);
+//!    proxy (`netns`); a PID namespace, so that nothing the call starts outlives it. In
+//!    either, the trampoline stays the program's parent: it starts itself again (`init`),
+//!    which takes steps 3 to 6 itself and, as the PID namespace's init, spawns the program
+//!    (or `exec`s it, in a network namespace alone);
 //! 3. `no_new_privs`, always;
 //! 4. Landlock: file system rights beneath the declared paths, TCP connect and bind by
 //!    port, and (ABI 6) no signals or abstract sockets out of the sandbox (`ruleset`);
@@ -31,6 +34,7 @@
 
 pub mod cgroup;
 mod denied;
+mod init;
 pub mod launcher;
 mod limits;
 mod namespace;
@@ -48,7 +52,7 @@ pub use denied::explain as explain_denied;
 pub use policy::{NetworkRule, Policy, Route};
 pub use support::{
     ABI_OVERRIDE_VARIABLE, Enforcement, MOUNTS_OVERRIDE_VARIABLE, NETWORK_OVERRIDE_VARIABLE,
-    Support,
+    PIDS_OVERRIDE_VARIABLE, Support,
 };
 
 /// The variables that point a command with a host list at the egress proxy.

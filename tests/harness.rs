@@ -413,6 +413,20 @@ pub(crate) fn alive(pid: i32) -> bool {
         .unwrap_or(false)
 }
 
+/// Processes whose command line is `sleep <seconds>`.
+pub(crate) fn sleepers(seconds: &str) -> Vec<i32> {
+    std::fs::read_dir("/proc")
+        .expect("/proc")
+        .filter_map(Result::ok)
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|cmdline| cmdline == format!("sleep\0{seconds}\0").as_bytes())
+                && alive(*pid)
+        })
+        .collect()
+}
+
 /// Waits until `path` holds a pid, and returns it.
 pub(crate) fn read_pid(path: &Path) -> i32 {
     let deadline = Instant::now() + TIMEOUT;

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::harness::{Server, Workspace, alive, read_pid, run, text, wait_gone};
+use crate::harness::{Server, Workspace, read_pid, run, sleepers, text, wait_gone};
 
 /// Prints the argv it got (after the program) as a JSON array.
 const DUMP_ARGV: &str = "import json, sys; print(json.dumps(sys.argv[1:]))";
@@ -136,20 +136,6 @@ name = "detach"
 [tools.command]
 script = 'setsid sh -c "sleep 313 & echo \$! > grandchild.pid; wait" > /dev/null 2>&1 < /dev/null & sleep 0.2; echo detached'
 "#;
-
-/// Processes whose command line is `sleep <seconds>`.
-fn sleepers(seconds: &str) -> Vec<i32> {
-    std::fs::read_dir("/proc")
-        .expect("/proc")
-        .filter_map(Result::ok)
-        .filter_map(|entry| entry.file_name().to_str()?.parse::<i32>().ok())
-        .filter(|pid| {
-            std::fs::read(format!("/proc/{pid}/cmdline"))
-                .is_ok_and(|cmdline| cmdline == format!("sleep\0{seconds}\0").as_bytes())
-                && alive(*pid)
-        })
-        .collect()
-}
 
 #[test]
 fn processes_that_leave_their_group_are_found_and_ended_with_the_call() {

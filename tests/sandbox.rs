@@ -396,7 +396,15 @@ os.kill(child, 9)
         "[[tools]]\nname = \"escape\"\ncommand.script = '''{probes}'''\nsandbox = {{ execute = [\"{prefix}\"] }}\n\n\
          [[tools]]\nname = \"escape-unconfined\"\ncommand.script = '''{probes}'''\n"
     ));
-    let mut server = workspace.serve_legacy();
+    // Without the call's own PID namespace, where `$PPID` is the server (in one, the server
+    // is out of sight: `sandbox_escapes::nothing_a_sandboxed_call_started_outlives_it`).
+    let mut server = Server::start_command(
+        std::process::Command::new(crate::harness::BINARY)
+            .env("MCP_SERVE_PID_NAMESPACES", "0")
+            .arg("--config")
+            .arg(workspace.manifest()),
+    );
+    server.handshake("2025-11-25");
     let result = server.call("escape", json!({}));
     let output = text(&result);
     assert!(output.contains("unshare=1"), "{result}");

@@ -358,3 +358,103 @@ fn inode_flags_and_a_servers_limits_are_out_of_reach() {
     assert_eq!(call_text(&mut server, "echo"), "still here");
     eprintln!("inode flags and limits: 2 attacks denied; the chattr control changed its file");
 }
+
+/// A call that leaves its session, clears its environment (so no tag finds it) and exits;
+/// and one that traps the SIGTERM a timeout sends.
+fn escaping(seconds: &str) -> String {
+    format!(
+        r#"
+[[tools]]
+name = "escape"
+command.script = 'setsid env -i sleep {seconds} & (setsid env -i sh -c "exec sleep {seconds}" &); sleep 0.3; echo "pid $$"'
+command.timeout = "20s"
+sandbox = {{ network = false }}
+
+[[tools]]
+name = "graceful"
+command.script = 'trap "echo TERM > out/term.txt; exit 3" TERM; sleep 301 & wait'
+command.timeout = "1s"
+sandbox = {{ network = false, write = ["./out"] }}
+
+[[tools]]
+name = "signal"
+arguments.pid = {{ type = "string" }}
+command.script = 'kill -0 "$1" 2>/dev/null; echo "signal=$?"'
+command.args = ["{{pid}}"]
+sandbox = {{ network = false }}
+"#
+    )
+}
+
+/// With the call's own PID namespace (the server as root, and as a user through a user
+/// namespace), nothing the call started is left once it has answered, and a timeout's
+/// SIGTERM still reaches the program, and the server is out of its sight; without it (`MCP_SERVE_PID_NAMESPACES=0`, the
+/// control), the escaped processes outlive the call, until the server exits.
+#[test]
+fn nothing_a_sandboxed_call_started_outlives_it() {
+    let mut runs = vec![("as a user", "317.3", true), ("as a user", "317.4", false)];
+    if is_root() {
+        runs.extend([("as root", "317.1", true), ("as root", "317.2", false)]);
+    }
+    for (who, seconds, namespaced) in runs {
+        let workspace = Workspace::new(&escaping(seconds));
+        std::fs::create_dir(workspace.path("out")).expect("out");
+        let mut command = if who == "as root" {
+            Command::new(BINARY)
+        } else {
+            crate::harness::set_mode(&workspace.path("out"), 0o777);
+            unprivileged(&workspace)
+        };
+        command.arg("--config").arg(workspace.manifest());
+        if !namespaced {
+            command.env("MCP_SERVE_PID_NAMESPACES", "0");
+        }
+        let mut server = Server::start_command(&mut command);
+        server.handshake("2025-11-25");
+        let said = call_text(&mut server, "escape");
+        if namespaced && said != "pid 2" {
+            let (_, _, check) = run(
+                &[
+                    "check",
+                    "--config",
+                    workspace.manifest().to_str().expect("path"),
+                ],
+                workspace.dir.path(),
+            );
+            assert!(check.contains("PID namespaces no"), "{said}\n{check}");
+            crate::harness::skip(Feature::UserNamespaces, "no PID namespaces here");
+            continue;
+        }
+        // The sweep at the end of the call has run by the time it answers; a moment more.
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        let left = crate::harness::sleepers(seconds);
+        eprintln!(
+            "{who}, PID namespace {namespaced}: `{said}`, {} left",
+            left.len()
+        );
+        if namespaced {
+            assert!(left.is_empty(), "{who}: left behind: {left:?}");
+            // The server's PID names no process of the namespace (Landlock's signal scope
+            // is tested without one, in `sandbox::seccomp_and_scopes…`).
+            let pid = server.pid().to_string();
+            let result = server.call("signal", json!({ "pid": pid }));
+            assert_eq!(
+                text(&result),
+                "signal=1",
+                "{who}: the server is in sight: {result}"
+            );
+            let result = server.call("graceful", json!({}));
+            assert_eq!(result["isError"], json!(true), "{result}");
+            let term = std::fs::read_to_string(workspace.path("out/term.txt"));
+            assert_eq!(term.ok().as_deref(), Some("TERM\n"), "{who}: {result}");
+        } else {
+            assert_ne!(said, "pid 2");
+            assert_eq!(left.len(), 2, "{who}: the control left {left:?}");
+            server.close();
+            assert!(
+                left.iter().all(|pid| crate::harness::wait_gone(*pid)),
+                "{who}: the control's processes outlived the server"
+            );
+        }
+    }
+}

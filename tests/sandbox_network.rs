@@ -646,7 +646,33 @@ name = "spin"
 command.script = 'while :; do :; done'
 command.timeout = "60s"
 sandbox = { network = ["api.example.com:443"], cpu = "1s" }
+
+[[tools]]
+name = "graceful"
+command.script = 'trap "echo TERM >> out/term.txt; exit 3" TERM; sleep 302 & wait'
+command.timeout = "1s"
+sandbox = { network = ["api.example.com:443"], write = ["./out"] }
 "#,
+    );
+    std::fs::create_dir(workspace.path("out")).expect("out");
+    // The timeout's SIGTERM reaches the program, with the call's own PID namespace and
+    // without (where the trampoline forwards, with the signal held in its threads only).
+    for pid_namespaces in ["1", "0"] {
+        let mut server = Server::start_command(
+            std::process::Command::new(crate::harness::BINARY)
+                .env("MCP_SERVE_PID_NAMESPACES", pid_namespaces)
+                .arg("--config")
+                .arg(workspace.manifest()),
+        );
+        server.handshake("2025-11-25");
+        let result = server.call("graceful", json!({}));
+        assert!(text(&result).contains("timed out after 1s"), "{result}");
+    }
+    let term = std::fs::read_to_string(workspace.path("out/term.txt"));
+    assert_eq!(
+        term.ok().as_deref(),
+        Some("TERM\nTERM\n"),
+        "both trapped SIGTERM"
     );
     let mut server = workspace.serve_legacy();
     let result = server.call("status", json!({"code": 0}));

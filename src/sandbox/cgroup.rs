@@ -187,9 +187,17 @@ pub fn for_call(sandbox: &super::Sandbox) -> Result<Option<CallCgroup>, String> 
     if !sandbox.kernel.cgroups || (limits.memory.is_none() && limits.processes.is_none()) {
         return Ok(None);
     }
+    // The trampoline and the PID namespace's init count too.
+    let processes = limits.processes.map(|count| {
+        count.saturating_add(if sandbox.kernel.pid_namespaces {
+            super::init::OURS_IN_PID_NAMESPACE
+        } else {
+            0
+        })
+    });
     let made = setup()
         .clone()
-        .and_then(|base| CallCgroup::create(&base, limits.memory, limits.processes));
+        .and_then(|base| CallCgroup::create(&base, limits.memory, processes));
     match made {
         Ok(call) => Ok(Some(call)),
         Err(reason) if sandbox.required => Err(format!("its cgroup could not be made: {reason}")),

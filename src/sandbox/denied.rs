@@ -146,6 +146,7 @@ mod tests {
                 user_namespaces: true,
                 mount_namespaces: true,
                 network_namespaces: true,
+                pid_namespaces: true,
                 root: false,
                 cgroups: false,
             },

@@ -5,7 +5,9 @@
 //!   namespace*); also what lets a user other than root make the mount namespace;
 //! - a mount namespace where every mount is read-only but the write paths: Landlock does not
 //!   cover `chmod`, `chown`, `utime` and extended attributes, a read-only mount does
-//!   (`EROFS`), for every file the call's user owns outside its write set.
+//!   (`EROFS`), for every file the call's user owns outside its write set;
+//! - a PID namespace, whose first process (the init `pidns` starts) takes every process of
+//!   the call with it when it ends.
 
 use std::ffi::OsString;
 use std::os::fd::{AsRawFd as _, OwnedFd};
@@ -26,6 +28,37 @@ pub(super) struct Entered {
     pub counts_processes: bool,
     /// Everything but the write paths is mounted read-only.
     pub read_only: bool,
+    /// This process's next child starts a PID namespace of its own, as its init.
+    pub pid_namespace: bool,
+}
+
+impl Entered {
+    /// As one argument for the trampoline's init, which [`Self::from_argument`] reads back.
+    pub(super) fn to_argument(self) -> String {
+        [
+            (self.counts_processes, 'c'),
+            (self.read_only, 'r'),
+            (self.pid_namespace, 'p'),
+        ]
+        .into_iter()
+        .map(|(on, letter)| if on { letter } else { '-' })
+        .collect()
+    }
+
+    pub(super) fn from_argument(text: &str) -> Option<Self> {
+        let mut letters = text.chars();
+        let mut next = |letter| match letters.next() {
+            Some(found) if found == letter => Some(true),
+            Some('-') => Some(false),
+            _ => None,
+        };
+        let entered = Self {
+            counts_processes: next('c')?,
+            read_only: next('r')?,
+            pid_namespace: next('p')?,
+        };
+        letters.next().is_none().then_some(entered)
+    }
 }
 
 /// Enters the namespaces `policy` asks for. Some containers forbid namespaces the probe
@@ -40,20 +73,34 @@ pub(super) fn enter(policy: &Policy) -> Result<Entered, String> {
     }
     if policy.read_only {
         flags |= CloneFlags::CLONE_NEWNS;
-        if !root {
-            flags |= CloneFlags::CLONE_NEWUSER;
-        }
+    }
+    if policy.pid_namespace {
+        flags |= CloneFlags::CLONE_NEWPID;
+    }
+    if !root && flags.intersects(CloneFlags::CLONE_NEWNS | CloneFlags::CLONE_NEWPID) {
+        flags |= CloneFlags::CLONE_NEWUSER;
     }
     let none = Entered {
         counts_processes: false,
         read_only: false,
+        pid_namespace: false,
     };
     if flags.is_empty() {
         return Ok(none);
     }
     let uid = nix::unistd::getuid();
     let gid = nix::unistd::getgid();
-    if let Err(error) = unshare(flags) {
+    // A container may refuse PID namespaces alone (they are newer to its profile): the rest
+    // still helps.
+    let unshared = unshare(flags).or_else(|error| {
+        let fewer = flags - CloneFlags::CLONE_NEWPID;
+        if policy.required || fewer == flags || fewer.is_empty() {
+            return Err(error);
+        }
+        flags = fewer;
+        unshare(flags)
+    });
+    if let Err(error) = unshared {
         return if policy.required {
             Err(format!("could not create the call's namespaces: {error}"))
         } else {
@@ -77,6 +124,7 @@ pub(super) fn enter(policy: &Policy) -> Result<Entered, String> {
     Ok(Entered {
         counts_processes: policy.user_namespace,
         read_only,
+        pid_namespace: flags.contains(CloneFlags::CLONE_NEWPID),
     })
 }
 
@@ -211,6 +259,24 @@ fn unescape(field: &[u8]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn what_was_entered_reaches_the_init_as_it_was() {
+        for bits in 0..8_u8 {
+            let entered = Entered {
+                counts_processes: bits & 1 != 0,
+                read_only: bits & 2 != 0,
+                pid_namespace: bits & 4 != 0,
+            };
+            assert_eq!(
+                Entered::from_argument(&entered.to_argument()),
+                Some(entered)
+            );
+        }
+        for wrong in ["", "c", "cr", "crpx", "rcp", "c-?", "???"] {
+            assert_eq!(Entered::from_argument(wrong), None, "{wrong}");
+        }
+    }
 
     #[test]
     fn mountinfo_lines_give_the_point_and_the_flags_to_keep() {

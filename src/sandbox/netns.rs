@@ -7,18 +7,12 @@
 //! The forwarding runs on threads started before the trampoline confines itself: Landlock
 //! and seccomp restrict the thread that asks (and what it starts afterwards), so the
 //! program, started after them, gets every restriction and the forwarders keep their socket.
-//! The trampoline stays the program's parent: it spawns it rather than `exec`, holds the
-//! termination signals (the program, in the same process group, gets them itself), and
-//! ends as the program ended.
+//! The trampoline stays the program's parent ([`super::init`]).
 
 use std::io::{Read, Write};
 use std::net::{Ipv4Addr, Shutdown, TcpListener, TcpStream};
 use std::os::unix::net::UnixStream;
-use std::os::unix::process::ExitStatusExt as _;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
-
-use nix::sys::signal::{SigSet, Signal};
 
 use super::Route;
 use nix::sys::socket::{
@@ -29,27 +23,20 @@ use nix::sys::socket::{
 /// Forwarder threads copy with small stacks (they only move bytes).
 const STACK: usize = 64 * 1024;
 
-/// The signals the trampoline holds while the program runs.
-const HELD: [Signal; 4] = [
-    Signal::SIGTERM,
-    Signal::SIGINT,
-    Signal::SIGHUP,
-    Signal::SIGQUIT,
-];
-
-/// Moves this process into a network namespace of its own with loopback up, listening on
-/// `127.0.0.1:port`, each connection forwarded to `socket`. Called single-threaded, after
-/// the user namespace and before any restriction.
-pub(super) fn enter(route: &Route, socket: &Path) -> Result<(), String> {
-    let port = route.port;
-    // Held in every thread from here on; the program starts with none held (the standard
-    // library clears the mask in the child).
-    held()
-        .thread_block()
-        .map_err(|error| format!("could not hold signals: {error}"))?;
+/// Moves this process into a network namespace of its own with loopback up. Called
+/// single-threaded, after the user namespace and before any restriction.
+pub(super) fn enter() -> Result<(), String> {
     nix::sched::unshare(nix::sched::CloneFlags::CLONE_NEWNET)
         .map_err(|error| format!("could not create a network namespace: {error}"))?;
-    loopback_up().map_err(|error| format!("could not bring loopback up: {error}"))?;
+    loopback_up().map_err(|error| format!("could not bring loopback up: {error}"))
+}
+
+/// Listens on `127.0.0.1:port` in this process's network namespace, each connection
+/// forwarded to `socket`, on threads of this process. Called before any restriction, by
+/// the process that stays the program's parent (after `unshare(CLONE_NEWPID)` the
+/// trampoline itself cannot start threads), with the termination signals held.
+pub(super) fn forward(route: &Route, socket: &Path) -> Result<(), String> {
+    let port = route.port;
     let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, port))
         .map_err(|error| format!("could not listen on 127.0.0.1:{port}: {error}"))?;
     let socket = socket.to_path_buf();
@@ -62,10 +49,6 @@ pub(super) fn enter(route: &Route, socket: &Path) -> Result<(), String> {
     Ok(())
 }
 
-fn held() -> SigSet {
-    HELD.into_iter().collect()
-}
-
 /// Each connection goes to the proxy stamped with the call's token: whatever credentials
 /// the program sends, this is the call the proxy serves.
 fn accept(listener: &TcpListener, socket: &PathBuf, stamp: &[u8]) {
@@ -75,13 +58,13 @@ fn accept(listener: &TcpListener, socket: &PathBuf, stamp: &[u8]) {
             continue;
         };
         if proxy.write_all(stamp).is_ok() {
-            let _ = forward(client, proxy);
+            let _ = pipe(client, proxy);
         }
     }
 }
 
 /// One thread per direction; each end is shut down for writing when its source ends.
-fn forward(client: TcpStream, proxy: UnixStream) -> std::io::Result<()> {
+fn pipe(client: TcpStream, proxy: UnixStream) -> std::io::Result<()> {
     let (client_in, proxy_out) = (client.try_clone()?, proxy.try_clone()?);
     std::thread::Builder::new()
         .stack_size(STACK)
@@ -148,23 +131,4 @@ fn loopback_up() -> Result<(), nix::Error> {
         (Some(NLMSG_ERROR), Some(negative)) => Err(nix::Error::from_raw(-negative)),
         _ => Err(nix::Error::EPROTO),
     }
-}
-
-/// Runs the program as this process's child and ends as it ended: its exit code, or
-/// the signal that killed it (or 128 + the signal, for one this process ignores).
-pub(super) fn run_child(command: &mut std::process::Command) -> Result<ExitCode, std::io::Error> {
-    let status = command.spawn()?.wait()?;
-    if let Some(code) = status.code() {
-        return Ok(ExitCode::from(u8::try_from(code).unwrap_or(u8::MAX)));
-    }
-    let signal = status.signal().unwrap_or(libc::SIGKILL);
-    if let Ok(signal) = Signal::try_from(signal) {
-        let mut one = SigSet::empty();
-        one.add(signal);
-        let _ = one.thread_unblock();
-        let _ = nix::sys::signal::raise(signal);
-    }
-    Ok(ExitCode::from(
-        u8::try_from(128 + signal).unwrap_or(u8::MAX),
-    ))
 }

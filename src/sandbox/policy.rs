@@ -29,6 +29,10 @@ pub struct Policy {
     pub user_namespace: bool,
     /// Mount everything but the write paths read-only, in a mount namespace of the call's own.
     pub read_only: bool,
+    /// Run the program in a PID namespace of the call's own, beneath an init of ours
+    /// ([`super::init`]), so that nothing it starts outlives it.
+    #[serde(default)]
+    pub pid_namespace: bool,
     /// Packed seccomp filters, compiled at load (empty: none).
     pub seccomp: Vec<Vec<u64>>,
     /// Fail rather than run with less than declared.
@@ -54,6 +58,15 @@ pub struct Route {
     /// In a network namespace of the call's own (where user namespaces exist), whose
     /// loopback the trampoline forwards to this Unix socket of the proxy.
     pub namespace: Option<PathBuf>,
+}
+
+impl Policy {
+    /// With a host list in a network namespace of the call's own: the route, and the
+    /// proxy's socket its forwarders connect to.
+    pub fn namespace_route(&self) -> Option<(&Route, &Path)> {
+        let route = self.proxy.as_ref()?;
+        Some((route, route.namespace.as_deref()?))
+    }
 }
 
 /// The network part of a policy.
@@ -129,6 +142,7 @@ impl Sandbox {
             },
             user_namespace,
             read_only: self.kernel.mount_namespaces,
+            pid_namespace: self.kernel.pid_namespaces,
             seccomp: self.filters.to_vec(),
             required: self.required,
             cgroup: call.cgroup.map(Path::to_path_buf),
@@ -216,6 +230,7 @@ mod tests {
             user_namespaces: true,
             mount_namespaces: true,
             network_namespaces: true,
+            pid_namespaces: true,
             root: false,
             cgroups: false,
         };

@@ -16,6 +16,10 @@ pub const MOUNTS_OVERRIDE_VARIABLE: &str = "MCP_SERVE_MOUNT_NAMESPACES";
 /// has none): for testing how a tool is confined without one.
 pub const NETWORK_OVERRIDE_VARIABLE: &str = "MCP_SERVE_NETWORK_NAMESPACES";
 
+/// `0` turns off the call's own PID namespace (never on where the kernel has none): for
+/// testing what outlives a call without one.
+pub const PIDS_OVERRIDE_VARIABLE: &str = "MCP_SERVE_PID_NAMESPACES";
+
 /// The kernel's support for each kind of confinement.
 #[expect(
     clippy::struct_excessive_bools,
@@ -36,6 +40,9 @@ pub struct Support {
     pub mount_namespaces: bool,
     /// Network namespaces, the same way: a call with a host list gets one of its own.
     pub network_namespaces: bool,
+    /// PID namespaces, the same way: every sandboxed call gets one of its own, so nothing it
+    /// started outlives it ([`super::pidns`]).
+    pub pid_namespaces: bool,
     /// The server runs as root, whom the kernel exempts from the process limit.
     pub root: bool,
     /// A cgroup v2 subtree is delegated to the server ([`super::cgroup::probe`]).
@@ -68,6 +75,8 @@ impl Support {
             network_namespaces: (user_namespaces || (root && admin(&status)))
                 && std::env::var(NETWORK_OVERRIDE_VARIABLE)
                     .map_or(true, |value| value.trim() != "0"),
+            pid_namespaces: (user_namespaces || (root && admin(&status)))
+                && std::env::var(PIDS_OVERRIDE_VARIABLE).map_or(true, |value| value.trim() != "0"),
             root,
             cgroups: super::cgroup::probe().is_ok(),
         }
@@ -99,10 +108,11 @@ impl Support {
             (used, _) => format!("Landlock ABI {used}"),
         };
         format!(
-            "{landlock}; seccomp {}; user namespaces {}; mount namespaces {}; cgroups {}{}",
+            "{landlock}; seccomp {}; user namespaces {}; mount namespaces {}; PID namespaces {}; cgroups {}{}",
             yes(self.seccomp),
             yes(self.user_namespaces),
             yes(self.mount_namespaces),
+            yes(self.pid_namespaces),
             self.cgroups_text(),
             if self.root { "; running as root" } else { "" }
         )

@@ -1,6 +1,8 @@
 //! `mcp-serve __sandbox program args…`: confine this process as the policy in
 //! `$MCP_SERVE_SANDBOX` says, then become the program. `main` runs it before parsing the
-//! command line, so it costs one `exec` of this binary and a few system calls.
+//! command line, so it costs one `exec` of this binary and a few system calls. In a PID or
+//! network namespace of the call's own it stays the program's parent, and starts itself
+//! once more ([`init`]) to restrict itself and start the program.
 //!
 //! When confining fails, it prints `mcp-serve sandbox: <reason>` on stderr and exits 125
 //! (127 when the program does not exist, 126 when it cannot be executed), as `env` does.
@@ -10,57 +12,68 @@ use std::io::Write as _;
 use std::os::unix::process::CommandExt as _;
 use std::process::ExitCode;
 
+use super::namespace::Entered;
 use super::{
-    EXIT_CONFINE_FAILED, FAILURE_PREFIX, POLICY_VARIABLE, Policy, cgroup, denied, limits,
+    EXIT_CONFINE_FAILED, FAILURE_PREFIX, POLICY_VARIABLE, Policy, cgroup, denied, init, limits,
     namespace, netns, ruleset, seccomp,
 };
 
-/// Runs the trampoline with the arguments after `__sandbox`; returns only on failure.
-/// When this process was started as the trampoline (`BINARY __sandbox program args…`), runs
-/// it: confine, then `exec`, before anything else. Both binaries ask this first.
+/// When this process was started as the trampoline (`BINARY __sandbox program args…`), or
+/// as the process it starts when it stays the program's parent ([`init::INIT`]), runs it
+/// before anything else.
+/// Both binaries ask this first.
 pub fn if_asked() -> Option<ExitCode> {
     let mut args = std::env::args_os();
-    args.nth(1)
-        .is_some_and(|first| first == super::TRAMPOLINE)
-        .then(|| run(args))
+    let first = args.nth(1)?;
+    if first == super::TRAMPOLINE {
+        Some(run(args))
+    } else if first == init::INIT {
+        Some(init::run(args))
+    } else {
+        None
+    }
 }
 
+/// Runs the trampoline with the arguments after `__sandbox`.
 pub fn run(mut args: impl Iterator<Item = OsString>) -> ExitCode {
     let Some(program) = args.next() else {
         return fail(EXIT_CONFINE_FAILED, "no program to run");
     };
-    let policy = match std::env::var(POLICY_VARIABLE)
-        .map_err(|error| format!("${POLICY_VARIABLE}: {error}"))
-        .and_then(|text| {
-            serde_json::from_str::<Policy>(&text)
-                .map_err(|error| format!("${POLICY_VARIABLE}: {error}"))
-        }) {
-        Ok(policy) => policy,
+    let entered = match policy().and_then(|policy| Ok((enter(&policy)?, policy))) {
+        Ok(entered) => entered,
         Err(reason) => return fail(EXIT_CONFINE_FAILED, &reason),
     };
-    if let Err(reason) = confine(&policy) {
+    let (entered, policy) = entered;
+    // In its own PID namespace, the program needs an init (which forwards, if the call has
+    // a network namespace); in its own network namespace alone, this process forwards.
+    // Either way this process stays its parent.
+    if entered.pid_namespace || policy.namespace_route().is_some() {
+        return forward_outside_pid_namespace(&policy, entered)
+            .and_then(|()| init::start(entered, &program, args))
+            .unwrap_or_else(|reason| fail(EXIT_CONFINE_FAILED, &reason));
+    }
+    if let Err(reason) = restrict(&policy, entered, 0) {
         return fail(EXIT_CONFINE_FAILED, &reason);
     }
-    let mut command = std::process::Command::new(&program);
-    command.args(args).env_remove(POLICY_VARIABLE);
-    // In its own network namespace, the program needs this process to forward for it.
-    let error = if in_namespace(&policy) {
-        match netns::run_child(&mut command) {
-            Ok(ended) => return ended,
-            Err(error) => error,
-        }
-    } else {
-        command.exec()
-    };
+    let error = std::process::Command::new(&program)
+        .args(args)
+        .env_remove(POLICY_VARIABLE)
+        .exec();
     let (status, reason) = denied::exec_failure(&program, &error);
     fail(status, &reason)
 }
 
-/// Applies every restriction of `policy` to this process, in an order where each step
-/// still has what it needs: descriptors closed first, then the namespaces (they need
-/// `/proc/self`), Landlock before the open-files limit (it opens each path), seccomp last
-/// (it denies `unshare` and `mount`).
-pub fn confine(policy: &Policy) -> Result<(), String> {
+/// The call's policy, from [`POLICY_VARIABLE`].
+pub(super) fn policy() -> Result<Policy, String> {
+    let text =
+        std::env::var(POLICY_VARIABLE).map_err(|error| format!("${POLICY_VARIABLE}: {error}"))?;
+    serde_json::from_str(&text).map_err(|error| format!("${POLICY_VARIABLE}: {error}"))
+}
+
+/// The first half, what needs this process's privileges: descriptors closed first, then
+/// the cgroup and the namespaces (they need `/proc/self`), the network namespace last (its
+/// forwarders stay in this process).
+fn enter(policy: &Policy) -> Result<Entered, String> {
     close_inherited()?;
     if let Some(cgroup) = &policy.cgroup {
         // Before the namespaces: in a user namespace of its own the cgroup's files are no
@@ -68,15 +81,34 @@ pub fn confine(policy: &Policy) -> Result<(), String> {
         cgroup::join(cgroup)?;
     }
     let entered = namespace::enter(policy)?;
+    if policy.namespace_route().is_some() {
+        netns::enter()?;
+    }
+    Ok(entered)
+}
+
+/// Without a PID namespace, the forwarders run here, with the termination signals held in
+/// them (the init lets them go before it starts the program).
+fn forward_outside_pid_namespace(policy: &Policy, entered: Entered) -> Result<(), String> {
+    match policy.namespace_route() {
+        Some((route, socket)) if !entered.pid_namespace => {
+            init::hold_termination()?;
+            netns::forward(route, socket)
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The second half, in the process that starts the program: capabilities dropped,
+/// `no_new_privs`, Landlock before the limits (it opens each path), seccomp last (it denies
+/// `unshare` and `mount`). The process limit leaves room for `ours`, the processes of the
+/// sandbox's own in the call's user namespace.
+pub(super) fn restrict(policy: &Policy, entered: Entered, ours: u64) -> Result<(), String> {
     let mut limits = policy.limits;
-    if !entered.counts_processes {
-        limits.processes = None;
-    }
-    if let Some(route) = &policy.proxy
-        && let Some(socket) = &route.namespace
-    {
-        netns::enter(route, socket)?;
-    }
+    limits.processes = limits
+        .processes
+        .filter(|_| entered.counts_processes)
+        .map(|count| count.saturating_add(ours));
     if nix::unistd::geteuid().is_root() {
         drop_capabilities()?;
     }
@@ -127,14 +159,7 @@ fn close_inherited() -> Result<(), String> {
     Ok(())
 }
 
-fn in_namespace(policy: &Policy) -> bool {
-    policy
-        .proxy
-        .as_ref()
-        .is_some_and(|route| route.namespace.is_some())
-}
-
-fn fail(status: u8, reason: &str) -> ExitCode {
+pub(super) fn fail(status: u8, reason: &str) -> ExitCode {
     // Never a panic: stderr may be closed.
     let _ = writeln!(std::io::stderr(), "{FAILURE_PREFIX}{reason}");
     ExitCode::from(status)
