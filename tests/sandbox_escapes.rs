@@ -458,3 +458,119 @@ fn nothing_a_sandboxed_call_started_outlives_it() {
         }
     }
 }
+
+/// The program, as the same user, cannot open the descriptors of the sandbox's own
+/// processes through /proc (with `/proc` readable, the worst case): the init's pipe to the
+/// trampoline (writing it full would hang the call), its stdio. The control, a process of
+/// the program's own holding pipes, is reachable by the same probe.
+#[test]
+fn the_sandboxs_own_processes_are_out_of_the_programs_reach() {
+    let workspace = Workspace::new(
+        r#"
+[[tools]]
+name = "reach"
+command.script = '''
+ppid() { while read -r key value; do [ "$key" = PPid: ] && echo "$value"; done < "/proc/$1/status"; }
+pipes() { for fd in 0 1 2 3 4 5 6 7 8 9; do [ -p "/proc/$1/fd/$fd" ] && (: > "/proc/$1/fd/$fd") 2>/dev/null && printf "%s " "$fd"; done; }
+sleep 5 | sleep 5 &
+me=$(ppid self); init=$(ppid "$me"); trampoline=$(ppid "$init")
+for d in /proc/[0-9]*; do [ "$(ppid "${d#/proc/}" 2>/dev/null)" = "$me" ] && sleeper=${d#/proc/}; done
+echo "sleeper: $(pipes "$sleeper"); init: $(pipes "$init"); trampoline: $(pipes "$trampoline")"
+kill %1 2>/dev/null; true
+'''
+sandbox = { network = false, read = ["/proc"] }
+"#,
+    );
+    let mut command = unprivileged(&workspace);
+    command.arg("--config").arg(workspace.manifest());
+    let mut server = Server::start_command(&mut command);
+    server.handshake("2025-11-25");
+    let said = call_text(&mut server, "reach");
+    let (sleeper, ours) = said.split_once(';').expect("the probe's line");
+    assert!(sleeper.contains('1'), "the control is reachable: {said}");
+    assert_eq!(ours.trim(), "init: ; trampoline:", "{said}");
+}
+
+/// Through the PID namespace's init, a program's end reads as it does without one: an
+/// orphan killed by a real-time signal is reaped and the program goes on; a crash is a
+/// signal, not an exit code (the standard library's SIGSEGV handler in the trampoline would
+/// otherwise swallow the signal it raises).
+#[test]
+fn a_sandboxed_programs_end_reads_the_same_through_the_init() {
+    let workspace = Workspace::new(
+        r#"
+[[tools]]
+name = "orphan"
+command.script = '(sh -c "sleep 0.3; kill -34 \$\$" &); sleep 1; echo survived'
+command.timeout = "10s"
+sandbox = { network = false }
+
+[[tools]]
+name = "signal"
+arguments.name = { type = "string" }
+command.script = 'kill -"$1" $$'
+command.args = ["{name}"]
+sandbox = { network = false }
+"#,
+    );
+    for pid_namespaces in ["1", "0"] {
+        let mut server = Server::start_command(
+            Command::new(BINARY)
+                .env("MCP_SERVE_PID_NAMESPACES", pid_namespaces)
+                .arg("--config")
+                .arg(workspace.manifest()),
+        );
+        server.handshake("2025-11-25");
+        assert_eq!(
+            call_text(&mut server, "orphan"),
+            "survived",
+            "{pid_namespaces}"
+        );
+        for signal in ["SEGV", "BUS", "ABRT", "TERM", "KILL"] {
+            let result = server.call("signal", json!({ "name": signal }));
+            assert!(
+                text(&result).contains(&format!("killed by signal SIG{signal}")),
+                "PID namespaces {pid_namespaces}: {result}"
+            );
+        }
+    }
+}
+
+/// `processes = 3` runs exactly three processes of the program's, with a host list (whose
+/// forwarders are threads of ours) and the PID namespace's init, and without the namespace.
+#[test]
+fn the_process_limit_counts_the_programs_processes_only() {
+    let workspace = Workspace::new(
+        r#"
+[[tools]]
+name = "three"
+command.script = 'sleep 0.3 & sleep 0.3 & wait; echo ran'
+sandbox = { network = ["example.com:443"], processes = 3 }
+
+[[tools]]
+name = "four"
+command.script = 'sleep 0.3 & sleep 0.3 & sleep 0.3 & wait; echo ran'
+sandbox = { network = ["example.com:443"], processes = 3 }
+"#,
+    );
+    for pid_namespaces in ["1", "0"] {
+        let mut command = unprivileged(&workspace);
+        command
+            .env("MCP_SERVE_PID_NAMESPACES", pid_namespaces)
+            .arg("--config")
+            .arg(workspace.manifest());
+        let mut server = Server::start_command(&mut command);
+        server.handshake("2025-11-25");
+        let three = server.call("three", json!({}));
+        if text(&three).contains("needs unprivileged user namespaces") {
+            crate::harness::skip(Feature::UserNamespaces, "no user namespaces for users");
+            return;
+        }
+        assert_eq!(text(&three), "ran", "{pid_namespaces}: {three}");
+        let four = server.call("four", json!({}));
+        assert!(
+            text(&four).contains("exceeded its limit of 3 processes"),
+            "{pid_namespaces}: {four}"
+        );
+    }
+}

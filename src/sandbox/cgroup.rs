@@ -187,14 +187,11 @@ pub fn for_call(sandbox: &super::Sandbox) -> Result<Option<CallCgroup>, String> 
     if !sandbox.kernel.cgroups || (limits.memory.is_none() && limits.processes.is_none()) {
         return Ok(None);
     }
-    // The trampoline and the PID namespace's init count too.
-    let processes = limits.processes.map(|count| {
-        count.saturating_add(if sandbox.kernel.pid_namespaces {
-            super::init::OURS_IN_PID_NAMESPACE
-        } else {
-            0
-        })
-    });
+    // The trampoline, the PID namespace's init and the forwarders count too.
+    let forwarding =
+        sandbox.kernel.network_namespaces && matches!(sandbox.network, super::Network::Hosts(_));
+    let ours = super::init::ours(sandbox.kernel.pid_namespaces, forwarding);
+    let processes = limits.processes.map(|count| count.saturating_add(ours));
     let made = setup()
         .clone()
         .and_then(|base| CallCgroup::create(&base, limits.memory, processes));

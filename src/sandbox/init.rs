@@ -18,6 +18,9 @@
 //! all three, and with the init the namespace. The init cannot end by the signal that killed
 //! the program (it would not be delivered), so it writes how the program ended to a pipe the
 //! trampoline reads.
+//!
+//! Both are undumpable, so that the program, as the same user with no capabilities, cannot
+//! open their descriptors (the pipe, which it could fill and so hang the call) through /proc.
 
 use std::ffi::OsString;
 use std::io::{Read as _, Write as _};
@@ -27,8 +30,6 @@ use std::process::{ExitCode, ExitStatus};
 
 use nix::fcntl::{FcntlArg, FdFlag, OFlag, fcntl};
 use nix::sys::signal::{SigSet, Signal};
-use nix::sys::wait::{WaitStatus, waitpid};
-use nix::unistd::Pid;
 
 use super::namespace::Entered;
 use super::trampoline::{fail, policy, restrict};
@@ -38,9 +39,17 @@ use super::{EXIT_CONFINE_FAILED, POLICY_VARIABLE, Policy, denied, netns};
 /// `__sandbox_init STATUS_FD ENTERED program args…`.
 pub(super) const INIT: &str = "__sandbox_init";
 
-/// Processes of ours the call's process limit leaves room for, in the call's user
-/// namespace: the trampoline and the init.
-pub(super) const OURS_IN_PID_NAMESPACE: u64 = 2;
+/// The tasks of ours that the call's process limit (and its cgroup's `pids.max`) leaves room
+/// for: the trampoline and the init when it stays the program's parent, and the forwarders'
+/// accepting thread. (Each connection being forwarded takes two threads more.)
+pub(super) fn ours(pid_namespace: bool, forwarding: bool) -> u64 {
+    let parents = if pid_namespace {
+        2
+    } else {
+        u64::from(forwarding)
+    };
+    parents + u64::from(forwarding)
+}
 
 /// The signals a trampoline that stays the program's parent holds.
 const HELD: [Signal; 4] = [
@@ -108,11 +117,14 @@ pub(super) fn run(mut args: impl Iterator<Item = OsString>) -> ExitCode {
     let Some(report) = inherited(fd) else {
         return fail(EXIT_CONFINE_FAILED, "the sandbox's init has no pipe");
     };
-    let ours = if entered.pid_namespace {
-        OURS_IN_PID_NAMESPACE
-    } else {
-        1
-    };
+    // Before anything else, no process of the call's user can reach this one's descriptors
+    // (the pipe) or memory through /proc.
+    if let Err(error) = nix::sys::prctl::set_dumpable(false) {
+        return fail(
+            EXIT_CONFINE_FAILED,
+            &format!("could not be undumpable: {error}"),
+        );
+    }
     let confined = policy()
         .and_then(|policy| forward_inside_pid_namespace(&policy, entered).map(|()| policy))
         .and_then(|policy| {
@@ -121,7 +133,10 @@ pub(super) fn run(mut args: impl Iterator<Item = OsString>) -> ExitCode {
                 .map_err(|error| format!("could not let signals go: {error}"))
                 .map(|()| policy)
         })
-        .and_then(|policy| restrict(&policy, entered, ours));
+        .and_then(|policy| {
+            let ours = ours(entered.pid_namespace, policy.namespace_route().is_some());
+            restrict(&policy, entered, ours)
+        });
     if let Err(reason) = confined {
         return fail(EXIT_CONFINE_FAILED, &reason);
     }
@@ -130,7 +145,7 @@ pub(super) fn run(mut args: impl Iterator<Item = OsString>) -> ExitCode {
     let error = if entered.pid_namespace {
         match command.spawn() {
             Ok(child) => {
-                let ended = reap_until(Pid::from_raw(i32::try_from(child.id()).unwrap_or(0)));
+                let ended = reap_until(child.id());
                 let _ = (&report).write_all(&ended.write());
                 return ended.finish_as_init();
             }
@@ -155,15 +170,18 @@ fn forward_inside_pid_namespace(policy: &Policy, entered: Entered) -> Result<(),
 }
 
 /// Reaps every child (the program, and whatever is re-parented to this init) until the
-/// program has ended.
-fn reap_until(program: Pid) -> Ended {
+/// program has ended. (rustix's status keeps any signal, real-time ones too.)
+fn reap_until(program: u32) -> Ended {
     loop {
-        match waitpid(None::<Pid>, None) {
-            Ok(WaitStatus::Exited(pid, code)) if pid == program => return Ended::Exited(code),
-            Ok(WaitStatus::Signaled(pid, signal, _)) if pid == program => {
-                return Ended::Signaled(signal as i32);
+        match rustix::process::wait(rustix::process::WaitOptions::empty()) {
+            Ok(Some((pid, status))) if pid.as_raw_nonzero().get().unsigned_abs() == program => {
+                return match (status.exit_status(), status.terminating_signal()) {
+                    (Some(code), _) => Ended::Exited(code),
+                    (None, Some(signal)) => Ended::Signaled(signal),
+                    (None, None) => continue,
+                };
             }
-            Ok(_) | Err(nix::errno::Errno::EINTR) => {}
+            Ok(_) | Err(rustix::io::Errno::INTR) => {}
             // No child left, yet the program was not seen ending.
             Err(_) => return Ended::Exited(i32::from(EXIT_CONFINE_FAILED)),
         }
@@ -226,7 +244,10 @@ impl Ended {
     }
 
     /// Ends this process the same way: with the exit code, or by the same signal (with no
-    /// core file of ours); 128 + the signal if it does not end it.
+    /// core file of ours); 128 + the signal if it does not end it. The standard library's
+    /// handlers for SIGSEGV and SIGBUS put the default back when a signal is not a stack
+    /// overflow, so the second one ends this process; SIGPIPE, which it ignores, and the
+    /// real-time signals (which nix cannot name) end it as 128 + the signal.
     fn finish(self) -> ExitCode {
         if let Self::Signaled(number) = self
             && let Ok(signal) = Signal::try_from(number)
@@ -235,7 +256,9 @@ impl Ended {
             let mut one = SigSet::empty();
             one.add(signal);
             let _ = one.thread_unblock();
-            let _ = nix::sys::signal::raise(signal);
+            for _ in 0..2 {
+                let _ = nix::sys::signal::raise(signal);
+            }
         }
         self.finish_as_init()
     }

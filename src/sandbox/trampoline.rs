@@ -84,6 +84,10 @@ fn enter(policy: &Policy) -> Result<Entered, String> {
     if policy.namespace_route().is_some() {
         netns::enter()?;
     }
+    // Where it stays the program's parent, no process of the call's user reaches its
+    // descriptors or memory through /proc (an `exec` makes the program dumpable again).
+    nix::sys::prctl::set_dumpable(false)
+        .map_err(|error| format!("could not be undumpable: {error}"))?;
     Ok(entered)
 }
 
