@@ -91,13 +91,13 @@ impl Services {
 /// What a call runs against: the registry it started on (a reload does not change it
 /// mid-call) and the variables withheld from its commands.
 #[derive(Debug, Clone)]
-pub struct Served {
+pub struct Loaded {
     pub registry: Arc<Registry>,
     /// The server's own secrets' variables and the manifest's.
     pub withheld_env: Arc<[String]>,
 }
 
-impl Served {
+impl Loaded {
     /// A registry served with only its own withheld variables (at a terminal).
     pub fn alone(registry: Arc<Registry>) -> Self {
         let withheld_env = registry.withheld_env().into();
@@ -123,7 +123,7 @@ pub struct Call<G> {
 
 /// What a call came to.
 #[derive(Debug)]
-pub enum Answer<P> {
+pub enum Conclusion<P> {
     /// It ran (or was refused as a tool error): the revision-neutral result.
     Done(ToolResult),
     /// It needs answers first (2026): the entry's request for input.
@@ -172,11 +172,11 @@ impl Ended {
 /// Runs a call through every stage; `cancelled` resolving stops it (and its backend's
 /// process group) wherever it is.
 pub async fn run<G: Gatherer>(
-    served: &Served,
+    served: &Loaded,
     services: &Arc<Services>,
     call: Call<G>,
     cancelled: impl Future<Output = ()> + Send,
-) -> Result<Answer<G::Pending>, CallError<G::Error>> {
+) -> Result<Conclusion<G::Pending>, CallError<G::Error>> {
     let started = Instant::now();
     let name = call.tool.clone();
     let caller = call.caller.clone();
@@ -198,7 +198,7 @@ pub async fn run<G: Gatherer>(
     record::record(
         services,
         &served.registry,
-        &record::Request {
+        &record::Finished {
             tool: &name,
             known,
             caller: &caller,
@@ -211,10 +211,10 @@ pub async fn run<G: Gatherer>(
     answered.map(|(answer, _)| answer)
 }
 
-type Staged<P, E> = Result<(Answer<P>, Ended), CallError<E>>;
+type Staged<P, E> = Result<(Conclusion<P>, Ended), CallError<E>>;
 
 async fn stages<G: Gatherer>(
-    served: &Served,
+    served: &Loaded,
     services: &Arc<Services>,
     call: Call<G>,
 ) -> Staged<G::Pending, G::Error> {
@@ -229,7 +229,7 @@ async fn stages<G: Gatherer>(
     // A refusal may quote the arguments (a schema violation names the value).
     let refused = |outcome, message: String| {
         let result = ToolResult::error(message).redacted(served.registry.redactor());
-        Ok((Answer::Done(result), Ended::before_running(outcome)))
+        Ok((Conclusion::Done(result), Ended::before_running(outcome)))
     };
     let tool = Arc::clone(served.registry.get(&tool)?);
     caller.grants(&tool.name, &tool.scopes)?;
@@ -263,7 +263,7 @@ async fn stages<G: Gatherer>(
             Gathered::Ready(arguments) => (arguments, crate::inputs::Inputs::default()),
             Gathered::Pending(pending) => {
                 return Ok((
-                    Answer::Pending(pending),
+                    Conclusion::Pending(pending),
                     Ended::before_running(Outcome::Pending),
                 ));
             }
@@ -285,13 +285,13 @@ async fn stages<G: Gatherer>(
         };
         let record = job.start(&tasks).await.map_err(CallError::TaskStart)?;
         return Ok((
-            Answer::Task(Box::new(record)),
+            Conclusion::Task(Box::new(record)),
             Ended::before_running(Outcome::Task),
         ));
     }
     let (result, ended) =
         execute(served, services, &tool, &arguments, caller.identity, events).await;
-    Ok((Answer::Done(result), ended))
+    Ok((Conclusion::Done(result), ended))
 }
 
 /// The tool's rate for this caller, counted: the message that refuses a call over it.
@@ -303,7 +303,7 @@ fn over_rate(tool: &Tool, caller: &Caller) -> Option<String> {
 
 /// Stages 8 and 9, for a call now or a task later: a slot, the backend, the output.
 async fn execute(
-    served: &Served,
+    served: &Loaded,
     services: &Services,
     tool: &Tool,
     arguments: &Map<String, Value>,

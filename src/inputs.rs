@@ -174,15 +174,16 @@ impl Input {
     }
 }
 
-/// One request of a round.
+/// One question of a round: a request to the client for input (an elicitation, a sampling,
+/// the roots), answered before the call goes on.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Request {
+pub struct Question {
     pub key: String,
     pub method: &'static str,
     pub params: Value,
 }
 
-impl Request {
+impl Question {
     /// `{"method": …, "params": …}`, as `inputRequests` carries it.
     pub fn to_json(&self) -> Value {
         json!({"method": self.method, "params": self.params})
@@ -195,7 +196,7 @@ pub enum Step {
     /// Everything is known: the arguments with the answers joined.
     Ready(Map<String, Value>),
     /// Ask these (one round), then try again with their answers.
-    Ask(Vec<Request>),
+    Ask(Vec<Question>),
 }
 
 /// Why the call stops before it runs.
@@ -261,7 +262,7 @@ impl Inputs {
                     unknown.remove(&name);
                 }
             } else {
-                round.push(Request {
+                round.push(Question {
                     key: input.key().to_owned(),
                     method: input.method(),
                     params: input.params(&arguments),

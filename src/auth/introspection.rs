@@ -43,14 +43,14 @@ impl std::fmt::Debug for Endpoint {
     }
 }
 
-type Answer = Result<Principal, Rejection>;
+type Judged = Result<Principal, Rejection>;
 
 /// Asks the issuer, with a cache.
 #[derive(Debug)]
 pub struct Introspection {
     endpoint: Endpoint,
     client: reqwest::Client,
-    cache: Mutex<HashMap<[u8; 32], (Answer, Instant)>>,
+    cache: Mutex<HashMap<[u8; 32], (Judged, Instant)>>,
     questions: governor::DefaultDirectRateLimiter,
     leeway: Duration,
 }
@@ -69,7 +69,7 @@ impl Introspection {
         })
     }
 
-    pub async fn check(&self, token: &str, issuer: &str, audience: &str) -> Answer {
+    pub async fn check(&self, token: &str, issuer: &str, audience: &str) -> Judged {
         let key: [u8; 32] = Sha256::digest(token.as_bytes()).into();
         if let Some((answer, until)) = self.cache.lock().await.get(&key)
             && Instant::now() < *until
@@ -155,7 +155,7 @@ fn now() -> u64 {
 /// The issuer's answer, judged as a JWT's claims would be: active, an access token, for
 /// this resource (`aud` is required: a token for another API on the same issuer is not
 /// ours), from this issuer, within `exp` and `nbf` give or take `leeway` seconds.
-fn judge(claims: Map<String, Value>, issuer: &str, audience: &str, leeway: u64) -> Answer {
+fn judge(claims: Map<String, Value>, issuer: &str, audience: &str, leeway: u64) -> Judged {
     if claims.get("active") != Some(&Value::Bool(true)) {
         return Err(Rejection::Invalid("the token is not active"));
     }

@@ -12,7 +12,7 @@ use crate::registry::Registry;
 
 /// One request's end, for the record.
 #[derive(Debug)]
-pub(super) struct Request<'a> {
+pub(super) struct Finished<'a> {
     pub(super) tool: &'a str,
     /// The tool exists (an unknown name makes no metrics series).
     pub(super) known: bool,
@@ -27,7 +27,7 @@ pub(super) struct Request<'a> {
 }
 
 /// Counts and writes one request's end.
-pub(super) fn record(services: &Services, registry: &Registry, request: &Request<'_>) {
+pub(super) fn record(services: &Services, registry: &Registry, request: &Finished<'_>) {
     if request.known {
         ended(services, request.tool, request.ended, request.ran);
     }

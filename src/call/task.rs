@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::{CallError, Served, Services};
+use super::{CallError, Loaded, Services};
 use crate::caller::Caller;
 use crate::events::CallEvent;
 use crate::inputs::Inputs;
@@ -77,7 +77,7 @@ pub(super) fn decide<E>(
 
 /// A call admitted as a task.
 pub(super) struct Start {
-    pub(super) served: Served,
+    pub(super) served: Loaded,
     pub(super) services: Arc<Services>,
     pub(super) tool: Arc<Tool>,
     pub(super) arguments: Map<String, Value>,
@@ -117,7 +117,7 @@ impl Start {
 
 /// A task's run: the pipeline's last stages, on the registry the call started on.
 struct Run {
-    served: Served,
+    served: Loaded,
     services: Arc<Services>,
     tool: Arc<Tool>,
     caller: Caller,

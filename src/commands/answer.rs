@@ -8,7 +8,7 @@ use std::io::{BufRead as _, IsTerminal as _, Write as _};
 
 use serde_json::{Map, Value, json};
 
-use crate::inputs::{Capability, Request, Step, Stop};
+use crate::inputs::{Capability, Question, Step, Stop};
 use crate::tool::Tool;
 
 /// How the terminal answers.
@@ -81,7 +81,7 @@ fn gather(
     Err("the answers never completed the questions".into())
 }
 
-fn reply(tool: &Tool, request: &Request, answers: &Answers) -> Result<Value, String> {
+fn reply(tool: &Tool, request: &Question, answers: &Answers) -> Result<Value, String> {
     if request.method == "roots/list" {
         let here = std::env::current_dir().map_err(|error| error.to_string())?;
         let path: Vec<String> = here

@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use crate::backend::Backend;
 use crate::backend::http::HttpClients;
-use crate::call::{Answer, Call, Served, Services, Tasking};
+use crate::call::{Call, Conclusion, Loaded, Services, Tasking};
 use crate::caller::Caller;
 use crate::cli::CallArgs;
 use crate::events::CallEvent;
@@ -166,14 +166,14 @@ pub fn finish_progress() {
 /// Runs a call from the terminal through the pipeline; a tool that asks first runs only
 /// once the terminal has answered (`--yes`, `--answer`, or the person at it).
 pub async fn call(
-    served: &Served,
+    served: &Loaded,
     services: &Arc<Services>,
     call: Call<super::answer::Answers>,
 ) -> ToolResult {
     match crate::call::run(served, services, call, std::future::pending()).await {
-        Ok(Answer::Done(result)) => result,
-        Ok(Answer::Pending(never)) => match never {},
-        Ok(Answer::Task(record)) => {
+        Ok(Conclusion::Done(result)) => result,
+        Ok(Conclusion::Pending(never)) => match never {},
+        Ok(Conclusion::Task(record)) => {
             ToolResult::error(format!("the call became task {}", record.id))
         }
         Err(error) => ToolResult::error(error.to_string()),
@@ -330,7 +330,7 @@ pub fn command(
         audit,
         ..Services::terminal(Arc::clone(&processes), HttpClients::default())
     });
-    let served = Served::alone(Arc::clone(&registry));
+    let served = Loaded::alone(Arc::clone(&registry));
     let result = runtime.block_on(async {
         let (sender, mut receiver) = tokio::sync::mpsc::channel(256);
         let printer = tokio::spawn(async move {

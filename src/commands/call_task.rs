@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::call::{finish_progress, show_event};
 use crate::backend::http::HttpClients;
 use crate::backend::processes::Processes;
-use crate::call::{Answer, AsTask, Call, Served, Services, Tasking};
+use crate::call::{AsTask, Call, Conclusion, Loaded, Services, Tasking};
 use crate::caller::Caller;
 use crate::cli::CallArgs;
 use crate::events::{CallEvent, LogLevel};
@@ -50,7 +50,7 @@ pub fn command(
         tasks: Some(Arc::clone(&tasks)),
         ..Services::terminal(Arc::clone(&processes), HttpClients::default())
     });
-    let served = Served::alone(Arc::clone(registry));
+    let served = Loaded::alone(Arc::clone(registry));
     // The result is kept whole for printing as `call` prints it.
     let outcome: Arc<Mutex<Option<ToolResult>>> = Arc::new(Mutex::new(None));
     let kept = Arc::clone(&outcome);
@@ -80,9 +80,9 @@ pub fn command(
                 .map_err(|error| format!("error: could not listen for Ctrl-C: {error}"))?;
         let record = match crate::call::run(&served, &services, call, std::future::pending()).await
         {
-            Ok(Answer::Task(record)) => record,
-            Ok(Answer::Done(refused)) => return Ok(Err(refused)),
-            Ok(Answer::Pending(never)) => match never {},
+            Ok(Conclusion::Task(record)) => record,
+            Ok(Conclusion::Done(refused)) => return Ok(Err(refused)),
+            Ok(Conclusion::Pending(never)) => match never {},
             Err(error) => return Err(format!("error: {error}")),
         };
         eprintln!(

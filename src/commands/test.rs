@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use crate::backend::http::HttpClients;
 use crate::backend::processes::Processes;
-use crate::call::{Call, Served, Services, Tasking};
+use crate::call::{Call, Loaded, Services, Tasking};
 use crate::caller::Caller;
 use crate::registry::Registry;
 use crate::results::{Content, ToolResult};
@@ -34,7 +34,7 @@ pub async fn run(
         ..Services::terminal(Arc::clone(&processes), clients)
     };
     let shared = Arc::new(terminal(HttpClients::default()));
-    let served = Served::alone(Arc::clone(registry));
+    let served = Loaded::alone(Arc::clone(registry));
     for tool in registry
         .tools()
         .filter(|tool| only.is_none_or(|name| tool.name == name))

@@ -16,7 +16,7 @@ use rmcp::{ErrorData, RoleServer};
 use serde_json::{Map, Value};
 
 use super::mrtr;
-use crate::inputs::{Capability, Inputs, Request, Step, Stop};
+use crate::inputs::{Capability, Inputs, Question, Step, Stop};
 use crate::revision::Revision;
 
 /// What a request brings for gathering: its MRTR fields (2026) and what it is.
@@ -152,7 +152,7 @@ fn connection_refusal(stop: Stop, name: &str) -> String {
 }
 
 /// Sends one request on the client's connection; its result as JSON.
-async fn send(request: &Request, context: &RequestContext<RoleServer>) -> Result<Value, String> {
+async fn send(request: &Question, context: &RequestContext<RoleServer>) -> Result<Value, String> {
     let failed = |error: &dyn std::fmt::Display| {
         format!(
             "asking the client ({}) failed: {error}, so the call did not run",

@@ -26,7 +26,7 @@ use super::state::Handler;
 use super::{convert, elicit, notify, prompts, resources};
 use std::time::Duration;
 
-use crate::call::{Answer, AsTask, Call, CallError, Tasking};
+use crate::call::{AsTask, Call, CallError, Conclusion, Tasking};
 use crate::caller::{Caller, Identity, Seen};
 use crate::results::ToolResult;
 use crate::revision::Revision;
@@ -386,12 +386,12 @@ impl Handler {
         }
         let server_info = (revision == Revision::V2026_07).then_some(&snapshot.server_info);
         match answered {
-            Ok(Answer::Done(result)) => {
+            Ok(Conclusion::Done(result)) => {
                 let result = result.for_revision(revision, wrapped);
                 Ok(convert::call_result(result, server_info).into())
             }
-            Ok(Answer::Pending(pending)) => Ok(pending.into()),
-            Ok(Answer::Task(record)) => super::tasks::created(&record),
+            Ok(Conclusion::Pending(pending)) => Ok(pending.into()),
+            Ok(Conclusion::Task(record)) => super::tasks::created(&record),
             Err(error) => Err(protocol_error(error)),
         }
     }

@@ -15,7 +15,7 @@ use rmcp::model::{
 };
 use serde_json::{Map, Value};
 
-use crate::inputs::Request;
+use crate::inputs::Question;
 
 /// How long a client has to answer one round.
 pub(super) const STATE_TTL: Duration = Duration::from_secs(600);
@@ -126,7 +126,7 @@ pub(super) fn open(
 /// The `input_required` answer for one round, carrying `answers` sealed.
 pub(super) fn input_required(
     codec: &RequestStateCodec,
-    round: &[Request],
+    round: &[Question],
     answers: &Map<String, Value>,
     binding: &[u8],
 ) -> Result<InputRequiredResult, ErrorData> {
@@ -167,7 +167,7 @@ mod tests {
             "step1".into(),
             json!({"action": "accept", "content": {"name": "Ann"}}),
         );
-        let round = [Request {
+        let round = [Question {
             key: "step2".into(),
             method: "elicitation/create",
             params: json!({"message": "?", "requestedSchema": {"type": "object", "properties": {}}}),

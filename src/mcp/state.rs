@@ -89,7 +89,7 @@ pub(super) struct Snapshot {
     pub(super) server_info: Value,
     /// What calls run against: the registry and the server's withheld variables with the
     /// manifest's.
-    pub(super) served: crate::call::Served,
+    pub(super) served: crate::call::Loaded,
     /// Some tool names `scopes`: only then does a call's body need a look before rmcp.
     pub(super) scoped: bool,
     /// Some tool (not only a prompt or resource) names `scopes`: lists vary by caller.
@@ -176,7 +176,7 @@ impl Snapshot {
         let server_info = Value::Object(registry.server.implementation.clone());
         let mut withheld = withheld_env.to_vec();
         withheld.extend(registry.withheld_env().iter().cloned());
-        let served = crate::call::Served {
+        let served = crate::call::Loaded {
             registry: Arc::clone(&registry),
             withheld_env: withheld.into(),
         };
