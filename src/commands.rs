@@ -17,28 +17,10 @@ pub mod list;
 pub mod tasks;
 pub mod test;
 
-use std::io::IsTerminal as _;
-
 /// Exit code for a tool error from `call`, or findings from `check`.
 pub const EXIT_FAILURE: u8 = 1;
 
-/// Whether stderr may be coloured: a terminal, and `NO_COLOR` unset.
-pub fn color() -> bool {
-    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
-}
-
-/// `warning:` / `error:` / `hint:` prefixes, bold and coloured when allowed.
-pub fn label(kind: &str) -> String {
-    if !color() {
-        return format!("{kind}:");
-    }
-    let code = match kind {
-        "error" => "1;31",
-        "warning" => "1;33",
-        _ => "1;36",
-    };
-    format!("\u{1b}[{code}m{kind}\u{1b}[0m:")
-}
+pub use crate::failure::{color, label};
 
 /// Writes a command's output to stdout (a broken pipe, as in `| head`, is not an error).
 pub fn print(text: &str) {

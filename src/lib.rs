@@ -44,7 +44,7 @@
 //! 4 runners    backend audit tasks
 //! 3 output     results resource secret inputs sandbox egress
 //! 2 facts      caller metrics template ask
-//! 1 leaves     auth connections diagnostic events limit logging outcome rate revision schema suggest traces units userfile
+//! 1 leaves     auth connections diagnostic events failure limit logging outcome rate revision schema suggest traces units userfile
 //! ```
 //!
 //! What a call carries through them is in the leaves and facts: who calls ([`caller`]: its
@@ -184,6 +184,7 @@ pub mod connections;
 pub mod diagnostic;
 pub mod egress;
 pub mod events;
+pub mod failure;
 pub mod inputs;
 pub mod limit;
 pub mod logging;

@@ -62,6 +62,17 @@ pub enum ManifestError {
     },
 }
 
+/// For a person: the diagnostics as rendered (each with its `error:` label), or the read
+/// error.
+impl From<ManifestError> for crate::failure::Failure {
+    fn from(error: ManifestError) -> Self {
+        match error {
+            ManifestError::Invalid { rendered, .. } => Self::rendered(rendered),
+            ManifestError::Read { .. } => Self::new(error.to_string()),
+        }
+    }
+}
+
 /// The JSON Schema of the manifest format, generated from the manifest's own types, for
 /// TOML editors (`#:schema`) and `mcp-serve schema`.
 pub fn json_schema() -> String {

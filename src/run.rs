@@ -13,16 +13,14 @@ use anyhow::Context as _;
 use crate::backend::processes::Processes;
 use crate::cli::{Cli, Command, HttpArgs, ServeArgs};
 use crate::commands;
-use crate::manifest::{self, ManifestError};
+use crate::manifest;
 use crate::mcp::http::{self, BearerToken, HttpOptions, SessionLimits};
 use crate::mcp::{Handler, HandlerOptions, serve_stdio};
 use crate::registry::Registry;
 
-/// Exit code for a usage or manifest error (clap uses 2 for usage errors too).
-const EXIT_USAGE: u8 = 2;
-
-/// A problem with how we were started: printed as is, exit code 2.
-struct UsageError(String);
+/// A problem with how we were started, or a command's failure: printed by
+/// [`Failure::print`], exit code 2.
+use crate::failure::{EXIT_USAGE, Failure};
 
 /// Runs the program and returns its exit code.
 pub fn run(cli: &Cli) -> ExitCode {
@@ -31,20 +29,17 @@ pub fn run(cli: &Cli) -> ExitCode {
     if let Some(command) = &cli.command {
         return match command_run(command, cli) {
             Ok(code) => code,
-            Err(UsageError(message)) => {
-                eprintln!("{message}");
+            Err(failure) => {
+                failure.print();
                 ExitCode::from(EXIT_USAGE)
             }
         };
     }
     let prepared = manifest_path(args.config.as_deref()).and_then(|path| {
-        let registry = manifest::load(&path).map_err(|error| match error {
-            ManifestError::Invalid { .. } => UsageError(error.to_string()),
-            ManifestError::Read { .. } => UsageError(format!("error: {error}")),
-        })?;
+        let registry = manifest::load(&path).map_err(Failure::from)?;
         if args.observe.metrics && args.http.http.is_none() {
-            return Err(UsageError(
-                "error: --metrics serves /metrics on the HTTP listener; with stdio, use --metrics-addr".into(),
+            return Err(Failure::new(
+                "--metrics serves /metrics on the HTTP listener; with stdio, use --metrics-addr",
             ));
         }
         let options = args
@@ -77,15 +72,15 @@ pub fn run(cli: &Cli) -> ExitCode {
     });
     let (registry, path, options) = match prepared {
         Ok(prepared) => prepared,
-        Err(UsageError(message)) => {
-            eprintln!("{message}");
+        Err(failure) => {
+            failure.print();
             return ExitCode::from(EXIT_USAGE);
         }
     };
     match serve(registry, &path, args, options) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("error: {error:#}");
+            Failure::new(format!("{error:#}")).print();
             ExitCode::FAILURE
         }
     }
@@ -131,7 +126,7 @@ fn serve(
         .tools()
         .any(|tool| tool.task != crate::tasks::Policy::Never);
     let tasks = crate::tasks::Tasks::with_limits(
-        task_location(args).map_err(|UsageError(message)| anyhow::anyhow!(message))?,
+        task_location(args).map_err(|failure| anyhow::anyhow!(failure.message().to_owned()))?,
         args.tasks.task_lease,
         args.tasks.limits(),
     );
@@ -305,13 +300,13 @@ async fn serve_http(
 fn http_options(
     args: &HttpArgs,
     oauth: Option<&crate::auth::oauth::Settings>,
-) -> Result<HttpOptions, UsageError> {
+) -> Result<HttpOptions, Failure> {
     let address = args
         .http
-        .ok_or_else(|| UsageError("error: --http needs an address".into()))?;
+        .ok_or_else(|| Failure::new("--http needs an address"))?;
     if !args.path.starts_with('/') || args.path.len() < 2 {
-        return Err(UsageError(format!(
-            "error: the endpoint path `{}` must start with `/` and name something, e.g. `/mcp`",
+        return Err(Failure::new(format!(
+            "the endpoint path `{}` must start with `/` and name something, e.g. `/mcp`",
             args.path
         )));
     }
@@ -322,30 +317,32 @@ fn http_options(
         .chars()
         .any(|c| matches!(c, '{' | '}' | '?' | '#') || c.is_whitespace())
     {
-        return Err(UsageError(format!(
-            "error: the endpoint path `{}` may not contain `{{`, `}}`, `?`, `#` or spaces",
+        return Err(Failure::new(format!(
+            "the endpoint path `{}` may not contain `{{`, `}}`, `?`, `#` or spaces",
             args.path
         )));
     }
     if matches!(args.path.as_str(), "/healthz" | "/readyz") {
-        return Err(UsageError(format!(
-            "error: the endpoint path `{}` is taken by the health checks; choose another, e.g. `/mcp`",
+        return Err(Failure::new(format!(
+            "the endpoint path `{}` is taken by the health checks; choose another, e.g. `/mcp`",
             args.path
         )));
     }
     let token = read_token(args)?;
     if token.is_some() && oauth.is_some() {
-        return Err(UsageError(
-            "error: the manifest's [server.auth] and --auth-token-* both say how clients authenticate; choose one".into(),
+        return Err(Failure::new(
+            "the manifest's [server.auth] and --auth-token-* both say how clients authenticate; choose one",
         ));
     }
     let loopback = address.ip().is_loopback();
     if !loopback && token.is_none() && oauth.is_none() && !args.allow_unauthenticated {
-        return Err(UsageError(format!(
-            "error: refusing to serve `{address}` without authentication: anyone who can reach it could run the tools\n\n\
-             hint: require a token with `--auth-token-env NAME` or `--auth-token-file PATH`, or pass \
-             `--allow-unauthenticated` if something in front of mcp-serve authenticates"
-        )));
+        return Err(Failure::new(format!(
+            "refusing to serve `{address}` without authentication: anyone who can reach it could run the tools"
+        ))
+        .hint(
+            "require a token with `--auth-token-env NAME` or `--auth-token-file PATH`, or pass \
+             `--allow-unauthenticated` if something in front of mcp-serve authenticates",
+        ));
     }
     let allowed_hosts = if !args.allowed_hosts.is_empty() {
         args.allowed_hosts.clone()
@@ -402,17 +399,24 @@ fn http_options(
 
 /// The bearer token, from an environment variable or a file, never from argv (where `ps`
 /// would show it).
-fn read_token(args: &HttpArgs) -> Result<Option<BearerToken>, UsageError> {
+fn read_token(args: &HttpArgs) -> Result<Option<BearerToken>, Failure> {
     let (token, source) = match (&args.auth_token_env, &args.auth_token_file) {
         (Some(name), _) => (
             std::env::var(name).map_err(|_| {
-                UsageError(format!("error: --auth-token-env names `{name}`, but that environment variable is not set"))
+                Failure::new(format!(
+                    "--auth-token-env names `{name}`, but that environment variable is not set"
+                ))
             })?,
             format!("environment variable `{name}`"),
         ),
         (None, Some(path)) => (
             std::fs::read_to_string(path)
-                .map_err(|error| UsageError(format!("error: could not read the token file `{}`: {error}", path.display())))?
+                .map_err(|error| {
+                    Failure::new(format!(
+                        "could not read the token file `{}`: {error}",
+                        path.display()
+                    ))
+                })?
                 .trim()
                 .to_owned(),
             format!("file `{}`", path.display()),
@@ -420,7 +424,7 @@ fn read_token(args: &HttpArgs) -> Result<Option<BearerToken>, UsageError> {
         (None, None) => return Ok(None),
     };
     if token.is_empty() {
-        return Err(UsageError(format!("error: the token in {source} is empty")));
+        return Err(Failure::new(format!("the token in {source} is empty")));
     }
     Ok(Some(BearerToken::new(&token)))
 }
@@ -441,19 +445,19 @@ async fn shutdown_signal() -> &'static str {
 
 /// Runs a command for people (`check`, `list`, `call`, `completions`).
 /// `--task-store`, else `--data-dir`.
-fn task_location(args: &ServeArgs) -> Result<crate::tasks::StoreLocation, UsageError> {
+fn task_location(args: &ServeArgs) -> Result<crate::tasks::StoreLocation, Failure> {
     crate::tasks::StoreLocation::from_options(
         args.tasks.task_store.as_deref(),
         args.tasks.data_dir.as_deref(),
     )
-    .map_err(|error| UsageError(format!("error: {error}")))
+    .map_err(|error| Failure::new(error.to_string()))
 }
 
-fn command_run(command: &Command, cli: &Cli) -> Result<ExitCode, UsageError> {
+fn command_run(command: &Command, cli: &Cli) -> Result<ExitCode, Failure> {
     let config = cli.serve.config.as_deref();
     if let Command::Tasks { action } = command {
         let location = task_location(&cli.serve)?;
-        return commands::tasks::command(&location, action).map_err(UsageError);
+        return commands::tasks::command(&location, action);
     }
     if let Command::Init {
         path,
@@ -462,8 +466,7 @@ fn command_run(command: &Command, cli: &Cli) -> Result<ExitCode, UsageError> {
         force,
     } = command
     {
-        let message =
-            commands::init::write(path, *command_tool, *http_tool, *force).map_err(UsageError)?;
+        let message = commands::init::write(path, *command_tool, *http_tool, *force)?;
         eprint!("{message}");
         return Ok(ExitCode::SUCCESS);
     }
@@ -471,7 +474,7 @@ fn command_run(command: &Command, cli: &Cli) -> Result<ExitCode, UsageError> {
         source: crate::cli::ImportSource::Openapi(args),
     } = command
     {
-        let message = commands::import::openapi(args).map_err(UsageError)?;
+        let message = commands::import::openapi(args)?;
         eprint!("{message}");
         return Ok(ExitCode::SUCCESS);
     }
@@ -497,10 +500,7 @@ fn command_run(command: &Command, cli: &Cli) -> Result<ExitCode, UsageError> {
     } else {
         manifest::load(&path)
     };
-    let registry = loaded.map_err(|error| match error {
-        ManifestError::Invalid { .. } => UsageError(error.to_string()),
-        ManifestError::Read { .. } => UsageError(format!("error: {error}")),
-    })?;
+    let registry = loaded.map_err(Failure::from)?;
     registry.redact_logs();
     match command {
         Command::List(args) => {
@@ -513,7 +513,6 @@ fn command_run(command: &Command, cli: &Cli) -> Result<ExitCode, UsageError> {
         }
         Command::Test { tool } => {
             commands::test::command(registry, tool.as_deref(), audit(&cli.serve))
-                .map_err(UsageError)
         }
         Command::Install {
             host,
@@ -529,19 +528,15 @@ fn command_run(command: &Command, cli: &Cli) -> Result<ExitCode, UsageError> {
             name.as_deref(),
             *dry_run,
             *force,
-        )
-        .map_err(UsageError),
+        ),
         Command::Call(args) if args.task => commands::call_task::command(
             &std::sync::Arc::new(registry),
             args,
             task_location(&cli.serve)?,
             cli.serve.tasks.task_lease,
             audit(&cli.serve),
-        )
-        .map_err(UsageError),
-        Command::Call(args) => {
-            commands::call::command(registry, args, audit(&cli.serve)).map_err(UsageError)
-        }
+        ),
+        Command::Call(args) => commands::call::command(registry, args, audit(&cli.serve)),
         Command::Check(_)
         | Command::Tasks { .. }
         | Command::Import { .. }
@@ -552,7 +547,7 @@ fn command_run(command: &Command, cli: &Cli) -> Result<ExitCode, UsageError> {
 }
 
 /// `--config`, else `./tools.toml`, else a message with a hint.
-fn manifest_path(config: Option<&Path>) -> Result<PathBuf, UsageError> {
+fn manifest_path(config: Option<&Path>) -> Result<PathBuf, Failure> {
     if let Some(path) = config {
         return Ok(path.to_owned());
     }
@@ -560,11 +555,12 @@ fn manifest_path(config: Option<&Path>) -> Result<PathBuf, UsageError> {
     if default.is_file() {
         Ok(default)
     } else {
-        Err(UsageError(
-            "error: no manifest given and there is no `tools.toml` in the current directory\n\n\
-             hint: pass one with `mcp-serve --config path/to/tools.toml`; hosts often start \
-             servers in `/`, so give an absolute path in their configuration"
-                .into(),
-        ))
+        Err(
+            Failure::new("no manifest given and there is no `tools.toml` in the current directory")
+                .hint(
+                    "pass one with `mcp-serve --config path/to/tools.toml`; hosts often start \
+                     servers in `/`, so give an absolute path in their configuration",
+                ),
+        )
     }
 }

@@ -610,3 +610,61 @@ fn a_person_at_a_terminal_is_told_what_the_server_waits_for() {
     let _ = server.request("tools/list", json!({}));
     assert!(!server.stderr().contains("to try a tool from here"));
 }
+
+/// What `script` (util-linux) prints of a command run on a terminal of its own.
+fn on_a_terminal(args: &[&str], cwd: &std::path::Path, no_color: bool) -> String {
+    let command_line: Vec<String> = std::iter::once(BINARY)
+        .chain(args.iter().copied())
+        .map(|word| format!("'{word}'"))
+        .collect();
+    let mut script = Command::new("script");
+    script
+        .args(["-qec", &command_line.join(" "), "/dev/null"])
+        .current_dir(cwd)
+        .env_remove("NO_COLOR")
+        .stdin(Stdio::null());
+    if no_color {
+        script.env("NO_COLOR", "1");
+    }
+    let output = script.output().expect("script (util-linux) runs");
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// Every way a command for people fails is rendered in one place: `error:` and `hint:` in
+/// colour on a terminal, plain with `NO_COLOR` and through a pipe (the controls).
+#[test]
+fn failures_are_coloured_on_a_terminal_and_plain_elsewhere() {
+    let workspace = Workspace::new("[[tools]]\nname = \"t\"\ncommand.argv = [\"true\"]\n");
+    std::fs::write(workspace.path("bad.toml"), "[[tools]]\nnmae = \"x\"\n").expect("bad");
+    let bad = workspace.path("bad.toml");
+    let manifest = workspace.manifest();
+    let cases: [(&[&str], &str); 4] = [
+        // No manifest: the serving edge, with a hint.
+        (&[], "no manifest given"),
+        // A manifest with a mistake: its diagnostics.
+        (&["--config", bad.to_str().expect("path")], "unknown key `nmae`"),
+        // A command's own failure.
+        (
+            &["call", "--config", manifest.to_str().expect("path"), "nope"],
+            "`nope`",
+        ),
+        (&["--http", "0.0.0.0:0", "--config", manifest.to_str().expect("path")], "refusing"),
+    ];
+    let red = "\u{1b}[1;31merror\u{1b}[0m:";
+    let cyan = "\u{1b}[1;36mhint\u{1b}[0m:";
+    let empty = tempfile::tempdir().expect("dir");
+    for (index, (args, says)) in cases.iter().enumerate() {
+        let coloured = on_a_terminal(args, empty.path(), false);
+        assert!(coloured.contains(red), "{args:?}: {coloured:?}");
+        assert!(coloured.contains(says), "{args:?}: {coloured:?}");
+        if index == 0 || index == 3 {
+            assert!(coloured.contains(cyan), "{args:?}: {coloured:?}");
+        }
+        let plain = on_a_terminal(args, empty.path(), true);
+        assert!(!plain.contains('\u{1b}'), "NO_COLOR: {plain:?}");
+        assert!(plain.contains("error: "), "{plain:?}");
+        let (code, _, piped) = run(args, empty.path());
+        assert_eq!(code, 2, "{args:?}: {piped}");
+        assert!(!piped.contains('\u{1b}') && piped.contains("error: "), "{piped:?}");
+    }
+}

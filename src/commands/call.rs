@@ -1,6 +1,7 @@
 //! `mcp-serve call`: one tool, run exactly as the server runs it (validation, defaults,
 //! backend, output pipeline), from a terminal.
 
+use crate::failure::Failure;
 use std::path::Path;
 
 use base64::Engine as _;
@@ -183,20 +184,20 @@ pub async fn call(
 /// The call's arguments from the command line: `--json` (an object, or `-` to read one
 /// from stdin) or `key=value` pairs typed by the tool's schema. `call` and `call --task`
 /// both read them here.
-pub fn arguments(tool: &Tool, args: &CallArgs) -> Result<Map<String, Value>, String> {
+pub fn arguments(tool: &Tool, args: &CallArgs) -> Result<Map<String, Value>, Failure> {
     let Some(json) = &args.json else {
-        return parse_pairs(tool, &args.arguments).map_err(|message| format!("error: {message}"));
+        return parse_pairs(tool, &args.arguments).map_err(Failure::new);
     };
     let text = if json == "-" {
         std::io::read_to_string(std::io::stdin())
-            .map_err(|error| format!("error: could not read stdin: {error}"))?
+            .map_err(|error| Failure::new(format!("could not read stdin: {error}")))?
     } else {
         json.clone()
     };
     match serde_json::from_str::<Value>(&text) {
         Ok(Value::Object(map)) => Ok(map),
-        Ok(_) => Err("error: --json takes a JSON object".into()),
-        Err(error) => Err(format!("error: --json is not valid JSON: {error}")),
+        Ok(_) => Err(Failure::new("--json takes a JSON object")),
+        Err(error) => Err(Failure::new(format!("--json is not valid JSON: {error}"))),
     }
 }
 
@@ -298,12 +299,12 @@ pub fn command(
     registry: Registry,
     args: &CallArgs,
     audit: crate::audit::Audit,
-) -> Result<ExitCode, String> {
+) -> Result<ExitCode, Failure> {
     let registry = Arc::new(registry);
     let tool = Arc::clone(
         registry
             .get(&args.tool)
-            .map_err(|unknown| format!("error: {unknown}"))?,
+            .map_err(|unknown| Failure::new(unknown.to_string()))?,
     );
     let arguments = arguments(&tool, args)?;
     if args.dry_run {
@@ -324,7 +325,7 @@ pub fn command(
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .map_err(|error| format!("error: could not start the async runtime: {error}"))?;
+        .map_err(|error| Failure::new(format!("could not start the async runtime: {error}")))?;
     let processes = Arc::new(crate::backend::processes::Processes::supervising().0);
     let services = Arc::new(Services {
         audit,
@@ -372,7 +373,7 @@ pub fn command(
 pub(super) fn show_result(result: &ToolResult, tool: &str, args: &CallArgs) -> ExitCode {
     let mut stdout = std::io::stdout().lock();
     if let Err(error) = print_result(result, tool, args.json_out, &args.out_dir, &mut stdout) {
-        eprintln!("error: could not write the result: {error}");
+        Failure::new(format!("could not write the result: {error}")).print();
         return ExitCode::FAILURE;
     }
     if result.is_error {

@@ -2,6 +2,7 @@
 //! `--data-dir`), so `mcp-serve tasks get|cancel` see it from another terminal, and is
 //! followed from the store with a progress bar. Ctrl-C cancels it.
 
+use crate::failure::Failure;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -32,17 +33,17 @@ pub fn command(
     location: StoreLocation,
     lease: Duration,
     audit: crate::audit::Audit,
-) -> Result<ExitCode, String> {
+) -> Result<ExitCode, Failure> {
     let tool = Arc::clone(
         registry
             .get(&args.tool)
-            .map_err(|unknown| format!("error: {unknown}"))?,
+            .map_err(|unknown| Failure::new(unknown.to_string()))?,
     );
     let arguments = super::call::arguments(&tool, args)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .map_err(|error| format!("error: could not start the async runtime: {error}"))?;
+        .map_err(|error| Failure::new(format!("could not start the async runtime: {error}")))?;
     let processes = Arc::new(Processes::supervising().0);
     let tasks = Tasks::new(location, lease);
     let services = Arc::new(Services {
@@ -77,13 +78,13 @@ pub fn command(
         // Listening before the task starts: a Ctrl-C at any moment from here cancels it.
         let mut interrupts =
             tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
-                .map_err(|error| format!("error: could not listen for Ctrl-C: {error}"))?;
+                .map_err(|error| Failure::new(format!("could not listen for Ctrl-C: {error}")))?;
         let record = match crate::call::run(&served, &services, call, std::future::pending()).await
         {
             Ok(Conclusion::Task(record)) => record,
             Ok(Conclusion::Done(refused)) => return Ok(Err(refused)),
             Ok(Conclusion::Pending(never)) => match never {},
-            Err(error) => return Err(format!("error: {error}")),
+            Err(error) => return Err(Failure::new(error.to_string())),
         };
         eprintln!(
             "task {} started in {}; `mcp-serve tasks get {}` reads it",
@@ -154,7 +155,7 @@ async fn follow(
     tasks: &Arc<Tasks>,
     id: &str,
     interrupts: &mut tokio::signal::unix::Signal,
-) -> Result<Record, String> {
+) -> Result<Record, Failure> {
     let mut shown_progress = None;
     let mut shown_logs = 0;
     let mut interrupted = false;
@@ -162,7 +163,7 @@ async fn follow(
         let (record, _) = tasks
             .get(id, Whom::Operator)
             .await
-            .map_err(|error| format!("error: {error}"))?;
+            .map_err(|error| Failure::new(error.to_string()))?;
         if record.progress != shown_progress {
             if let Some(progress) = &record.progress {
                 show_event(&CallEvent::Progress {
@@ -195,7 +196,7 @@ async fn follow(
                 interrupted = true;
                 finish_progress();
                 eprintln!("cancelling task {id}");
-                tasks.cancel(id, Whom::Operator).await.map_err(|error| format!("error: {error}"))?;
+                tasks.cancel(id, Whom::Operator).await.map_err(|error| Failure::new(error.to_string()))?;
             }
         }
     }

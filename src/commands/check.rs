@@ -237,7 +237,7 @@ pub fn command(
                     serde_json::to_string_pretty(&report).unwrap_or_default()
                 ));
             } else {
-                eprintln!("{error}");
+                crate::failure::Failure::from(error).print();
             }
             return ExitCode::from(2);
         }

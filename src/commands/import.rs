@@ -2,6 +2,7 @@
 //! Schema beside it) and tells a person on stderr exactly what was kept, what was dropped
 //! and why, and which variables to set.
 
+use crate::failure::Failure;
 use std::fmt::Write as _;
 use std::io::Read as _;
 use std::path::Path;
@@ -10,14 +11,14 @@ use crate::cli::OpenapiArgs;
 use crate::openapi::emit::printable;
 use crate::openapi::{self, Filters, Import, Options};
 
-pub fn openapi(args: &OpenapiArgs) -> Result<String, String> {
+pub fn openapi(args: &OpenapiArgs) -> Result<String, Failure> {
     let text = read(&args.spec)?;
     if let Some(base) = &args.base_url
         && !(base.starts_with("http://") || base.starts_with("https://"))
     {
-        return Err(format!(
-            "error: --base-url `{base}` is not an http:// or https:// URL"
-        ));
+        return Err(Failure::new(format!(
+            "--base-url `{base}` is not an http:// or https:// URL"
+        )));
     }
     let mut options = Options {
         filters: Filters {
@@ -37,11 +38,11 @@ pub fn openapi(args: &OpenapiArgs) -> Result<String, String> {
     if args.env_prefix.is_none() {
         // The server's name, so that two imported APIs never read the same variable.
         let document = openapi::Document::parse(&text)
-            .map_err(|error| format!("error: {}", printable(&error.to_string())))?;
+            .map_err(|error| Failure::new(printable(&error.to_string())))?;
         options.env_prefix = format!("{}_", openapi::emit::server_name(&document, &options));
     }
     let import = openapi::import(&text, &options)
-        .map_err(|error| format!("error: {}", printable(&error.to_string())))?;
+        .map_err(|error| Failure::new(printable(&error.to_string())))?;
     let destination = match &args.output {
         None => {
             super::print(&import.manifest);
@@ -55,31 +56,32 @@ pub fn openapi(args: &OpenapiArgs) -> Result<String, String> {
     Ok(summary(&import, &destination, args.output.as_deref()))
 }
 
-fn read(spec: &Path) -> Result<String, String> {
+fn read(spec: &Path) -> Result<String, Failure> {
     if spec == Path::new("-") {
         let mut text = String::new();
         std::io::stdin()
             .read_to_string(&mut text)
             .map_err(|error| {
-                format!("error: could not read the description from stdin: {error}")
+                Failure::new(format!(
+                    "could not read the description from stdin: {error}"
+                ))
             })?;
         return Ok(text);
     }
     std::fs::read_to_string(spec)
-        .map_err(|error| format!("error: could not read `{}`: {error}", spec.display()))
+        .map_err(|error| Failure::new(format!("could not read `{}`: {error}", spec.display())))
 }
 
-fn write(path: &Path, manifest: &str, force: bool) -> Result<(), String> {
+fn write(path: &Path, manifest: &str, force: bool) -> Result<(), Failure> {
     if path.exists() && !force {
-        return Err(format!(
-            "error: `{}` already exists\n\nhint: pass `--force` to replace it",
-            path.display()
-        ));
+        return Err(Failure::new(format!("`{}` already exists", path.display()))
+            .hint("pass `--force` to replace it"));
     }
-    crate::userfile::write(path, manifest.as_bytes()).map_err(|error| format!("error: {error}"))?;
+    crate::userfile::write(path, manifest.as_bytes())
+        .map_err(|error| Failure::new(error.to_string()))?;
     let schema = path.with_file_name("tools.schema.json");
     crate::userfile::write(&schema, crate::manifest::json_schema().as_bytes())
-        .map_err(|error| format!("error: {error}"))
+        .map_err(|error| Failure::new(error.to_string()))
 }
 
 /// The command as typed, for the manifest's header (arguments quoted when a shell needs it).

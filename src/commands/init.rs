@@ -1,6 +1,7 @@
 //! `mcp-serve init`: a commented starter manifest that passes `check`, with the manifest's
 //! JSON Schema beside it for editors.
 
+use crate::failure::Failure;
 use std::path::Path;
 
 const HEADER: &str = r#"#:schema ./tools.schema.json
@@ -90,18 +91,16 @@ pub fn write(
     command_tool: bool,
     http_tool: bool,
     force: bool,
-) -> Result<String, String> {
+) -> Result<String, Failure> {
     if path.exists() && !force {
-        return Err(format!(
-            "error: `{}` already exists\n\nhint: pass `--force` to replace it",
-            path.display()
-        ));
+        return Err(Failure::new(format!("`{}` already exists", path.display()))
+            .hint("pass `--force` to replace it"));
     }
     let schema = path.with_file_name("tools.schema.json");
     crate::userfile::write(path, starter(command_tool, http_tool).as_bytes())
-        .map_err(|error| format!("error: {error}"))?;
+        .map_err(|error| Failure::new(error.to_string()))?;
     crate::userfile::write(&schema, crate::manifest::json_schema().as_bytes())
-        .map_err(|error| format!("error: {error}"))?;
+        .map_err(|error| Failure::new(error.to_string()))?;
     Ok(format!(
         "wrote `{}` and `{}`\n\nnext: `mcp-serve check --config {0}`, then `mcp-serve call greet name=Ada --config {0}`\n",
         path.display(),

@@ -4,6 +4,7 @@
 //! `--via uvx` or `--via npx` the host starts the published package instead, pinned to this
 //! build's version, the way hosts' own examples start servers.
 
+use crate::failure::Failure;
 use std::path::{Path, PathBuf};
 
 use std::process::ExitCode;
@@ -128,7 +129,7 @@ pub fn install(
     home: &Path,
     dry_run: bool,
     force: bool,
-) -> Result<String, String> {
+) -> Result<String, Failure> {
     let entry = host.entry(launch, manifest);
     let key = host.servers_key();
     if dry_run {
@@ -142,31 +143,31 @@ pub fn install(
     let mut document = match std::fs::read_to_string(&path) {
         Ok(text) if text.trim().is_empty() => Value::Object(Map::new()),
         Ok(text) => serde_json::from_str::<Value>(&text).map_err(|error| {
-            format!(
-                "error: `{}` is not valid JSON ({error}); it was left as it is",
+            Failure::new(format!(
+                "`{}` is not valid JSON ({error}); it was left as it is",
                 path.display()
-            )
+            ))
         })?,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => Value::Object(Map::new()),
         Err(error) => {
-            return Err(format!(
-                "error: could not read `{}`: {error}",
+            return Err(Failure::new(format!(
+                "could not read `{}`: {error}",
                 path.display()
-            ));
+            )));
         }
     };
     let Some(root) = document.as_object_mut() else {
-        return Err(format!(
-            "error: `{}` does not hold a JSON object; it was left as it is",
+        return Err(Failure::new(format!(
+            "`{}` does not hold a JSON object; it was left as it is",
             path.display()
-        ));
+        )));
     };
     let servers = root.entry(key).or_insert_with(|| Value::Object(Map::new()));
     let Some(servers) = servers.as_object_mut() else {
-        return Err(format!(
-            "error: `{key}` in `{}` is not an object; it was left as it is",
+        return Err(Failure::new(format!(
+            "`{key}` in `{}` is not an object; it was left as it is",
             path.display()
-        ));
+        )));
     };
     let verb = match servers.get_mut(name) {
         None => {
@@ -188,12 +189,12 @@ pub fn install(
             "updated"
         }
         Some(_) if !force => {
-            return Err(format!(
-                "error: `{name}` in `{}` is another server's entry, not one mcp-serve wrote; \
-                 it was left as it is\n\n\
-                 hint: pass `--name NAME` to add this server beside it, or `--force` to replace it",
+            return Err(Failure::new(format!(
+                "`{name}` in `{}` is another server's entry, not one mcp-serve wrote; \
+                 it was left as it is",
                 path.display()
-            ));
+            ))
+            .hint("pass `--name NAME` to add this server beside it, or `--force` to replace it"));
         }
         Some(previous) => {
             *previous = entry.clone();
@@ -203,7 +204,7 @@ pub fn install(
     let mut text = serde_json::to_string_pretty(&document).unwrap_or_default();
     text.push('\n');
     crate::userfile::write_private(&path, text.as_bytes())
-        .map_err(|error| format!("error: {error}"))?;
+        .map_err(|error| Failure::new(error.to_string()))?;
     Ok(format!(
         "{verb} `{name}` in `{}`:\n{}\nrestart the host to load it\n",
         path.display(),
@@ -220,7 +221,7 @@ pub fn command(
     name: Option<&str>,
     dry_run: bool,
     force: bool,
-) -> Result<ExitCode, String> {
+) -> Result<ExitCode, Failure> {
     let name = name.map_or_else(
         || {
             registry
@@ -236,10 +237,10 @@ pub fn command(
     let absolute = |path: &Path| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned());
     let binary = std::env::current_exe()
         .map(|binary| absolute(&binary))
-        .map_err(|error| format!("error: cannot find this program's path: {error}"))?;
+        .map_err(|error| Failure::new(format!("cannot find this program's path: {error}")))?;
     let home = std::env::var_os("HOME")
         .map(PathBuf::from)
-        .ok_or_else(|| "error: HOME is not set".to_owned())?;
+        .ok_or_else(|| Failure::new("HOME is not set"))?;
     let launch = Launch::new(via, &binary);
     let message = install(
         host,

@@ -2,6 +2,7 @@
 //! share (`--task-store`, `--data-dir`). A task's owner shows as its tag (a keyed hash of the
 //! session or subject that started it), never as the session id or subject itself.
 
+use crate::failure::Failure;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -13,11 +14,11 @@ use crate::tasks::record::timestamp;
 use crate::tasks::runner::Whom;
 use crate::tasks::{StoreLocation, Tasks};
 
-pub fn command(location: &StoreLocation, action: &TasksAction) -> Result<ExitCode, String> {
+pub fn command(location: &StoreLocation, action: &TasksAction) -> Result<ExitCode, Failure> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|error| format!("error: could not start the async runtime: {error}"))?;
+        .map_err(|error| Failure::new(format!("could not start the async runtime: {error}")))?;
     // The lease is only used to run tasks, which this command never does.
     let tasks = Tasks::new(location.clone(), Duration::from_secs(15));
     runtime.block_on(async {
@@ -26,7 +27,7 @@ pub fn command(location: &StoreLocation, action: &TasksAction) -> Result<ExitCod
                 let records = tasks
                     .list()
                     .await
-                    .map_err(|error| format!("error: {error}"))?;
+                    .map_err(|error| Failure::new(error.to_string()))?;
                 let mut out = String::new();
                 if *format == Format::Json {
                     for mut record in records {
@@ -61,7 +62,7 @@ pub fn command(location: &StoreLocation, action: &TasksAction) -> Result<ExitCod
                 let (record, answered) = tasks
                     .get(id, Whom::Operator)
                     .await
-                    .map_err(|error| format!("error: {error}"))?;
+                    .map_err(|error| Failure::new(error.to_string()))?;
                 let mut shown = record.detailed(&answered);
                 shown.insert("tool".into(), json!(record.tool));
                 if let Some(owner) = record.owner.as_deref() {
@@ -84,11 +85,11 @@ pub fn command(location: &StoreLocation, action: &TasksAction) -> Result<ExitCod
                 tasks
                     .cancel(id, Whom::Operator)
                     .await
-                    .map_err(|error| format!("error: {error}"))?;
+                    .map_err(|error| Failure::new(error.to_string()))?;
                 let (record, _) = tasks
                     .get(id, Whom::Operator)
                     .await
-                    .map_err(|error| format!("error: {error}"))?;
+                    .map_err(|error| Failure::new(error.to_string()))?;
                 eprintln!("task {id} is {}", record.status.as_str());
                 Ok(ExitCode::SUCCESS)
             }

@@ -1,6 +1,7 @@
 //! `mcp-serve test`: runs the examples a manifest declares per tool, like a test runner, so
 //! people can gate their own manifests in CI.
 
+use crate::failure::Failure;
 use std::fmt::Write as _;
 
 use std::process::ExitCode;
@@ -128,12 +129,12 @@ pub fn command(
     registry: Registry,
     only: Option<&str>,
     audit: crate::audit::Audit,
-) -> Result<ExitCode, String> {
+) -> Result<ExitCode, Failure> {
     let registry = Arc::new(registry);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .map_err(|error| format!("error: could not start the async runtime: {error}"))?;
+        .map_err(|error| Failure::new(format!("could not start the async runtime: {error}")))?;
     let (report, all_passed) = runtime.block_on(run(&registry, only, audit));
     runtime.shutdown_timeout(Duration::from_secs(1));
     super::print(&report);
