@@ -170,7 +170,9 @@
 //! `docs/security.md` states each safety guarantee and names the tests that attack it.
 //!
 //! Errors are typed (`thiserror`) inside; `anyhow` appears only in [`run`] (and in the
-//! benchmark, `benches/perf/`, which measures all of this beside the machine's floor).
+//! benchmark, `benches/perf/`, which measures all of this beside the machine's floor). A
+//! command for people, and the server's start, fail with a [`failure::Failure`], rendered
+//! for the terminal in one place (labels coloured on a terminal).
 
 pub mod ask;
 pub mod audit;
