@@ -6,7 +6,7 @@
 //! - a mount namespace where every mount is read-only but the write paths: Landlock does not
 //!   cover `chmod`, `chown`, `utime` and extended attributes, a read-only mount does
 //!   (`EROFS`), for every file the call's user owns outside its write set;
-//! - a PID namespace, whose first process (the init `pidns` starts) takes every process of
+//! - a PID namespace, whose first process (the init `init` starts) takes every process of
 //!   the call with it when it ends.
 
 use std::ffi::OsString;

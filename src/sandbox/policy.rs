@@ -30,7 +30,7 @@ pub struct Policy {
     /// Mount everything but the write paths read-only, in a mount namespace of the call's own.
     pub read_only: bool,
     /// Run the program in a PID namespace of the call's own, beneath an init of ours
-    /// ([`super::init`]), so that nothing it starts outlives it.
+    /// (`sandbox::init`), so that nothing it starts outlives it.
     #[serde(default)]
     pub pid_namespace: bool,
     /// Packed seccomp filters, compiled at load (empty: none).

@@ -41,7 +41,7 @@ pub struct Support {
     /// Network namespaces, the same way: a call with a host list gets one of its own.
     pub network_namespaces: bool,
     /// PID namespaces, the same way: every sandboxed call gets one of its own, so nothing it
-    /// started outlives it ([`super::pidns`]).
+    /// started outlives it (`sandbox::init`).
     pub pid_namespaces: bool,
     /// The server runs as root, whom the kernel exempts from the process limit.
     pub root: bool,

@@ -2,7 +2,7 @@
 //! `$MCP_SERVE_SANDBOX` says, then become the program. `main` runs it before parsing the
 //! command line, so it costs one `exec` of this binary and a few system calls. In a PID or
 //! network namespace of the call's own it stays the program's parent, and starts itself
-//! once more ([`init`]) to restrict itself and start the program.
+//! once more (`init`) to restrict itself and start the program.
 //!
 //! When confining fails, it prints `mcp-serve sandbox: <reason>` on stderr and exits 125
 //! (127 when the program does not exist, 126 when it cannot be executed), as `env` does.
@@ -19,7 +19,7 @@ use super::{
 };
 
 /// When this process was started as the trampoline (`BINARY __sandbox program args…`), or
-/// as the process it starts when it stays the program's parent ([`init::INIT`]), runs it
+/// as the process it starts when it stays the program's parent (`init::INIT`), runs it
 /// before anything else.
 /// Both binaries ask this first.
 pub fn if_asked() -> Option<ExitCode> {
