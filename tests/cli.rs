@@ -642,13 +642,24 @@ fn failures_are_coloured_on_a_terminal_and_plain_elsewhere() {
         // No manifest: the serving edge, with a hint.
         (&[], "no manifest given"),
         // A manifest with a mistake: its diagnostics.
-        (&["--config", bad.to_str().expect("path")], "unknown key `nmae`"),
+        (
+            &["--config", bad.to_str().expect("path")],
+            "unknown key `nmae`",
+        ),
         // A command's own failure.
         (
             &["call", "--config", manifest.to_str().expect("path"), "nope"],
             "`nope`",
         ),
-        (&["--http", "0.0.0.0:0", "--config", manifest.to_str().expect("path")], "refusing"),
+        (
+            &[
+                "--http",
+                "0.0.0.0:0",
+                "--config",
+                manifest.to_str().expect("path"),
+            ],
+            "refusing",
+        ),
     ];
     let red = "\u{1b}[1;31merror\u{1b}[0m:";
     let cyan = "\u{1b}[1;36mhint\u{1b}[0m:";
@@ -665,6 +676,9 @@ fn failures_are_coloured_on_a_terminal_and_plain_elsewhere() {
         assert!(plain.contains("error: "), "{plain:?}");
         let (code, _, piped) = run(args, empty.path());
         assert_eq!(code, 2, "{args:?}: {piped}");
-        assert!(!piped.contains('\u{1b}') && piped.contains("error: "), "{piped:?}");
+        assert!(
+            !piped.contains('\u{1b}') && piped.contains("error: "),
+            "{piped:?}"
+        );
     }
 }
