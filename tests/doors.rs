@@ -37,6 +37,10 @@ const DOORS: &[(&str, &str)] = &[
         "usage errors and the start-up lines (the address served, what a terminal user can do)",
     ),
     (
+        "src/failure.rs",
+        "a command's failure for a person: usage errors, manifest diagnostics (declarations, not resolved secrets), errors of the commands people run (tool results the pipeline redacted)",
+    ),
+    (
         "src/reload.rs",
         "a reloaded manifest's load error, as `check` renders it (declarations, not resolved secrets)",
     ),
