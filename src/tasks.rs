@@ -113,8 +113,10 @@ impl Default for Limits {
 /// A new task id: 128 random bits, as 32 lowercase hex digits.
 pub fn new_id() -> Result<String, StoreError> {
     let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes)
-        .map_err(|error| StoreError::Io(format!("no randomness for a task id: {error}")))?;
+    getrandom::fill(&mut bytes).map_err(|source| StoreError::Random {
+        what: "a task id",
+        source,
+    })?;
     Ok(bytes
         .iter()
         .fold(String::with_capacity(32), |mut id, byte| {

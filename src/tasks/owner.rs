@@ -21,8 +21,10 @@ impl OwnerKey {
     /// A new random key, for a store that has none yet.
     pub fn generate() -> Result<Self, StoreError> {
         let mut bytes = [0u8; 32];
-        getrandom::fill(&mut bytes)
-            .map_err(|error| StoreError::Io(format!("no randomness for the owner key: {error}")))?;
+        getrandom::fill(&mut bytes).map_err(|source| StoreError::Random {
+            what: "the owner key",
+            source,
+        })?;
         Ok(Self(hex(&bytes)))
     }
 

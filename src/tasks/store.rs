@@ -25,11 +25,45 @@ use serde_json::{Map, Value};
 
 use super::{Limits, Record, Status};
 
-/// The store could not be reached or read.
+/// The store could not be reached or read. What failed below it is kept as the source, in
+/// an `Arc` because one error can be told to several waiters (the error is `Clone`).
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum StoreError {
-    #[error("the task store: {0}")]
-    Io(String),
+    /// A folder or file of the embedded store.
+    #[error("the task store: {}: {source}", path.display())]
+    File {
+        path: PathBuf,
+        source: Arc<std::io::Error>,
+    },
+    /// `SQLite` refused, at `path` when the store was being opened.
+    #[error("the task store: {}{source}", located(path.as_deref()))]
+    Sqlite {
+        path: Option<PathBuf>,
+        source: Arc<rusqlite::Error>,
+    },
+    /// Redis refused or could not be reached (`url` without its password).
+    #[cfg(feature = "redis")]
+    #[error("the task store: {doing} Redis at {url}: {source}")]
+    Redis {
+        doing: &'static str,
+        url: String,
+        source: Arc<redis::RedisError>,
+    },
+    #[error("the task store: a record could not be written as JSON: {0}")]
+    Encode(Arc<serde_json::Error>),
+    #[error("the task store: no randomness for {what}: {source}")]
+    Random {
+        what: &'static str,
+        source: getrandom::Error,
+    },
+    #[error("the task store: task {0} exists already")]
+    Exists(String),
+    #[error("the task store: its owner key changed twice while starting a task")]
+    Rekeyed,
+    #[error("the task store: its lock was poisoned")]
+    Poisoned,
+    #[error("the task store: its opening ended early: {0}")]
+    Worker(Arc<tokio::task::JoinError>),
     #[error("the task store holds a record this version cannot read: {0}")]
     Corrupt(String),
     #[error("invalid --task-store `{0}`: expected redis://HOST[:PORT][/DB]")]
@@ -45,6 +79,27 @@ pub enum StoreError {
     /// Keeping it would pass one of the store's [`Limits`].
     #[error("{0}")]
     Full(Full),
+}
+
+/// `path: ` before a message, or nothing.
+fn located(path: Option<&Path>) -> String {
+    path.map(|path| format!("{}: ", path.display()))
+        .unwrap_or_default()
+}
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(source: rusqlite::Error) -> Self {
+        Self::Sqlite {
+            path: None,
+            source: Arc::new(source),
+        }
+    }
+}
+
+impl From<serde_json::Error> for StoreError {
+    fn from(source: serde_json::Error) -> Self {
+        Self::Encode(Arc::new(source))
+    }
 }
 
 /// Which of the store's bounds a write would pass, how far it is used, and what the write
@@ -282,7 +337,7 @@ impl Store {
                     embedded::Embedded::open(&directory, limits)
                 })
                 .await
-                .map_err(|error| StoreError::Io(error.to_string()))??;
+                .map_err(|error| StoreError::Worker(Arc::new(error)))??;
                 Ok(Self::Embedded(Arc::new(opened)))
             }
             StoreLocation::Redis(url) => Ok(Self::Shared(Arc::new(

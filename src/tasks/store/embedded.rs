@@ -8,7 +8,7 @@
 //! `BEGIN IMMEDIATE` transaction that writes: two processes cannot both pass the check.
 
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rusqlite::{
@@ -66,10 +66,6 @@ pub struct Embedded {
     limits: Limits,
 }
 
-fn io(error: impl std::fmt::Display) -> StoreError {
-    StoreError::Io(error.to_string())
-}
-
 impl Embedded {
     /// Opens (creating) the store in `directory`; a directory it creates is private to the
     /// user, and so is the file (`SQLite` gives its `-wal` and `-shm` files the same mode).
@@ -77,21 +73,18 @@ impl Embedded {
         create_private_dir(directory)?;
         let path = directory.join(FILE);
         create_private_file(&path)?;
-        let mut connection = Connection::open(&path)
-            .map_err(|error| StoreError::Io(format!("{}: {error}", path.display())))?;
-        connection
-            .busy_timeout(Duration::from_secs(5))
-            .map_err(io)?;
-        connection
-            .pragma_update(None, "journal_mode", "WAL")
-            .map_err(io)?;
-        connection
-            .pragma_update(None, "synchronous", "NORMAL")
-            .map_err(io)?;
-        let key = prepare(&mut connection).map_err(|error| match error {
-            StoreError::Io(message) => StoreError::Io(format!("{}: {message}", path.display())),
+        let at = |error: StoreError| match error {
+            StoreError::Sqlite { path: None, source } => StoreError::Sqlite {
+                path: Some(path.clone()),
+                source,
+            },
             other => other,
-        })?;
+        };
+        let mut connection = Connection::open(&path).map_err(|error| at(error.into()))?;
+        connection.busy_timeout(Duration::from_secs(5))?;
+        connection.pragma_update(None, "journal_mode", "WAL")?;
+        connection.pragma_update(None, "synchronous", "NORMAL")?;
+        let key = prepare(&mut connection).map_err(at)?;
         Ok(Self {
             connection: Mutex::new(connection),
             key,
@@ -108,23 +101,20 @@ impl Embedded {
         &self,
         operation: impl FnOnce(&mut Connection) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
-        let mut connection = self
-            .connection
-            .lock()
-            .map_err(|_| StoreError::Io("the store's lock was poisoned".into()))?;
+        let mut connection = self.connection.lock().map_err(|_| StoreError::Poisoned)?;
         operation(&mut connection)
     }
 
     /// Keeps a new task whose `owner` is already its tag, counted in `bucket` (a tag too),
     /// unless it would pass a bound.
     pub fn create(&self, record: &Record, bucket: Option<&str>) -> Result<(), StoreError> {
-        let text = serde_json::to_string(record).map_err(io)?;
+        let text = serde_json::to_string(record)?;
         let bytes = taken(&text, record);
         let limits = self.limits;
         self.with(|connection| {
             let transaction = connection
                 .transaction_with_behavior(TransactionBehavior::Immediate)
-                .map_err(io)?;
+                ?;
             let used = usage(&transaction, bucket)?;
             if let Some(full) = used.refuse(&limits, 1, bytes) {
                 return Err(StoreError::Full(full));
@@ -143,8 +133,8 @@ impl Embedded {
                         bucket
                     ],
                 )
-                .map_err(io)?;
-            transaction.commit().map_err(io)
+                ?;
+            transaction.commit().map_err(StoreError::from)
         })
     }
 
@@ -155,13 +145,13 @@ impl Embedded {
                     row.get(0)
                 })
                 .optional()
-                .map_err(io)
+                .map_err(StoreError::from)
         })?;
         text.map(|text| decode(&text)).transpose()
     }
 
     pub fn update(&self, record: &Record) -> Result<bool, StoreError> {
-        let text = serde_json::to_string(record).map_err(io)?;
+        let text = serde_json::to_string(record)?;
         let bytes = taken(&text, record);
         let write = format!(
             "UPDATE tasks SET status = ?2, expires_ms = ?3, record = ?4, bytes = ?5 WHERE id = ?1 AND {RUNNING}"
@@ -174,22 +164,19 @@ impl Embedded {
             sql_int(bytes)
         ];
         if !checked(record) {
-            return self
-                .with(|connection| Ok(connection.execute(&write, values).map_err(io)? == 1));
+            return self.with(|connection| Ok(connection.execute(&write, values)? == 1));
         }
         let limits = self.limits;
         self.with(|connection| {
-            let transaction = connection
-                .transaction_with_behavior(TransactionBehavior::Immediate)
-                .map_err(io)?;
+            let transaction =
+                connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let stored: Option<(Option<String>, i64)> = transaction
                 .query_row(
                     &format!("SELECT bucket, bytes FROM tasks WHERE id = ?1 AND {RUNNING}"),
                     [&record.id],
                     |row| Ok((row.get(0)?, row.get(1)?)),
                 )
-                .optional()
-                .map_err(io)?;
+                .optional()?;
             let Some((bucket, before)) = stored else {
                 return Ok(false);
             };
@@ -199,14 +186,14 @@ impl Embedded {
             {
                 return Err(StoreError::Full(full));
             }
-            let changed = transaction.execute(&write, values).map_err(io)?;
-            transaction.commit().map_err(io)?;
+            let changed = transaction.execute(&write, values)?;
+            transaction.commit()?;
             Ok(changed == 1)
         })
     }
 
     pub fn fail_lapsed(&self, record: &Record, seen_lease_ms: u64) -> Result<bool, StoreError> {
-        let text = serde_json::to_string(record).map_err(io)?;
+        let text = serde_json::to_string(record)?;
         let bytes = taken(&text, record);
         self.with(|connection| {
             let changed = connection
@@ -223,7 +210,7 @@ impl Embedded {
                         sql_int(bytes)
                     ],
                 )
-                .map_err(io)?;
+                ?;
             Ok(changed == 1)
         })
     }
@@ -233,15 +220,13 @@ impl Embedded {
     pub fn answer(&self, id: &str, answers: &Map<String, Value>) -> Result<(), StoreError> {
         let limits = self.limits;
         self.with(|connection| {
-            let transaction = connection
-                .transaction_with_behavior(TransactionBehavior::Immediate)
-                .map_err(io)?;
+            let transaction =
+                connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let Some(bucket) = transaction
                 .query_row("SELECT bucket FROM tasks WHERE id = ?1", [id], |row| {
                     row.get::<_, Option<String>>(0)
                 })
-                .optional()
-                .map_err(io)?
+                .optional()?
             else {
                 return Ok(());
             };
@@ -253,8 +238,7 @@ impl Embedded {
                         params![id, key],
                         |_| Ok(()),
                     )
-                    .optional()
-                    .map_err(io)?
+                    .optional()?
                     .is_some();
                 if !given {
                     new.push((key, answer.to_string()));
@@ -270,36 +254,29 @@ impl Embedded {
                 return Err(StoreError::Full(full));
             }
             for (key, text) in &new {
-                transaction
-                    .execute(
-                        "INSERT OR IGNORE INTO answers (task, key, answer) VALUES (?1, ?2, ?3)",
-                        params![id, key, text],
-                    )
-                    .map_err(io)?;
+                transaction.execute(
+                    "INSERT OR IGNORE INTO answers (task, key, answer) VALUES (?1, ?2, ?3)",
+                    params![id, key, text],
+                )?;
             }
-            transaction
-                .execute(
-                    "UPDATE tasks SET answer_bytes = answer_bytes + ?2 WHERE id = ?1",
-                    params![id, sql_int(added)],
-                )
-                .map_err(io)?;
-            transaction.commit().map_err(io)
+            transaction.execute(
+                "UPDATE tasks SET answer_bytes = answer_bytes + ?2 WHERE id = ?1",
+                params![id, sql_int(added)],
+            )?;
+            transaction.commit().map_err(StoreError::from)
         })
     }
 
     pub fn answers(&self, id: &str) -> Result<Map<String, Value>, StoreError> {
         self.with(|connection| {
-            let mut statement = connection
-                .prepare_cached("SELECT key, answer FROM answers WHERE task = ?1")
-                .map_err(io)?;
-            let rows = statement
-                .query_map([id], |row| {
-                    Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?))
-                })
-                .map_err(io)?;
+            let mut statement =
+                connection.prepare_cached("SELECT key, answer FROM answers WHERE task = ?1")?;
+            let rows = statement.query_map([id], |row| {
+                Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?))
+            })?;
             let mut answers = Map::new();
             for row in rows {
-                let (key, text) = row.map_err(io)?;
+                let (key, text) = row?;
                 let answer = serde_json::from_str(&text)
                     .map_err(|error| StoreError::Corrupt(error.to_string()))?;
                 answers.insert(key, answer);
@@ -310,32 +287,27 @@ impl Embedded {
 
     pub fn list(&self) -> Result<Vec<Record>, StoreError> {
         let texts: Vec<String> = self.with(|connection| {
-            let mut statement = connection
-                .prepare("SELECT record FROM tasks ORDER BY created_ms, id")
-                .map_err(io)?;
-            let rows = statement.query_map([], |row| row.get(0)).map_err(io)?;
-            rows.collect::<Result<_, _>>().map_err(io)
+            let mut statement =
+                connection.prepare("SELECT record FROM tasks ORDER BY created_ms, id")?;
+            let rows = statement.query_map([], |row| row.get(0))?;
+            rows.collect::<Result<_, _>>().map_err(StoreError::from)
         })?;
         texts.iter().map(|text| decode(text)).collect()
     }
 
     pub fn purge(&self, now_ms: u64) -> Result<usize, StoreError> {
         self.with(|connection| {
-            let transaction = connection.transaction().map_err(io)?;
+            let transaction = connection.transaction()?;
             let expired = format!("SELECT id FROM tasks WHERE NOT {RUNNING} AND expires_ms < ?1");
-            transaction
-                .execute(
-                    &format!("DELETE FROM answers WHERE task IN ({expired})"),
-                    [sql_int(now_ms)],
-                )
-                .map_err(io)?;
-            let deleted = transaction
-                .execute(
-                    &format!("DELETE FROM tasks WHERE NOT {RUNNING} AND expires_ms < ?1"),
-                    [sql_int(now_ms)],
-                )
-                .map_err(io)?;
-            transaction.commit().map_err(io)?;
+            transaction.execute(
+                &format!("DELETE FROM answers WHERE task IN ({expired})"),
+                [sql_int(now_ms)],
+            )?;
+            let deleted = transaction.execute(
+                &format!("DELETE FROM tasks WHERE NOT {RUNNING} AND expires_ms < ?1"),
+                [sql_int(now_ms)],
+            )?;
+            transaction.commit()?;
             Ok(deleted)
         })
     }
@@ -360,7 +332,7 @@ fn usage(transaction: &Transaction<'_>, bucket: Option<&str>) -> Result<Usage, S
                     u64::try_from(bytes).unwrap_or(0),
                 )
             })
-            .map_err(io)
+            .map_err(StoreError::from)
     };
     let (caller_tasks, caller_bytes) = sums(
         "bucket IS :bucket AND ",
@@ -378,77 +350,55 @@ fn usage(transaction: &Transaction<'_>, bucket: Option<&str>) -> Result<Usage, S
 /// Creates or completes the schema and reads the owner key, making it when the store has
 /// none, in one transaction: processes opening a new file at once agree on one key.
 fn prepare(connection: &mut Connection) -> Result<OwnerKey, StoreError> {
-    let transaction = connection
-        .transaction_with_behavior(TransactionBehavior::Immediate)
-        .map_err(io)?;
-    transaction.execute_batch(SCHEMA).map_err(io)?;
-    transaction
-        .execute(
-            "INSERT OR IGNORE INTO meta (name, value) VALUES ('owner-key', ?1)",
-            [OwnerKey::generate()?.as_stored()],
-        )
-        .map_err(io)?;
-    let key = OwnerKey::from_stored(
-        transaction
-            .query_row(
-                "SELECT value FROM meta WHERE name = 'owner-key'",
-                [],
-                |row| row.get(0),
-            )
-            .map_err(io)?,
-    );
-    let counted: i64 = transaction
-        .query_row(
-            "SELECT COUNT(*) FROM pragma_table_info('tasks') WHERE name = 'bytes'",
-            [],
-            |row| row.get(0),
-        )
-        .map_err(io)?;
+    let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    transaction.execute_batch(SCHEMA)?;
+    transaction.execute(
+        "INSERT OR IGNORE INTO meta (name, value) VALUES ('owner-key', ?1)",
+        [OwnerKey::generate()?.as_stored()],
+    )?;
+    let key = OwnerKey::from_stored(transaction.query_row(
+        "SELECT value FROM meta WHERE name = 'owner-key'",
+        [],
+        |row| row.get(0),
+    )?);
+    let counted: i64 = transaction.query_row(
+        "SELECT COUNT(*) FROM pragma_table_info('tasks') WHERE name = 'bytes'",
+        [],
+        |row| row.get(0),
+    )?;
     if counted == 0 {
         upgrade(&transaction, &key)?;
     }
-    let bucketed: i64 = transaction
-        .query_row(
-            "SELECT COUNT(*) FROM pragma_table_info('tasks') WHERE name = 'bucket'",
-            [],
-            |row| row.get(0),
-        )
-        .map_err(io)?;
+    let bucketed: i64 = transaction.query_row(
+        "SELECT COUNT(*) FROM pragma_table_info('tasks') WHERE name = 'bucket'",
+        [],
+        |row| row.get(0),
+    )?;
     if bucketed == 0 {
         // A store made before callers were counted by who they are: its tasks count for
         // their owner, as they did.
-        transaction
-            .execute_batch(
-                "ALTER TABLE tasks ADD COLUMN bucket TEXT; UPDATE tasks SET bucket = owner;",
-            )
-            .map_err(io)?;
+        transaction.execute_batch(
+            "ALTER TABLE tasks ADD COLUMN bucket TEXT; UPDATE tasks SET bucket = owner;",
+        )?;
     }
-    transaction.execute_batch(INDEXES).map_err(io)?;
-    transaction.commit().map_err(io)?;
+    transaction.execute_batch(INDEXES)?;
+    transaction.commit()?;
     Ok(key)
 }
 
 /// Brings a store an older version made up to date: the owner and size columns, and every
 /// record's owner replaced by its tag (the old text zeroed, not left in free pages).
 fn upgrade(transaction: &Transaction<'_>, key: &OwnerKey) -> Result<(), StoreError> {
-    transaction
-        .execute_batch(
-            "ALTER TABLE tasks ADD COLUMN owner TEXT;
+    transaction.execute_batch(
+        "ALTER TABLE tasks ADD COLUMN owner TEXT;
              ALTER TABLE tasks ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0;
              ALTER TABLE tasks ADD COLUMN answer_bytes INTEGER NOT NULL DEFAULT 0;",
-        )
-        .map_err(io)?;
-    transaction
-        .pragma_update(None, "secure_delete", true)
-        .map_err(io)?;
+    )?;
+    transaction.pragma_update(None, "secure_delete", true)?;
     let rows: Vec<(String, String)> = {
-        let mut statement = transaction
-            .prepare("SELECT id, record FROM tasks")
-            .map_err(io)?;
-        let rows = statement
-            .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
-            .map_err(io)?;
-        rows.collect::<Result<_, _>>().map_err(io)?
+        let mut statement = transaction.prepare("SELECT id, record FROM tasks")?;
+        let rows = statement.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?;
+        rows.collect::<Result<_, _>>()?
     };
     for (id, text) in rows {
         // A record this version cannot read is left as it is, and reported when read.
@@ -462,23 +412,21 @@ fn upgrade(transaction: &Transaction<'_>, key: &OwnerKey) -> Result<(), StoreErr
                 key.tag(&owner)
             }
         });
-        let text = serde_json::to_string(&record).map_err(io)?;
-        transaction
-            .execute(
-                "UPDATE tasks SET owner = ?2, bytes = ?3, record = ?4 WHERE id = ?1",
-                params![id, record.owner, sql_int(taken(&text, &record)), text],
-            )
-            .map_err(io)?;
+        let text = serde_json::to_string(&record)?;
+        transaction.execute(
+            "UPDATE tasks SET owner = ?2, bytes = ?3, record = ?4 WHERE id = ?1",
+            params![id, record.owner, sql_int(taken(&text, &record)), text],
+        )?;
     }
     transaction
         .execute(
             "UPDATE tasks SET answer_bytes = (SELECT COALESCE(SUM(length(CAST(key AS BLOB)) + length(CAST(answer AS BLOB))), 0) FROM answers WHERE task = tasks.id)",
             [],
         )
-        .map_err(io)?;
+        ?;
     transaction
         .pragma_update(None, "secure_delete", false)
-        .map_err(io)
+        .map_err(StoreError::from)
 }
 
 fn decode(text: &str) -> Result<Record, StoreError> {
@@ -499,7 +447,10 @@ fn create_private_file(path: &Path) -> Result<(), StoreError> {
     {
         Ok(_) => Ok(()),
         Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
-        Err(error) => Err(StoreError::Io(format!("{}: {error}", path.display()))),
+        Err(source) => Err(StoreError::File {
+            path: path.to_owned(),
+            source: Arc::new(source),
+        }),
     }
 }
 
@@ -509,7 +460,10 @@ fn create_private_dir(directory: &Path) -> Result<(), StoreError> {
         .recursive(true)
         .mode(0o700)
         .create(directory)
-        .map_err(|error| StoreError::Io(format!("{}: {error}", directory.display())))
+        .map_err(|source| StoreError::File {
+            path: directory.to_owned(),
+            source: Arc::new(source),
+        })
 }
 
 #[cfg(test)]

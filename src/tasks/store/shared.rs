@@ -12,7 +12,7 @@
 //! expired tasks, checks the bounds and writes, so replicas racing cannot pass a bound
 //! together. `mcp-serve:owner-key` is the key owners are hashed with.
 
-use std::sync::RwLock;
+use std::sync::{Arc, RwLock};
 
 use futures_util::StreamExt;
 use redis::AsyncCommands;
@@ -223,13 +223,18 @@ fn answers_key(id: &str) -> String {
 
 impl Shared {
     pub async fn open(url: &str, limits: Limits) -> Result<Self, StoreError> {
-        let failed = |error: redis::RedisError| {
-            StoreError::Io(format!("cannot reach Redis at {}: {error}", redacted(url)))
+        let failed = |doing| {
+            move |source| StoreError::Redis {
+                doing,
+                url: redacted(url),
+                source: Arc::new(source),
+            }
         };
-        let client = redis::Client::open(url).map_err(|error| {
-            StoreError::Io(format!("invalid --task-store {}: {error}", redacted(url)))
-        })?;
-        let mut connection = client.get_connection_manager().await.map_err(failed)?;
+        let client = redis::Client::open(url).map_err(failed("cannot open"))?;
+        let mut connection = client
+            .get_connection_manager()
+            .await
+            .map_err(failed("cannot reach"))?;
         // The first process to open the store makes the key; every other reads it.
         let made = OwnerKey::generate()?;
         let (stored,): (Option<String>,) = redis::pipe()
@@ -242,7 +247,7 @@ impl Shared {
             .arg(OWNER_KEY)
             .query_async(&mut connection)
             .await
-            .map_err(failed)?;
+            .map_err(failed("cannot reach"))?;
         let script = |body: &str| redis::Script::new(&format!("{COUNTING}{body}"));
         Ok(Self {
             client,
@@ -257,8 +262,12 @@ impl Shared {
         })
     }
 
-    fn failed(&self, error: &redis::RedisError) -> StoreError {
-        StoreError::Io(format!("Redis at {}: {error}", redacted(&self.url)))
+    fn failed(&self, error: redis::RedisError) -> StoreError {
+        StoreError::Redis {
+            doing: "talking to",
+            url: redacted(&self.url),
+            source: Arc::new(error),
+        }
     }
 
     /// The key owners are hashed with, as this process last read it.
@@ -283,7 +292,7 @@ impl Shared {
         let stored: Option<String> = connection
             .get(OWNER_KEY)
             .await
-            .map_err(|error| self.failed(&error))?;
+            .map_err(|error| self.failed(error))?;
         match stored {
             Some(stored) if stored != self.key().as_stored() => {
                 tracing::info!("the task store's owner key was made anew; reading it");
@@ -319,7 +328,7 @@ impl Shared {
         let reply: Vec<String> = invocation
             .invoke_async(&mut connection)
             .await
-            .map_err(|error| self.failed(&error))?;
+            .map_err(|error| self.failed(error))?;
         let word = |index: usize| reply.get(index).map_or("", String::as_str);
         let number = |index: usize| word(index).parse::<u64>().unwrap_or(0);
         match word(0) {
@@ -353,8 +362,7 @@ impl Shared {
         for _ in 0..2 {
             let key = self.key();
             record.owner = owner.map(|owner| key.tag(owner));
-            let text =
-                serde_json::to_string(&*record).map_err(|e| StoreError::Io(e.to_string()))?;
+            let text = serde_json::to_string(&*record)?;
             let bytes = taken(&text, record);
             let mut invocation = self.counting(&self.create);
             invocation
@@ -373,7 +381,7 @@ impl Shared {
             match self.run(&invocation).await? {
                 Reply::Written => return Ok(()),
                 Reply::Exists | Reply::Ended => {
-                    return Err(StoreError::Io(format!("task {} exists already", record.id)));
+                    return Err(StoreError::Exists(record.id.clone()));
                 }
                 Reply::Rekey(stored) => {
                     tracing::info!("the task store's owner key was made anew; reading it");
@@ -381,9 +389,7 @@ impl Shared {
                 }
             }
         }
-        Err(StoreError::Io(
-            "the task store's owner key changed twice while starting a task".into(),
-        ))
+        Err(StoreError::Rekeyed)
     }
 
     pub async fn get(&self, id: &str) -> Result<Option<Record>, StoreError> {
@@ -391,23 +397,13 @@ impl Shared {
         let text: Option<String> = connection
             .get(task_key(id))
             .await
-            .map_err(|error| self.failed(&error))?;
+            .map_err(|error| self.failed(error))?;
         text.map(|text| decode(&text)).transpose()
     }
 
     pub async fn update(&self, record: &Record) -> Result<bool, StoreError> {
-        let text = serde_json::to_string(record).map_err(|e| StoreError::Io(e.to_string()))?;
-        let bytes = taken(&text, record);
-        let mut invocation = self.counting(&self.update);
-        invocation
-            .key(task_key(&record.id))
-            .arg(text)
-            .arg(Self::keep_ms(record))
-            .arg(&record.id)
-            .arg(bytes)
-            .arg(record.expires_ms())
-            .arg(if checked(record) { "1" } else { "0" });
-        Ok(matches!(self.run(&invocation).await?, Reply::Written))
+        let checked = if checked(record) { "1" } else { "0" };
+        self.rewrite(&self.update, record, checked.to_owned()).await
     }
 
     pub async fn fail_lapsed(
@@ -415,9 +411,21 @@ impl Shared {
         record: &Record,
         seen_lease_ms: u64,
     ) -> Result<bool, StoreError> {
-        let text = serde_json::to_string(record).map_err(|e| StoreError::Io(e.to_string()))?;
+        self.rewrite(&self.fail_lapsed, record, seen_lease_ms.to_string())
+            .await
+    }
+
+    /// Runs `script` (`UPDATE` or `FAIL_LAPSED`) to write `record` over the kept one, with
+    /// the script's own last argument; whether it was written.
+    async fn rewrite(
+        &self,
+        script: &redis::Script,
+        record: &Record,
+        last: String,
+    ) -> Result<bool, StoreError> {
+        let text = serde_json::to_string(record)?;
         let bytes = taken(&text, record);
-        let mut invocation = self.counting(&self.fail_lapsed);
+        let mut invocation = self.counting(script);
         invocation
             .key(task_key(&record.id))
             .arg(text)
@@ -425,7 +433,7 @@ impl Shared {
             .arg(&record.id)
             .arg(bytes)
             .arg(record.expires_ms())
-            .arg(seen_lease_ms.to_string());
+            .arg(last);
         Ok(matches!(self.run(&invocation).await?, Reply::Written))
     }
 
@@ -446,7 +454,7 @@ impl Shared {
         let stored: Vec<(String, String)> = connection
             .hgetall(answers_key(id))
             .await
-            .map_err(|error| self.failed(&error))?;
+            .map_err(|error| self.failed(error))?;
         stored
             .into_iter()
             .map(|(key, text)| {
@@ -462,7 +470,7 @@ impl Shared {
         let ids: Vec<String> = connection
             .zrange(INDEX, 0, -1)
             .await
-            .map_err(|error| self.failed(&error))?;
+            .map_err(|error| self.failed(error))?;
         if ids.is_empty() {
             return Ok(Vec::new());
         }
@@ -471,7 +479,7 @@ impl Shared {
             .arg(&keys)
             .query_async(&mut connection)
             .await
-            .map_err(|error| self.failed(&error))?;
+            .map_err(|error| self.failed(error))?;
         let mut records = Vec::new();
         let mut gone = Vec::new();
         for (id, text) in ids.into_iter().zip(texts) {
@@ -484,7 +492,7 @@ impl Shared {
             let _: () = connection
                 .zrem(INDEX, gone)
                 .await
-                .map_err(|error| self.failed(&error))?;
+                .map_err(|error| self.failed(error))?;
         }
         Ok(records)
     }
@@ -496,7 +504,7 @@ impl Shared {
             connection
                 .zcard(INDEX)
                 .await
-                .map_err(|error| self.failed(&error))?
+                .map_err(|error| self.failed(error))?
         };
         let kept = self.list().await?.len();
         Ok(before.saturating_sub(kept))
@@ -507,7 +515,7 @@ impl Shared {
         let _: i64 = connection
             .publish(CHANNEL, signal.encode())
             .await
-            .map_err(|error| self.failed(&error))?;
+            .map_err(|error| self.failed(error))?;
         Ok(())
     }
 
@@ -554,11 +562,11 @@ impl Shared {
             .client
             .get_async_pubsub()
             .await
-            .map_err(|error| self.failed(&error))?;
+            .map_err(|error| self.failed(error))?;
         pubsub
             .subscribe(CHANNEL)
             .await
-            .map_err(|error| self.failed(&error))?;
+            .map_err(|error| self.failed(error))?;
         Ok(pubsub)
     }
 }
