@@ -56,8 +56,12 @@ pub struct HttpBackend {
 /// Why a call failed; `Display` is the one-line reason (already redacted by the caller).
 #[derive(Debug, thiserror::Error)]
 enum HttpError {
+    /// Why the call's arguments make no request (a URL too long, a header value with a line
+    /// break, a path segment `..`): a message for the person, the value itself, no source.
     #[error("{0}")]
     Request(String),
+    #[error(transparent)]
+    Client(#[from] client::ClientError),
     #[error("the request to {url} timed out after {}s", after.as_secs_f64())]
     Timeout { url: String, after: Duration },
     #[error("could not reach {url}: {reason}")]
@@ -130,7 +134,7 @@ impl HttpBackend {
         clients: &HttpClients,
     ) -> Result<(Option<String>, Vec<u8>), HttpError> {
         let mut request = self.build(arguments).map_err(HttpError::Request)?;
-        clients.reroute(&mut request).map_err(HttpError::Request)?;
+        clients.reroute(&mut request)?;
         let run = trace::start(&mut request);
         let exchanged = self.send(request, clients, run.as_ref()).await;
         trace::end(run.as_ref(), &exchanged);
@@ -149,12 +153,12 @@ impl HttpBackend {
         // A stand-in (`mcp-serve test`) has its own client; the cached one is the server's.
         let stand_in;
         let client = if clients.is_standing_in() {
-            stand_in = clients.get(self.redirects).map_err(HttpError::Request)?;
+            stand_in = clients.get(self.redirects)?;
             &stand_in
         } else if let Some(client) = self.client.get() {
             client
         } else {
-            let client = clients.get(self.redirects).map_err(HttpError::Request)?;
+            let client = clients.get(self.redirects)?;
             self.client.get_or_init(|| client)
         };
         let mut response = client

@@ -8,6 +8,26 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
+/// Why no client could send a call's request. Not the call's fault: the server's.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    #[error("cannot send {0} to the stand-in upstream")]
+    StandIn(String),
+    #[error("the HTTP client cache is poisoned")]
+    Poisoned,
+    /// reqwest's own text is only "builder error": the deepest cause says what to fix.
+    #[error("cannot make an HTTP client: {}", deepest(.0))]
+    Make(#[source] reqwest::Error),
+}
+
+fn deepest(error: &reqwest::Error) -> &dyn std::error::Error {
+    let mut cause: &dyn std::error::Error = error;
+    while let Some(deeper) = cause.source() {
+        cause = deeper;
+    }
+    cause
+}
+
 /// What a client may do when the server redirects.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct RedirectRules {
@@ -45,7 +65,7 @@ impl HttpClients {
 
     /// Sends `request` to the stand-in, if there is one: `http://ADDR`, with the path and
     /// query the tool built. A URL that cannot be rerouted is an error, never sent as it was.
-    pub fn reroute(&self, request: &mut reqwest::Request) -> Result<(), String> {
+    pub fn reroute(&self, request: &mut reqwest::Request) -> Result<(), ClientError> {
         let Some(address) = self.stand_in else {
             return Ok(());
         };
@@ -53,15 +73,12 @@ impl HttpClients {
         url.set_scheme("http")
             .and_then(|()| url.set_ip_host(address.ip()))
             .and_then(|()| url.set_port(Some(address.port())))
-            .map_err(|()| format!("cannot send {url} to the stand-in upstream"))
+            .map_err(|()| ClientError::StandIn(url.to_string()))
     }
 
     /// The client for `rules`, made on the first call that needs it.
-    pub fn get(&self, rules: RedirectRules) -> Result<reqwest::Client, String> {
-        let mut clients = self
-            .clients
-            .lock()
-            .map_err(|_| "the HTTP client cache is poisoned".to_owned())?;
+    pub fn get(&self, rules: RedirectRules) -> Result<reqwest::Client, ClientError> {
+        let mut clients = self.clients.lock().map_err(|_| ClientError::Poisoned)?;
         if let Some(client) = clients.get(&rules) {
             return Ok(client.clone());
         }
@@ -72,14 +89,7 @@ impl HttpClients {
         } else {
             make(rules)
         }
-        .map_err(|error| {
-            // reqwest's own text is only "builder error": the cause says what to fix.
-            let mut cause: &dyn std::error::Error = &error;
-            while let Some(deeper) = cause.source() {
-                cause = deeper;
-            }
-            format!("cannot make an HTTP client: {cause}")
-        })?;
+        .map_err(ClientError::Make)?;
         clients.insert(rules, client.clone());
         Ok(client)
     }

@@ -73,7 +73,9 @@ pub(super) fn end<T>(run: Option<&Run>, exchanged: &Result<T, HttpError>) {
         HttpError::Timeout { .. } => Cow::Borrowed("timeout"),
         HttpError::Connect { .. } => Cow::Borrowed("connect"),
         HttpError::TooLarge { .. } => Cow::Borrowed("limit_exceeded"),
-        HttpError::Request(_) | HttpError::Other { .. } => Cow::Borrowed("request"),
+        HttpError::Request(_) | HttpError::Client(_) | HttpError::Other { .. } => {
+            Cow::Borrowed("request")
+        }
     };
     // The message names the URL, which may carry secrets: the kind says enough.
     run.fail(kind.clone(), kind);
