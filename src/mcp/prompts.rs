@@ -59,15 +59,13 @@ pub(super) struct Asked<'a> {
     pub(super) codec: &'a RequestStateCodec,
 }
 
-/// One prompt's messages, its arguments checked and filled in, after asking what it asks.
-pub(super) async fn get(
-    registry: &Registry,
-    request: GetPromptRequestParams,
+/// The prompt `name`, if there is one and the caller's scopes reach it.
+fn reachable<'r>(
+    registry: &'r Registry,
+    name: &str,
     principal: Option<&Principal>,
-    asked: Asked<'_>,
-) -> Result<GetPromptResponse, ErrorData> {
-    served(registry, "prompts/get")?;
-    let prompt = registry.prompt(&request.name).map_err(|unknown| {
+) -> Result<&'r std::sync::Arc<prompt::Prompt>, ErrorData> {
+    let prompt = registry.prompt(name).map_err(|unknown| {
         ErrorData::invalid_params(
             format!(
                 "unknown prompt `{}`{}",
@@ -85,6 +83,18 @@ pub(super) async fn get(
         principal,
         &prompt.scopes,
     )?;
+    Ok(prompt)
+}
+
+/// One prompt's messages, its arguments checked and filled in, after asking what it asks.
+pub(super) async fn get(
+    registry: &Registry,
+    request: GetPromptRequestParams,
+    principal: Option<&Principal>,
+    asked: Asked<'_>,
+) -> Result<GetPromptResponse, ErrorData> {
+    served(registry, "prompts/get")?;
+    let prompt = reachable(registry, &request.name, principal)?;
     let arguments = prompt
         .check(&request.arguments.clone().unwrap_or_default())
         .map_err(|error| ErrorData::invalid_params(error.to_string(), None))?;
@@ -138,14 +148,7 @@ pub(super) fn complete(
     }
     let completion = match &request.r#ref {
         Reference::Prompt(reference) => {
-            let prompt = registry.prompt(&reference.name).map_err(|unknown| {
-                ErrorData::invalid_params(format!("unknown prompt `{}`", unknown.name), None)
-            })?;
-            access::require(
-                || format!("prompt `{}`", prompt.name),
-                principal,
-                &prompt.scopes,
-            )?;
+            let prompt = reachable(registry, &reference.name, principal)?;
             prompt
                 .complete(&request.argument.name, &request.argument.value)
                 .ok_or_else(|| {

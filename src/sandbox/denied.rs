@@ -139,17 +139,7 @@ mod tests {
             limits: Limits::default(),
             seccomp: true,
             required: false,
-            kernel: Support {
-                landlock_abi: 7,
-                kernel_abi: 7,
-                seccomp: true,
-                user_namespaces: true,
-                mount_namespaces: true,
-                network_namespaces: true,
-                pid_namespaces: true,
-                root: false,
-                cgroups: false,
-            },
+            kernel: Support::EVERYTHING,
             filters: std::sync::Arc::default(),
         }
     }

@@ -80,6 +80,19 @@ pub enum NetworkRule {
     Hosts,
 }
 
+impl NetworkRule {
+    /// One rule of each kind, for tests that must hold for all of them.
+    #[cfg(test)]
+    pub fn each() -> [Self; 4] {
+        [
+            Self::Any,
+            Self::Nothing,
+            Self::Ports(vec![443]),
+            Self::Hosts,
+        ]
+    }
+}
+
 /// The call's own places the sandbox must let the command use.
 #[derive(Debug, Default)]
 pub struct CallPaths<'a> {
@@ -223,17 +236,7 @@ mod tests {
 
     #[test]
     fn a_call_gets_its_own_paths_the_system_and_the_ports_once() {
-        let kernel = Support {
-            landlock_abi: 7,
-            kernel_abi: 7,
-            seccomp: true,
-            user_namespaces: true,
-            mount_namespaces: true,
-            network_namespaces: true,
-            pid_namespaces: true,
-            root: false,
-            cgroups: false,
-        };
+        let kernel = Support::EVERYTHING;
         let mut confined = sandbox(kernel);
         confined.compile_filters().expect("filters");
         let policy = confined.policy(&CallPaths {
@@ -279,12 +282,7 @@ mod tests {
 
     #[test]
     fn the_seccomp_filters_compile_for_every_network_rule() {
-        for network in [
-            NetworkRule::Any,
-            NetworkRule::Nothing,
-            NetworkRule::Ports(vec![443]),
-            NetworkRule::Hosts,
-        ] {
+        for network in NetworkRule::each() {
             for root in [false, true] {
                 let filters =
                     crate::sandbox::seccomp::compile(&network, root, root).expect("compiles");

@@ -776,12 +776,7 @@ mod tests {
         ];
         let values = interesting_args();
         let mut checked = 0_u64;
-        for network in [
-            NetworkRule::Any,
-            NetworkRule::Nothing,
-            NetworkRule::Ports(vec![443]),
-            NetworkRule::Hosts,
-        ] {
+        for network in NetworkRule::each() {
             for root in [false, true] {
                 let program = assemble(&rules(&network, root, root)).expect("assembles");
                 for nr in calls {
@@ -812,12 +807,7 @@ mod tests {
 
     #[test]
     fn the_filters_are_short_and_survive_packing() {
-        for network in [
-            NetworkRule::Any,
-            NetworkRule::Nothing,
-            NetworkRule::Ports(vec![443]),
-            NetworkRule::Hosts,
-        ] {
+        for network in NetworkRule::each() {
             let program = assemble(&rules(&network, true, true)).expect("assembles");
             eprintln!("{network:?}: {} instructions", program.len());
             assert!(program.len() < 160, "{} instructions", program.len());

@@ -50,6 +50,21 @@ pub struct Support {
 }
 
 impl Support {
+    /// A kernel with every feature, for a server that is not root and has no cgroup: what
+    /// unit tests assume when they build a policy.
+    #[cfg(test)]
+    pub const EVERYTHING: Self = Self {
+        landlock_abi: 7,
+        kernel_abi: 7,
+        seccomp: true,
+        user_namespaces: true,
+        mount_namespaces: true,
+        network_namespaces: true,
+        pid_namespaces: true,
+        root: false,
+        cgroups: false,
+    };
+
     /// Probes this kernel. Landlock's ABI is read by restricting a short-lived thread of
     /// our own (the crate exposes it only then); the server's other threads are untouched.
     pub fn detect() -> Self {
