@@ -38,6 +38,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
+use tokio::sync::mpsc;
 
 pub use gather::{Gathered, Gatherer};
 
@@ -48,6 +49,7 @@ use crate::backend::events_pipe::EventSender;
 use crate::backend::http::HttpClients;
 use crate::backend::processes::Processes;
 use crate::caller::{Caller, Identity, Ungranted};
+use crate::events::CallEvent;
 use crate::outcome::Outcome;
 use crate::registry::{Registry, UnknownTool};
 use crate::results::ToolResult;
@@ -114,8 +116,9 @@ pub struct Call<G> {
     pub tool: String,
     pub arguments: Option<Map<String, Value>>,
     pub caller: Caller,
-    /// Where progress and log events go, when the client wants them.
-    pub events: Option<EventSender>,
+    /// Where progress and log events go, when the client wants them (the pipeline puts
+    /// the redactor in front).
+    pub events: Option<mpsc::Sender<CallEvent>>,
     pub tasking: Tasking,
     /// How this entry asks what the tool needs to know.
     pub gatherer: G,
@@ -308,7 +311,7 @@ async fn execute(
     tool: &Tool,
     arguments: &Map<String, Value>,
     identity: Identity,
-    events: Option<EventSender>,
+    events: Option<mpsc::Sender<CallEvent>>,
 ) -> (ToolResult, Ended) {
     let slots = match slot::acquire(services, tool).await {
         Ok(slots) => slots,
@@ -322,7 +325,10 @@ async fn execute(
         .metrics
         .as_deref()
         .map(crate::metrics::Metrics::call_started);
-    let (events, relay) = redacting(events, served.registry.redactor());
+    // Each event is redacted as the backend sends it (`EventSender`), before any consumer
+    // holds it.
+    let events =
+        events.map(|channel| EventSender::new(channel, served.registry.redactor().clone()));
     let context = CallContext {
         tool: &tool.name,
         store: served.registry.store(),
@@ -347,12 +353,7 @@ async fn execute(
         .call(&arguments, &tool.output_spec, schema, &context)
         .await
         .redacted(context.redactor);
-    // Every event goes out (redacted) before the result; a forwarder still draining a pipe
-    // an escaped process holds is not waited for past a second, as the handler's own.
     drop(context);
-    if let Some(relay) = relay {
-        let _ = tokio::time::timeout(Duration::from_secs(1), relay).await;
-    }
     drop(slots);
     let outcome = if result.is_error {
         Outcome::Error
@@ -364,30 +365,4 @@ async fn execute(
         ran: started.elapsed(),
     };
     (result, ended)
-}
-
-/// The events a command writes (progress, log lines, forwarded stderr) pass through a relay
-/// that redacts every manifest secret before they reach the client or a task's record; the
-/// relay ends once the call's sender is dropped and everything sent has gone on.
-fn redacting(
-    events: Option<EventSender>,
-    redactor: &crate::secret::Redactor,
-) -> (Option<EventSender>, Option<tokio::task::JoinHandle<()>>) {
-    let Some(outer) = events else {
-        return (None, None);
-    };
-    if redactor.is_empty() {
-        return (Some(outer), None);
-    }
-    let (inner, mut receiver) = tokio::sync::mpsc::channel(256);
-    let redactor = redactor.clone();
-    let relay = tokio::spawn(async move {
-        while let Some(event) = receiver.recv().await {
-            let event: crate::events::CallEvent = event;
-            if outer.send(event.redacted(&redactor)).await.is_err() {
-                break;
-            }
-        }
-    });
-    (Some(inner), Some(relay))
 }

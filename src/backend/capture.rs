@@ -182,7 +182,7 @@ pub async fn capture_tail(
         if let Some((sender, level)) = &forward {
             let text = String::from_utf8_lossy(&line).trim_end().to_owned();
             if !text.is_empty() {
-                let _ = sender.try_send(CallEvent::Log {
+                sender.try_send(CallEvent::Log {
                     level: *level,
                     message: text,
                     data: None,

@@ -10,9 +10,31 @@ use tokio::net::unix::pipe;
 use tokio::sync::{Notify, mpsc};
 
 use crate::events::{CallEvent, parse_line};
+use crate::secret::Redactor;
 
-/// Where a call's events go.
-pub type EventSender = mpsc::Sender<CallEvent>;
+/// Where a call's events go: the channel of whoever shows or keeps them (a client's
+/// notifications, a task's record, a terminal), behind the manifest's redactor. Each event
+/// is redacted as it is sent, so what is queued holds no secret; only the call pipeline
+/// makes one (`call::run`), and it has the redactor.
+#[derive(Debug, Clone)]
+pub struct EventSender {
+    channel: mpsc::Sender<CallEvent>,
+    redactor: Redactor,
+}
+
+impl EventSender {
+    pub fn new(channel: mpsc::Sender<CallEvent>, redactor: Redactor) -> Self {
+        Self { channel, redactor }
+    }
+
+    /// Queues `event`, redacted; whether it was queued. A full channel drops it: a call
+    /// never waits for its consumer.
+    pub fn try_send(&self, event: CallEvent) -> bool {
+        self.channel
+            .try_send(event.redacted(&self.redactor))
+            .is_ok()
+    }
+}
 
 /// The variable naming the pipe.
 pub const EVENTS_VARIABLE: &str = "MCP_SERVE_EVENTS";
@@ -89,7 +111,7 @@ pub async fn forward(
         }
         match parse_line(text) {
             Ok(event) => {
-                if sender.try_send(event).is_err() {
+                if !sender.try_send(event) {
                     tracing::debug!(program = %tool_program, "dropping an event: the client is slower than the tool");
                 }
             }
@@ -153,7 +175,40 @@ async fn read_bounded(
 
 #[cfg(test)]
 mod tests {
-    use super::{Line, MAX_LINE, read_bounded};
+    use super::{EventSender, Line, MAX_LINE, read_bounded};
+    use crate::events::{CallEvent, LogLevel};
+    use crate::secret::Redactor;
+
+    /// What a consumer receives (a client's notifications, a task's record) was redacted
+    /// when it was sent; the control, a sender without secrets, passes it as written.
+    #[test]
+    fn what_a_consumer_receives_was_redacted_when_sent() {
+        let secret = "evt-S3cret-7Qx";
+        let event = || CallEvent::Log {
+            level: LogLevel::Warning,
+            message: format!("got {secret} visible"),
+            data: Some(serde_json::json!({ "key": secret })),
+        };
+        for (redactor, kept) in [
+            (Redactor::new(&[secret.to_owned()]), false),
+            (Redactor::default(), true),
+        ] {
+            let (channel, mut receiver) = tokio::sync::mpsc::channel(4);
+            let sender = EventSender::new(channel, redactor);
+            assert!(sender.try_send(event()));
+            assert!(sender.try_send(CallEvent::Progress {
+                progress: 1.0,
+                total: None,
+                message: Some(format!("read {secret}")),
+            }));
+            let mut shown = String::new();
+            while let Ok(event) = receiver.try_recv() {
+                shown.push_str(&format!("{event:?}"));
+            }
+            assert_eq!(shown.contains(secret), kept, "{shown}");
+            assert_eq!(shown.matches("visible").count(), 1, "{shown}");
+        }
+    }
 
     #[tokio::test]
     async fn a_newline_free_flood_is_skipped_without_being_held() {

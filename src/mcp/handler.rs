@@ -404,7 +404,7 @@ impl Handler {
         revision: Revision,
         tool: &str,
     ) -> (
-        Option<crate::backend::events_pipe::EventSender>,
+        Option<tokio::sync::mpsc::Sender<crate::events::CallEvent>>,
         Option<tokio::task::JoinHandle<()>>,
     ) {
         let wanted = notify::Wanted {
