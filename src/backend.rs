@@ -19,7 +19,7 @@ use crate::results::store::ResourceStore;
 use crate::results::{OutputSpec, ToolResult};
 use crate::schema::CompiledSchema;
 use capture::CaptureOptions;
-use command::{CommandBackend, RunContext};
+use command::CommandBackend;
 use events_pipe::EventSender;
 use http::HttpClients;
 use processes::Processes;
@@ -89,15 +89,13 @@ impl Backend {
                         .as_ref()
                         .and_then(|spool| spool.path().map(Into::into)),
                 };
-                let run = RunContext {
-                    tool: context.tool,
-                    egress: context.egress,
-                    events: context.events.as_ref(),
-                    withheld_env: context.withheld_env,
-                    processes: context.processes,
-                };
                 match command
-                    .run(arguments, capture, spec.files.map(|files| files.max), &run)
+                    .run(
+                        arguments,
+                        capture,
+                        spec.files.map(|files| files.max),
+                        context,
+                    )
                     .await
                 {
                     Ok(mut output) => {

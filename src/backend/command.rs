@@ -17,10 +17,10 @@ use tokio::process::Command;
 mod trace;
 
 use super::capture::{Capture, CaptureOptions, tail_text};
-use super::events_pipe::{self, EVENTS_VARIABLE, EventSender};
+use super::events_pipe::{self, EVENTS_VARIABLE};
 use super::files::collect_files;
 use super::process_group::GroupGuard;
-use super::processes::{CALL_VARIABLE, INSTANCE_VARIABLE, Processes};
+use super::processes::{CALL_VARIABLE, INSTANCE_VARIABLE};
 use super::supervise::{Finished, Forwarding, STDERR_TAIL_BYTES, Supervision, supervise};
 use crate::egress::{Grant, PROXY_USER};
 use crate::events::LogLevel;
@@ -86,22 +86,6 @@ pub enum StdinMode {
     Null,
     /// All arguments as one JSON document.
     Json,
-}
-
-/// What a running command may reach besides its arguments.
-#[derive(Debug)]
-pub struct RunContext<'a> {
-    /// The tool called (the egress proxy logs and counts by it).
-    pub tool: &'a str,
-    /// Where a command with a host list reaches the network.
-    pub egress: &'a Arc<crate::egress::Egress>,
-    /// Where progress and log events go, when the client wants them.
-    pub events: Option<&'a EventSender>,
-    /// Variables holding secrets, never passed to the command.
-    pub withheld_env: &'a [String],
-    /// The server's processes: every command is registered there, and what escapes its
-    /// group is found there.
-    pub processes: &'a Arc<Processes>,
 }
 
 /// A command that ran and exited with a success code.
@@ -205,9 +189,9 @@ impl CommandBackend {
         arguments: &Map<String, Value>,
         capture: CaptureOptions,
         output_files: Option<usize>,
-        context: &RunContext<'_>,
+        context: &super::CallContext<'_>,
     ) -> Result<CommandOutput, CommandError> {
-        let events = context.events;
+        let events = context.events.as_ref();
         let (mut command, program) = self.command(arguments, context.withheld_env)?;
         let call_id = context.processes.call_id();
         command.env(CALL_VARIABLE, &call_id);
@@ -351,7 +335,7 @@ impl CommandBackend {
     /// point the command at it (and none that would send a host around it).
     fn egress(
         &self,
-        context: &RunContext<'_>,
+        context: &super::CallContext<'_>,
         call_id: &str,
         command: &mut Command,
         program: &str,
