@@ -105,8 +105,9 @@ impl HttpBackend {
                     pointer: self.pointer.as_deref(),
                 };
                 // What JSON escapes (`\u0061`) hid from the byte-level pass is found once
-                // parsed.
-                ToolResult::from_response(response, output_schema).redacted(redactor)
+                // parsed, by the pipeline's pass over every backend's result
+                // (`call::run`), which this result reaches before anything reads it.
+                ToolResult::from_response(response, output_schema)
             }
             Err(error) => {
                 let mut text = redactor.redact(&error.to_string());
