@@ -24,8 +24,10 @@
 //! 7. **task**: kept in the task store, which runs stages 8 to 10 later (`call::task`);
 //! 8. **slot**: one of the server's `--max-calls` (waiting in `--queue`) and one of the
 //!    tool's own `max-calls`;
-//! 9. **backend** with the one [`CallContext`], then the
-//!    **output** pipeline (`crate::results`) and the redaction of every manifest secret;
+//! 9. **backend** with the one [`CallContext`] (whose event sender redacts each event as it
+//!    is sent), then the **output** pipeline (`crate::results`), the redaction of every
+//!    manifest secret, once, and the result shaped for the client's protocol revision (an
+//!    entry only encodes what it gets);
 //! 10. **record**: one metrics outcome per call that ended, one audit record per request.
 
 mod gather;
@@ -53,6 +55,7 @@ use crate::events::CallEvent;
 use crate::outcome::Outcome;
 use crate::registry::{Registry, UnknownTool};
 use crate::results::ToolResult;
+use crate::revision::Revision;
 use crate::tasks::Tasks;
 use crate::tool::Tool;
 
@@ -119,6 +122,10 @@ pub struct Call<G> {
     /// Where progress and log events go, when the client wants them (the pipeline puts
     /// the redactor in front).
     pub events: Option<mpsc::Sender<CallEvent>>,
+    /// The protocol revision of the client the result is for, which shapes it (structured
+    /// content wrapped, content blocks an older client cannot take replaced); `None` keeps
+    /// it as the backend made it (a terminal prints it).
+    pub revision: Option<Revision>,
     pub tasking: Tasking,
     /// How this entry asks what the tool needs to know.
     pub gatherer: G,
@@ -226,15 +233,23 @@ async fn stages<G: Gatherer>(
         arguments,
         caller,
         events,
+        revision,
         tasking,
         mut gatherer,
     } = call;
+    let tool = Arc::clone(served.registry.get(&tool)?);
+    let shape = Shape {
+        revision,
+        wrapped: tool.wrapped_as_object(),
+    };
     // A refusal may quote the arguments (a schema violation names the value).
     let refused = |outcome, message: String| {
         let result = ToolResult::error(message).redacted(served.registry.redactor());
-        Ok((Conclusion::Done(result), Ended::before_running(outcome)))
+        Ok((
+            Conclusion::Done(shape.apply(result)),
+            Ended::before_running(outcome),
+        ))
     };
-    let tool = Arc::clone(served.registry.get(&tool)?);
     caller.grants(&tool.name, &tool.scopes)?;
     // Before the arguments: a request that cannot have this tool's task is refused as the
     // protocol error it is, whatever it carries.
@@ -284,6 +299,7 @@ async fn stages<G: Gatherer>(
             arguments,
             inputs: left,
             caller,
+            shape,
             as_task,
         };
         let record = job.start(&tasks).await.map_err(CallError::TaskStart)?;
@@ -294,7 +310,24 @@ async fn stages<G: Gatherer>(
     }
     let (result, ended) =
         execute(served, services, &tool, &arguments, caller.identity, events).await;
-    Ok((Conclusion::Done(result), ended))
+    Ok((Conclusion::Done(shape.apply(result)), ended))
+}
+
+/// How a result is shaped for the client it goes to: the request's revision, and whether
+/// the tool's output schema is listed wrapped (so listing and result agree).
+#[derive(Debug, Clone, Copy)]
+struct Shape {
+    revision: Option<Revision>,
+    wrapped: bool,
+}
+
+impl Shape {
+    fn apply(self, result: ToolResult) -> ToolResult {
+        match self.revision {
+            Some(revision) => result.for_revision(revision, self.wrapped),
+            None => result,
+        }
+    }
 }
 
 /// The tool's rate for this caller, counted: the message that refuses a call over it.

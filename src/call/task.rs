@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::{CallError, Loaded, Services};
+use super::{CallError, Loaded, Services, Shape};
 use crate::caller::Caller;
 use crate::events::CallEvent;
 use crate::inputs::Inputs;
@@ -15,8 +15,8 @@ use crate::tasks::runner::{Execute, Job};
 use crate::tasks::{Policy, Record, StoreError, Tasks};
 use crate::tool::Tool;
 
-/// How a task keeps its result: the entry's encoding of it (a protocol revision's, or the
-/// terminal's own copy for printing).
+/// How a task keeps its result, already shaped for its client: the entry's encoding of it
+/// (the protocol's, or the terminal's own copy for printing).
 pub type Keep = Arc<dyn Fn(ToolResult) -> Map<String, Value> + Send + Sync>;
 
 /// What an entry allows when its call may become a task.
@@ -84,6 +84,7 @@ pub(super) struct Start {
     /// What is still to be asked, inside the task.
     pub(super) inputs: Inputs,
     pub(super) caller: Caller,
+    pub(super) shape: Shape,
     pub(super) as_task: AsTask,
 }
 
@@ -103,6 +104,7 @@ impl Start {
                 services: self.services,
                 tool: self.tool,
                 caller: self.caller,
+                shape: self.shape,
                 keep: self.as_task.keep,
             }),
         };
@@ -121,6 +123,7 @@ struct Run {
     services: Arc<Services>,
     tool: Arc<Tool>,
     caller: Caller,
+    shape: Shape,
     keep: Keep,
 }
 
@@ -141,7 +144,7 @@ impl Execute for Run {
             )
             .await;
             super::record::ended(&self.services, &self.tool.name, ended.outcome, ended.ran);
-            (self.keep)(result)
+            (self.keep)(self.shape.apply(result))
         })
     }
 
@@ -152,6 +155,6 @@ impl Execute for Run {
             super::Outcome::Refused,
             std::time::Duration::ZERO,
         );
-        (self.keep)(ToolResult::error(message))
+        (self.keep)(self.shape.apply(ToolResult::error(message)))
     }
 }

@@ -344,6 +344,7 @@ pub fn command(
             arguments: Some(arguments),
             caller: Caller::only(),
             events: Some(sender),
+            revision: None,
             tasking: Tasking::Never,
             gatherer: super::answer::Answers::from_flags(args.yes, args.answers.clone()),
         };

@@ -61,6 +61,7 @@ pub fn command(
         arguments: Some(arguments),
         caller: Caller::only(),
         events: None,
+        revision: None,
         tasking: Tasking::Always(AsTask {
             declared: true,
             capabilities: crate::inputs::Capabilities::default(),

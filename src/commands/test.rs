@@ -67,6 +67,7 @@ pub async fn run(
                 arguments: Some(example.arguments.clone()),
                 caller: Caller::only(),
                 events: None,
+                revision: None,
                 tasking: Tasking::Never,
                 gatherer: super::answer::Answers {
                     yes: true,

@@ -28,7 +28,6 @@ use std::time::Duration;
 
 use crate::call::{AsTask, Call, CallError, Conclusion, Tasking};
 use crate::caller::{Caller, Identity, Seen};
-use crate::results::ToolResult;
 use crate::revision::Revision;
 
 /// Who sent the request in hand: the one stdio client, or what the HTTP layer saw of it
@@ -335,11 +334,6 @@ impl Handler {
         let caller = caller(&context);
         let (events, forwarder) = self.forward_events(&context, revision, &request.name);
         let declared = context.client_capabilities().unwrap_or_default();
-        let wrapped = snapshot
-            .served
-            .registry
-            .get(&request.name)
-            .is_ok_and(|tool| tool.wrapped_as_object());
         let tasking = Tasking::Offered(AsTask {
             declared: declared.supports_tasks(),
             capabilities: crate::inputs::Capabilities {
@@ -348,9 +342,7 @@ impl Handler {
                 roots: declared.roots.is_some(),
             },
             asks_inside: true,
-            keep: std::sync::Arc::new(move |result: ToolResult| {
-                convert::task_result(result.for_revision(revision, wrapped))
-            }),
+            keep: std::sync::Arc::new(convert::task_result),
         });
         let gatherer = elicit::Connection {
             context: &context,
@@ -365,6 +357,7 @@ impl Handler {
             arguments: request.arguments,
             caller,
             events,
+            revision: Some(revision),
             tasking,
             gatherer,
         };
@@ -386,10 +379,7 @@ impl Handler {
         }
         let server_info = (revision == Revision::V2026_07).then_some(&snapshot.server_info);
         match answered {
-            Ok(Conclusion::Done(result)) => {
-                let result = result.for_revision(revision, wrapped);
-                Ok(convert::call_result(result, server_info).into())
-            }
+            Ok(Conclusion::Done(result)) => Ok(convert::call_result(result, server_info).into()),
             Ok(Conclusion::Pending(pending)) => Ok(pending.into()),
             Ok(Conclusion::Task(record)) => super::tasks::created(&record),
             Err(error) => Err(protocol_error(error)),
