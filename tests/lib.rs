@@ -63,6 +63,7 @@ mod safety_http;
 mod sandbox;
 mod sandbox_cgroups;
 mod sandbox_escapes;
+mod sandbox_forwarding;
 mod sandbox_fronting;
 mod sandbox_network;
 mod sandbox_shims;

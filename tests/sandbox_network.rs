@@ -45,12 +45,14 @@ fn listen(address: Ipv4Addr, port: u16, name: &'static str, location: String) ->
 /// The client: `get URL` (urllib, which follows the proxy variables and redirects),
 /// `connect HOST PORT` (a CONNECT to the proxy in `$HTTPS_PROXY`, then `GET /` through the
 /// tunnel), `connect-as TOKEN HOST PORT` (with other credentials, or `none`), `direct HOST
-/// PORT` (ignoring the proxy), `udp HOST PORT`, `token` (its proxy URL's password).
+/// PORT` (ignoring the proxy), `udp HOST PORT`, `token` (its proxy URL's password), `many N
+/// HOST PORT SECONDS` (N tunnels open at once, each then asked `GET /`, held SECONDS more),
+/// `hold-fork N HOST PORT` (N tunnels held open while it forks).
 const PROBE: &str = r"
-import base64, os, socket, sys, urllib.error, urllib.parse, urllib.request
+import base64, os, socket, sys, time, urllib.error, urllib.parse, urllib.request
 mode, args = sys.argv[1], sys.argv[2:]
 proxy = urllib.parse.urlsplit(os.environ.get('HTTPS_PROXY', 'http://127.0.0.1:1'))
-def connect(host, port, token):
+def tunnel(host, port, token):
     s = socket.create_connection((proxy.hostname, proxy.port), timeout=10)
     auth = '' if token in (None, 'none') else 'Proxy-Authorization: Basic %s\r\n' % base64.b64encode(('call:' + token).encode()).decode()
     s.sendall(('CONNECT %s:%s HTTP/1.1\r\nHost: %s:%s\r\n%s\r\n' % (host, port, host, port, auth)).encode())
@@ -58,11 +60,32 @@ def connect(host, port, token):
     status = f.readline().split()[1].decode()
     while f.readline() not in (b'\r\n', b''):
         pass
+    return s, f, status
+def get(s, host):
+    s.sendall(('GET / HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n' % host).encode())
+def connect(host, port, token):
+    s, f, status = tunnel(host, port, token)
     if status != '200':
         print('status', status)
         return
-    s.sendall(('GET / HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n' % host).encode())
+    get(s, host)
     print(f.read().split(b'\r\n\r\n', 1)[1].decode())
+def many(n, host, port):
+    held, answered = [], 0
+    for _ in range(n):
+        try:
+            held.append(tunnel(host, port, proxy.password))
+        except (OSError, IndexError):
+            pass
+    for s, f, status in held:
+        if status == '200':
+            get(s, host)
+    for s, f, status in held:
+        try:
+            answered += status == '200' and f.read().endswith(b'one')
+        except OSError:
+            pass
+    return held, answered
 try:
     if mode == 'get':
         try:
@@ -81,6 +104,17 @@ try:
         print('sent')
     elif mode == 'token':
         print(proxy.password)
+    elif mode == 'many':
+        held, answered = many(int(args[0]), args[1], args[2])
+        time.sleep(float(args[3]))
+        print('answered', answered, 'of', args[0])
+    elif mode == 'hold-fork':
+        held, answered = many(int(args[0]), args[1], args[2])
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0)
+        os.waitpid(pid, 0)
+        print('forked with', answered, 'held')
 except OSError as e:
     print('refused', e.errno)
 ";

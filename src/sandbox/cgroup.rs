@@ -187,7 +187,7 @@ pub fn for_call(sandbox: &super::Sandbox) -> Result<Option<CallCgroup>, String> 
     if !sandbox.kernel.cgroups || (limits.memory.is_none() && limits.processes.is_none()) {
         return Ok(None);
     }
-    // The trampoline, the PID namespace's init and the forwarders count too.
+    // The trampoline, the PID namespace's init and the forwarder count too.
     let forwarding =
         sandbox.kernel.network_namespaces && matches!(sandbox.network, super::Network::Hosts(_));
     let ours = super::init::ours(sandbox.kernel.pid_namespaces, forwarding);

@@ -1,5 +1,6 @@
 //! When the trampoline stays the program's parent: in a PID namespace of the call's own,
-//! and in a network namespace of its own (whose forwarders it runs).
+//! and in a network namespace of its own (whose forwarder, one thread of the trampoline's,
+//! `netns` starts before the PID namespace).
 //!
 //! A PID namespace ends with its first process (its init): the kernel then kills every
 //! other process in it. So everything a call started ends with the call, whatever it did to
@@ -33,15 +34,15 @@ use nix::sys::signal::{SigSet, Signal};
 
 use super::namespace::Entered;
 use super::trampoline::{fail, policy, restrict};
-use super::{EXIT_CONFINE_FAILED, POLICY_VARIABLE, Policy, denied, netns};
+use super::{EXIT_CONFINE_FAILED, POLICY_VARIABLE, denied};
 
 /// The hidden subcommand of the trampoline's second process:
 /// `__sandbox_init STATUS_FD ENTERED program args…`.
 pub(super) const INIT: &str = "__sandbox_init";
 
 /// The tasks of ours that the call's process limit (and its cgroup's `pids.max`) leaves room
-/// for: the trampoline and the init when it stays the program's parent, and the forwarders'
-/// accepting thread. (Each connection being forwarded takes two threads more.)
+/// for: the trampoline and the init when it stays the program's parent, and the forwarder's
+/// one thread (however many connections it forwards).
 pub(super) fn ours(pid_namespace: bool, forwarding: bool) -> u64 {
     let parents = if pid_namespace {
         2
@@ -126,7 +127,6 @@ pub(super) fn run(mut args: impl Iterator<Item = OsString>) -> ExitCode {
         );
     }
     let confined = policy()
-        .and_then(|policy| forward_inside_pid_namespace(&policy, entered).map(|()| policy))
         .and_then(|policy| {
             held()
                 .thread_unblock()
@@ -157,16 +157,6 @@ pub(super) fn run(mut args: impl Iterator<Item = OsString>) -> ExitCode {
     };
     let (status, reason) = denied::exec_failure(&program, &error);
     fail(status, &reason)
-}
-
-/// In a PID namespace the forwarders run in the init (the trampoline cannot start threads
-/// once it has asked for one), started with the signals still held and before the init
-/// restricts itself, so that they keep their socket.
-fn forward_inside_pid_namespace(policy: &Policy, entered: Entered) -> Result<(), String> {
-    match policy.namespace_route() {
-        Some((route, socket)) if entered.pid_namespace => netns::forward(route, socket),
-        _ => Ok(()),
-    }
 }
 
 /// Reaps every child (the program, and whatever is re-parented to this init) until the

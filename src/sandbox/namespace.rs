@@ -61,11 +61,16 @@ impl Entered {
     }
 }
 
-/// Enters the namespaces `policy` asks for. Some containers forbid namespaces the probe
-/// thought available: then, unless `policy.required`, the call runs with what it got, and the
-/// caller drops the process limit (it would count every process of the user) and denies the
-/// metadata calls instead.
-pub(super) fn enter(policy: &Policy) -> Result<Entered, String> {
+/// Enters the namespaces `policy` asks for; `before_pid` runs after the others and before
+/// the PID namespace is asked for (after which this process can start no thread). Some
+/// containers forbid namespaces the probe thought available: then, unless
+/// `policy.required`, the call runs with what it got (a PID namespace is the one most often
+/// refused alone: the rest still helps), and the caller drops the process limit (it would
+/// count every process of the user) and denies the metadata calls instead.
+pub(super) fn enter(
+    policy: &Policy,
+    before_pid: impl FnOnce() -> Result<(), String>,
+) -> Result<Entered, String> {
     let root = nix::unistd::geteuid().is_root();
     let mut flags = CloneFlags::empty();
     if policy.user_namespace {
@@ -74,10 +79,7 @@ pub(super) fn enter(policy: &Policy) -> Result<Entered, String> {
     if policy.read_only {
         flags |= CloneFlags::CLONE_NEWNS;
     }
-    if policy.pid_namespace {
-        flags |= CloneFlags::CLONE_NEWPID;
-    }
-    if !root && flags.intersects(CloneFlags::CLONE_NEWNS | CloneFlags::CLONE_NEWPID) {
+    if !root && (policy.read_only || policy.pid_namespace) {
         flags |= CloneFlags::CLONE_NEWUSER;
     }
     let none = Entered {
@@ -85,27 +87,14 @@ pub(super) fn enter(policy: &Policy) -> Result<Entered, String> {
         read_only: false,
         pid_namespace: false,
     };
-    if flags.is_empty() {
-        return Ok(none);
-    }
-    let uid = nix::unistd::getuid();
-    let gid = nix::unistd::getgid();
-    // A container may refuse PID namespaces alone (they are newer to its profile): the rest
-    // still helps.
-    let unshared = unshare(flags).or_else(|error| {
-        let fewer = flags - CloneFlags::CLONE_NEWPID;
-        if policy.required || fewer == flags || fewer.is_empty() {
-            return Err(error);
+    // Read before the user namespace, where they are unmapped until the maps are written.
+    let (uid, gid) = (nix::unistd::getuid(), nix::unistd::getgid());
+    if let Err(error) = unshare(flags) {
+        if policy.required {
+            return Err(format!("could not create the call's namespaces: {error}"));
         }
-        flags = fewer;
-        unshare(flags)
-    });
-    if let Err(error) = unshared {
-        return if policy.required {
-            Err(format!("could not create the call's namespaces: {error}"))
-        } else {
-            Ok(none)
-        };
+        before_pid()?;
+        return Ok(none);
     }
     if flags.contains(CloneFlags::CLONE_NEWUSER) {
         let write = |file: &str, text: String| {
@@ -121,10 +110,21 @@ pub(super) fn enter(policy: &Policy) -> Result<Entered, String> {
         Some(Err(reason)) if policy.required => return Err(reason),
         None | Some(Err(_)) => false,
     };
+    before_pid()?;
+    let pid_namespace = policy.pid_namespace
+        && match unshare(CloneFlags::CLONE_NEWPID) {
+            Ok(()) => true,
+            Err(error) if policy.required => {
+                return Err(format!(
+                    "could not create the call's PID namespace: {error}"
+                ));
+            }
+            Err(_) => false,
+        };
     Ok(Entered {
         counts_processes: policy.user_namespace,
         read_only,
-        pid_namespace: flags.contains(CloneFlags::CLONE_NEWPID),
+        pid_namespace,
     })
 }
 

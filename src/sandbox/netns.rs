@@ -4,15 +4,20 @@
 //! that ignores `HTTPS_PROXY` finds no network at all, and one that uses it reaches the
 //! proxy, which decides.
 //!
-//! The forwarding runs on threads started before the trampoline confines itself: Landlock
-//! and seccomp restrict the thread that asks (and what it starts afterwards), so the
-//! program, started after them, gets every restriction and the forwarders keep their socket.
-//! The trampoline stays the program's parent ([`super::init`]).
+//! The forwarding runs on one thread of the trampoline, started before it asks for a PID
+//! namespace (after that it can start no thread) and before anything is restricted: the
+//! trampoline restricts nothing of its own, so the program's limits (processes, open files,
+//! CPU time, which the init sets for itself and the program) never reach the forwarder, and
+//! however many connections the program holds, the forwarder is one task of the call's
+//! process count (one event loop, no thread per connection).
 
-use std::io::{Read, Write};
-use std::net::{Ipv4Addr, Shutdown, TcpListener, TcpStream};
-use std::os::unix::net::UnixStream;
-use std::path::{Path, PathBuf};
+use std::net::{Ipv4Addr, TcpListener};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::io::AsyncWriteExt as _;
+use tokio::net::{TcpStream, UnixStream};
 
 use super::Route;
 use nix::sys::socket::{
@@ -20,8 +25,12 @@ use nix::sys::socket::{
     socket,
 };
 
-/// Forwarder threads copy with small stacks (they only move bytes).
-const STACK: usize = 64 * 1024;
+/// The forwarder's stack: it runs an event loop whose tasks live on the heap.
+const STACK: usize = 256 * 1024;
+
+/// How long the forwarder waits when `accept` fails (out of descriptors, most likely): the
+/// connection stays queued until one closes, and the forwarder does not spin meanwhile.
+const BACKOFF: Duration = Duration::from_millis(20);
 
 /// Moves this process into a network namespace of its own with loopback up. Called
 /// single-threaded, after the user namespace and before any restriction.
@@ -32,56 +41,55 @@ pub(super) fn enter() -> Result<(), String> {
 }
 
 /// Listens on `127.0.0.1:port` in this process's network namespace, each connection
-/// forwarded to `socket`, on threads of this process. Called before any restriction, by
-/// the process that stays the program's parent (after `unshare(CLONE_NEWPID)` the
-/// trampoline itself cannot start threads), with the termination signals held.
+/// forwarded to `socket`, on one thread of this process. Called with the termination
+/// signals held, which the thread then holds too.
 pub(super) fn forward(route: &Route, socket: &Path) -> Result<(), String> {
     let port = route.port;
     let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, port))
+        .and_then(|listener| listener.set_nonblocking(true).map(|()| listener))
         .map_err(|error| format!("could not listen on 127.0.0.1:{port}: {error}"))?;
-    let socket = socket.to_path_buf();
-    let stamp = format!("{}\n", route.token);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .enable_time()
+        .build()
+        .map_err(|error| format!("could not start forwarding: {error}"))?;
+    let listener = {
+        let _inside = runtime.enter();
+        tokio::net::TcpListener::from_std(listener)
+    }
+    .map_err(|error| format!("could not listen on 127.0.0.1:{port}: {error}"))?;
+    let socket: Arc<Path> = Arc::from(socket);
+    let stamp: Arc<[u8]> = Arc::from(format!("{}\n", route.token).into_bytes());
     std::thread::Builder::new()
         .name("forward".into())
         .stack_size(STACK)
-        .spawn(move || accept(&listener, &socket, stamp.as_bytes()))
+        .spawn(move || runtime.block_on(accept(&listener, &socket, &stamp)))
         .map_err(|error| format!("could not start forwarding: {error}"))?;
     Ok(())
 }
 
 /// Each connection goes to the proxy stamped with the call's token: whatever credentials
 /// the program sends, this is the call the proxy serves.
-fn accept(listener: &TcpListener, socket: &PathBuf, stamp: &[u8]) {
-    for client in listener.incoming().flatten() {
-        let Ok(mut proxy) = UnixStream::connect(socket) else {
-            // The server is gone, or out of descriptors: this connection fails.
-            continue;
-        };
-        if proxy.write_all(stamp).is_ok() {
-            let _ = pipe(client, proxy);
+async fn accept(listener: &tokio::net::TcpListener, socket: &Arc<Path>, stamp: &Arc<[u8]>) {
+    loop {
+        match listener.accept().await {
+            Ok((client, _)) => {
+                tokio::spawn(connection(client, Arc::clone(socket), Arc::clone(stamp)));
+            }
+            Err(_) => tokio::time::sleep(BACKOFF).await,
         }
     }
 }
 
-/// One thread per direction; each end is shut down for writing when its source ends.
-fn pipe(client: TcpStream, proxy: UnixStream) -> std::io::Result<()> {
-    let (client_in, proxy_out) = (client.try_clone()?, proxy.try_clone()?);
-    std::thread::Builder::new()
-        .stack_size(STACK)
-        .spawn(move || {
-            copy(client_in, proxy_out, |proxy| {
-                proxy.shutdown(Shutdown::Write)
-            });
-        })?;
-    std::thread::Builder::new()
-        .stack_size(STACK)
-        .spawn(move || copy(proxy, client, |client| client.shutdown(Shutdown::Write)))?;
-    Ok(())
-}
-
-fn copy<R: Read, W: Write>(mut from: R, mut to: W, done: impl FnOnce(&W) -> std::io::Result<()>) {
-    let _ = std::io::copy(&mut from, &mut to);
-    let _ = done(&to);
+/// Copies both ways until both have ended; each end is shut down for writing when its
+/// source ends. The server gone, or out of descriptors: this connection closes.
+async fn connection(mut client: TcpStream, socket: Arc<Path>, stamp: Arc<[u8]>) {
+    let Ok(mut proxy) = UnixStream::connect(&*socket).await else {
+        return;
+    };
+    if proxy.write_all(&stamp).await.is_ok() {
+        let _ = tokio::io::copy_bidirectional(&mut client, &mut proxy).await;
+    }
 }
 
 /// `RTM_NEWLINK` for interface 1 (loopback, the only one in a new namespace) with

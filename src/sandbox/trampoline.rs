@@ -44,12 +44,10 @@ pub fn run(mut args: impl Iterator<Item = OsString>) -> ExitCode {
         Err(reason) => return fail(EXIT_CONFINE_FAILED, &reason),
     };
     let (entered, policy) = entered;
-    // In its own PID namespace, the program needs an init (which forwards, if the call has
-    // a network namespace); in its own network namespace alone, this process forwards.
-    // Either way this process stays its parent.
+    // In its own PID or network namespace, this process stays the program's parent (and
+    // forwards, in a network namespace), and starts the init, which starts the program.
     if entered.pid_namespace || policy.namespace_route().is_some() {
-        return forward_outside_pid_namespace(&policy, entered)
-            .and_then(|()| init::start(entered, &program, args))
+        return init::start(entered, &program, args)
             .unwrap_or_else(|reason| fail(EXIT_CONFINE_FAILED, &reason));
     }
     if let Err(reason) = restrict(&policy, entered, 0) {
@@ -71,8 +69,8 @@ pub(super) fn policy() -> Result<Policy, String> {
 }
 
 /// The first half, what needs this process's privileges: descriptors closed first, then
-/// the cgroup and the namespaces (they need `/proc/self`), the network namespace last (its
-/// forwarders stay in this process).
+/// the cgroup and the namespaces (they need `/proc/self`), the network namespace and its
+/// forwarder before the PID namespace (after which no thread starts).
 fn enter(policy: &Policy) -> Result<Entered, String> {
     close_inherited()?;
     if let Some(cgroup) = &policy.cgroup {
@@ -80,27 +78,19 @@ fn enter(policy: &Policy) -> Result<Entered, String> {
         // longer its user's.
         cgroup::join(cgroup)?;
     }
-    let entered = namespace::enter(policy)?;
-    if policy.namespace_route().is_some() {
+    namespace::enter(policy, || {
+        // Where it stays the program's parent, no process of the call's user reaches its
+        // descriptors or memory through /proc (an `exec` makes the program dumpable again).
+        nix::sys::prctl::set_dumpable(false)
+            .map_err(|error| format!("could not be undumpable: {error}"))?;
+        let Some((route, socket)) = policy.namespace_route() else {
+            return Ok(());
+        };
         netns::enter()?;
-    }
-    // Where it stays the program's parent, no process of the call's user reaches its
-    // descriptors or memory through /proc (an `exec` makes the program dumpable again).
-    nix::sys::prctl::set_dumpable(false)
-        .map_err(|error| format!("could not be undumpable: {error}"))?;
-    Ok(entered)
-}
-
-/// Without a PID namespace, the forwarders run here, with the termination signals held in
-/// them (the init lets them go before it starts the program).
-fn forward_outside_pid_namespace(policy: &Policy, entered: Entered) -> Result<(), String> {
-    match policy.namespace_route() {
-        Some((route, socket)) if !entered.pid_namespace => {
-            init::hold_termination()?;
-            netns::forward(route, socket)
-        }
-        _ => Ok(()),
-    }
+        // The forwarder holds them too; the init lets them go before it starts the program.
+        init::hold_termination()?;
+        netns::forward(route, socket)
+    })
 }
 
 /// The second half, in the process that starts the program: capabilities dropped,
