@@ -126,3 +126,92 @@ fn tunnels_at_once_take_nothing_from_the_programs_descriptors_or_cpu() {
         "twelve tunnels at once, held 1.5 s, under `open-files = 32` and `cpu = \"1s\"`"
     );
 }
+
+/// The forwarder's descriptors are the server's (`RLIMIT_NOFILE`, which the trampoline
+/// inherits): a program that opens more connections than it can forward at once finds the
+/// rest waiting in the listener's queue, none accepted and then dropped for want of a
+/// descriptor to the proxy, the forwarder idle meanwhile, and served once the flood ends.
+#[test]
+fn a_forwarder_out_of_descriptors_queues_and_serves_again() {
+    const LIMIT: usize = 64;
+    const FLOOD: usize = 48;
+    let Listeners { port, .. } = listeners();
+    let p = port.to_string();
+    let list = format!(r#"["localhost:{p}"]"#);
+    let workspace = workspace(&limited("flood", &list, ""));
+    let mut server = Server::start_command(
+        std::process::Command::new("prlimit")
+            .arg(format!("--nofile={LIMIT}:{LIMIT}"))
+            .arg(crate::harness::BINARY)
+            .args(["--config", workspace.manifest().to_str().expect("path")]),
+    );
+    server.handshake("2025-11-25");
+    let flood = FLOOD.to_string();
+    let id = server.start_request(
+        "tools/call",
+        json!({ "name": "flood", "arguments": { "args": ["flood", flood, "3", "localhost", &p] } }),
+    );
+    // The trampoline (the server's child), once it holds all it can.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let (trampoline, held) = loop {
+        let found = children(server.pid()).into_iter().find_map(|child| {
+            let fds = std::fs::read_dir(format!("/proc/{child}/fd")).ok()?.count();
+            (fds > LIMIT / 2).then_some((child, fds))
+        });
+        if let Some(found) = found {
+            break found;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the forwarder never held the flood"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert!(held <= LIMIT, "{held} descriptors under a limit of {LIMIT}");
+    let before = cpu_ticks(trampoline);
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    let spent = cpu_ticks(trampoline) - before;
+    // Spinning, it would spend the whole second (100 ticks); waiting, next to nothing.
+    assert!(
+        spent < 30,
+        "the full forwarder spent {spent} ticks of CPU in one second"
+    );
+    let result = server.response(id);
+    assert_eq!(
+        text(&result["result"]).trim(),
+        format!("open {FLOOD} of {FLOOD}\none"),
+        "every connection of the flood still open, then a tunnel once it closed: {result}"
+    );
+}
+
+/// The children of every thread of `pid`.
+fn children(pid: u32) -> Vec<u32> {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return Vec::new();
+    };
+    tasks
+        .flatten()
+        .filter_map(|task| std::fs::read_to_string(task.path().join("children")).ok())
+        .flat_map(|list| {
+            list.split_whitespace()
+                .filter_map(|child| child.parse().ok())
+                .collect::<Vec<u32>>()
+        })
+        .collect()
+}
+
+/// User and system time of `pid`, in clock ticks (`utime` and `stime` of /proc/PID/stat).
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // After the command's name in parentheses: state is field 3, utime 14, stime 15.
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map_or(Vec::new(), |(_, rest)| rest.split_whitespace().collect());
+    let field = |n: usize| {
+        fields
+            .get(n - 3)
+            .and_then(|f| f.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    field(14) + field(15)
+}

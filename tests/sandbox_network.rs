@@ -47,7 +47,9 @@ fn listen(address: Ipv4Addr, port: u16, name: &'static str, location: String) ->
 /// tunnel), `connect-as TOKEN HOST PORT` (with other credentials, or `none`), `direct HOST
 /// PORT` (ignoring the proxy), `udp HOST PORT`, `token` (its proxy URL's password), `many N
 /// HOST PORT SECONDS` (N tunnels open at once, each then asked `GET /`, held SECONDS more),
-/// `hold-fork N HOST PORT` (N tunnels held open while it forks).
+/// `hold-fork N HOST PORT` (N tunnels held open while it forks), `flood N SECONDS HOST PORT`
+/// (N bare connections to the proxy's port held SECONDS, how many are still open, then
+/// `connect`).
 const PROBE: &str = r"
 import base64, os, socket, sys, time, urllib.error, urllib.parse, urllib.request
 mode, args = sys.argv[1], sys.argv[2:]
@@ -108,6 +110,21 @@ try:
         held, answered = many(int(args[0]), args[1], args[2])
         time.sleep(float(args[3]))
         print('answered', answered, 'of', args[0])
+    elif mode == 'flood':
+        flood = [socket.create_connection((proxy.hostname, proxy.port), timeout=10) for _ in range(int(args[0]))]
+        time.sleep(float(args[1]))
+        still = 0
+        for s in flood:
+            s.setblocking(False)
+            try:
+                still += s.recv(1) != b''
+            except BlockingIOError:
+                still += 1
+            except OSError:
+                pass
+            s.close()
+        print('open', still, 'of', args[0])
+        connect(args[2], args[3], proxy.password)
     elif mode == 'hold-fork':
         held, answered = many(int(args[0]), args[1], args[2])
         pid = os.fork()

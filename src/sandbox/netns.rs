@@ -18,6 +18,7 @@ use std::time::Duration;
 
 use tokio::io::AsyncWriteExt as _;
 use tokio::net::{TcpStream, UnixStream};
+use tokio::sync::Semaphore;
 
 use super::Route;
 use nix::sys::socket::{
@@ -28,9 +29,13 @@ use nix::sys::socket::{
 /// The forwarder's stack: it runs an event loop whose tasks live on the heap.
 const STACK: usize = 256 * 1024;
 
-/// How long the forwarder waits when `accept` fails (out of descriptors, most likely): the
-/// connection stays queued until one closes, and the forwarder does not spin meanwhile.
+/// How long the forwarder waits when `accept` fails (out of descriptors after all): the
+/// connection stays queued, and the forwarder does not spin meanwhile.
 const BACKOFF: Duration = Duration::from_millis(20);
+
+/// Descriptors the forwarder leaves for the trampoline's own (standard streams, the
+/// listener, the event loop's, the init's pipe).
+const RESERVED: u64 = 16;
 
 /// Moves this process into a network namespace of its own with loopback up. Called
 /// single-threaded, after the user namespace and before any restriction.
@@ -58,36 +63,67 @@ pub(super) fn forward(route: &Route, socket: &Path) -> Result<(), String> {
         tokio::net::TcpListener::from_std(listener)
     }
     .map_err(|error| format!("could not listen on 127.0.0.1:{port}: {error}"))?;
-    let socket: Arc<Path> = Arc::from(socket);
-    let stamp: Arc<[u8]> = Arc::from(format!("{}\n", route.token).into_bytes());
+    let forwarder = Forwarder {
+        socket: Arc::from(socket),
+        stamp: Arc::from(format!("{}\n", route.token).into_bytes()),
+        room: Arc::new(Semaphore::new(room())),
+    };
     std::thread::Builder::new()
         .name("forward".into())
         .stack_size(STACK)
-        .spawn(move || runtime.block_on(accept(&listener, &socket, &stamp)))
+        .spawn(move || runtime.block_on(forwarder.accept(&listener)))
         .map_err(|error| format!("could not start forwarding: {error}"))?;
     Ok(())
 }
 
-/// Each connection goes to the proxy stamped with the call's token: whatever credentials
-/// the program sends, this is the call the proxy serves.
-async fn accept(listener: &tokio::net::TcpListener, socket: &Arc<Path>, stamp: &Arc<[u8]>) {
-    loop {
-        match listener.accept().await {
-            Ok((client, _)) => {
-                tokio::spawn(connection(client, Arc::clone(socket), Arc::clone(stamp)));
-            }
-            Err(_) => tokio::time::sleep(BACKOFF).await,
+/// How many connections the forwarder holds at once: two descriptors each, from this
+/// process's (the server's) `RLIMIT_NOFILE`. More wait in the listener's queue, never
+/// accepted only to be dropped for want of a descriptor to the proxy.
+fn room() -> usize {
+    let soft = nix::sys::resource::getrlimit(nix::sys::resource::Resource::RLIMIT_NOFILE)
+        .map_or(1024, |(soft, _)| soft);
+    let pairs = soft.saturating_sub(RESERVED) / 2;
+    usize::try_from(pairs)
+        .unwrap_or(usize::MAX)
+        .clamp(1, Semaphore::MAX_PERMITS)
+}
+
+/// Where each connection goes, stamped with what.
+struct Forwarder {
+    socket: Arc<Path>,
+    /// The call's token and a newline: whatever credentials the program sends, this is the
+    /// call the proxy serves.
+    stamp: Arc<[u8]>,
+    room: Arc<Semaphore>,
+}
+
+impl Forwarder {
+    async fn accept(self, listener: &tokio::net::TcpListener) {
+        loop {
+            let Ok(room) = Arc::clone(&self.room).acquire_owned().await else {
+                return;
+            };
+            let Ok((client, _)) = listener.accept().await else {
+                drop(room);
+                tokio::time::sleep(BACKOFF).await;
+                continue;
+            };
+            let (socket, stamp) = (Arc::clone(&self.socket), Arc::clone(&self.stamp));
+            tokio::spawn(async move {
+                connection(client, &socket, &stamp).await;
+                drop(room);
+            });
         }
     }
 }
 
 /// Copies both ways until both have ended; each end is shut down for writing when its
-/// source ends. The server gone, or out of descriptors: this connection closes.
-async fn connection(mut client: TcpStream, socket: Arc<Path>, stamp: Arc<[u8]>) {
-    let Ok(mut proxy) = UnixStream::connect(&*socket).await else {
+/// source ends. The server gone: this connection closes.
+async fn connection(mut client: TcpStream, socket: &Path, stamp: &[u8]) {
+    let Ok(mut proxy) = UnixStream::connect(socket).await else {
         return;
     };
-    if proxy.write_all(&stamp).await.is_ok() {
+    if proxy.write_all(stamp).await.is_ok() {
         let _ = tokio::io::copy_bidirectional(&mut client, &mut proxy).await;
     }
 }
