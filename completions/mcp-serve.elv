@@ -45,7 +45,7 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
             cand --header-timeout 'How long a client may take to send request headers, and how long an idle connection stays open'
             cand --body-timeout 'How long a client may take to send a request''s body once its headers have arrived'
             cand --trusted-proxy 'A reverse proxy (an address or a network, e.g. 10.0.0.0/8; repeatable) whose X-Forwarded-For names the client, for per-caller rates, task bounds, audit and traces'
-            cand --max-connections 'The most connections open at once (the HTTP endpoint''s and the egress proxy''s); at it, the oldest idle one is closed to make room [default: the descriptor limit, raised to its hard limit at start, less a quarter (at most 256) kept for commands; at most 16384]'
+            cand --max-connections 'The most connections open at once (the HTTP endpoint''s and the egress proxy''s, whose tunnels count as two); at it, the oldest idle one is closed to make room [default: the descriptor limit, raised to its hard limit at start, less a quarter (at most 256) kept for commands; at most 16384]'
             cand --max-connections-per-address 'The most of them one client address may hold [default: half of --max-connections]'
             cand --shutdown-grace 'On SIGTERM or SIGINT, how long in-flight calls get to finish before they are stopped'
             cand --metrics-addr 'Serve Prometheus metrics at `http://ADDR/metrics` on a listener of their own, with no authentication (keep it on a private network); works with stdio too'

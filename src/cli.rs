@@ -517,7 +517,8 @@ pub struct HttpArgs {
     #[arg(long, value_name = "NETWORK", requires = "http")]
     pub trusted_proxy: Vec<crate::mcp::http::Network>,
 
-    /// The most connections open at once (the HTTP endpoint's and the egress proxy's); at it,
+    /// The most connections open at once (the HTTP endpoint's and the egress proxy's, whose
+    /// tunnels count as two); at it,
     /// the oldest idle one is closed to make room [default: the descriptor limit, raised to
     /// its hard limit at start, less a quarter (at most 256) kept for commands; at most 16384]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]

@@ -6,7 +6,9 @@
 //! fails and so does every tool. So, at start, the soft `RLIMIT_NOFILE` is raised to the
 //! hard one (as Go's runtime and nginx do; 1024 is still the soft default of many services
 //! and desktop sessions), a reserve is kept for everything that is not a connection, and
-//! connections are admitted within what is left, in total and per peer address. At the cap a
+//! connections are admitted within what is left, in total and per peer address, each
+//! counted by the descriptors it holds (a tunnel through the egress proxy holds two: the
+//! forwarder's side and the upstream's). At the cap a
 //! new connection is not refused while an *idle* one (no request in progress: silent since
 //! it was accepted, or between keep-alive requests) can make room: the oldest idle one is
 //! shed. Only when every admitted connection is busy is the new one closed, and accepting
@@ -78,12 +80,16 @@ struct State {
     next: u64,
     /// Oldest first.
     open: BTreeMap<u64, Open>,
+    /// What the admitted connections count for, in total and per peer.
+    used: usize,
     per_peer: HashMap<Peer, usize>,
 }
 
 #[derive(Debug)]
 struct Open {
     peer: Peer,
+    /// What it counts for: its descriptors.
+    weight: usize,
     busy: Arc<AtomicUsize>,
     shed: CancellationToken,
 }
@@ -151,8 +157,9 @@ impl Drop for Admitted {
 impl State {
     fn close(&mut self, id: u64) -> Option<Open> {
         let open = self.open.remove(&id)?;
+        self.used -= open.weight;
         if let Some(count) = self.per_peer.get_mut(&open.peer) {
-            *count -= 1;
+            *count -= open.weight;
             if *count == 0 {
                 self.per_peer.remove(&open.peer);
             }
@@ -216,18 +223,22 @@ impl Budget {
         self.state.lock().map_or(0, |state| state.open.len())
     }
 
-    /// Admits a connection from `peer`, shedding the oldest idle one to make room at a cap.
-    pub fn admit(&'static self, peer: Peer) -> Result<Admitted, Full> {
+    /// Admits a connection from `peer` that holds `weight` descriptors (1, or 2 for a
+    /// tunnel), shedding the oldest idle ones to make room at a cap.
+    pub fn admit(&'static self, peer: Peer, weight: usize) -> Result<Admitted, Full> {
         let Ok(mut state) = self.state.lock() else {
             return Err(Full::Total(self.total));
         };
-        if state.per_peer.get(&peer).copied().unwrap_or(0) >= self.per_peer
-            && !state.shed_oldest(Some(peer))
-        {
-            return Err(Full::Peer(self.per_peer));
+        let weight = weight.clamp(1, self.per_peer.min(self.total));
+        while state.per_peer.get(&peer).copied().unwrap_or(0) + weight > self.per_peer {
+            if !state.shed_oldest(Some(peer)) {
+                return Err(Full::Peer(self.per_peer));
+            }
         }
-        if state.open.len() >= self.total && !state.shed_oldest(None) {
-            return Err(Full::Total(self.total));
+        while state.used + weight > self.total {
+            if !state.shed_oldest(None) {
+                return Err(Full::Total(self.total));
+            }
         }
         let id = state.next;
         state.next += 1;
@@ -237,11 +248,13 @@ impl Budget {
             id,
             Open {
                 peer,
+                weight,
                 busy: Arc::clone(&busy),
                 shed: shed.clone(),
             },
         );
-        *state.per_peer.entry(peer).or_default() += 1;
+        state.used += weight;
+        *state.per_peer.entry(peer).or_default() += weight;
         Ok(Admitted {
             id,
             busy,
@@ -273,11 +286,13 @@ mod tests {
     #[test]
     fn at_the_cap_the_oldest_idle_connection_makes_room() {
         let budget = leaked(3, 3);
-        let first = budget.admit(A).expect("first");
-        let second = budget.admit(A).expect("second");
+        let first = budget.admit(A, 1).expect("first");
+        let second = budget.admit(A, 1).expect("second");
         let _working = first.busy();
-        let third = budget.admit(B).expect("third");
-        let fourth = budget.admit(B).expect("a fourth sheds the oldest idle one");
+        let third = budget.admit(B, 1).expect("third");
+        let fourth = budget
+            .admit(B, 1)
+            .expect("a fourth sheds the oldest idle one");
         assert!(!first.shed.is_cancelled(), "busy: kept");
         assert!(second.shed.is_cancelled(), "the oldest idle one");
         assert!(!third.shed.is_cancelled());
@@ -285,19 +300,41 @@ mod tests {
         drop(second);
         assert_eq!(budget.open(), 3, "a shed connection was already let go");
         let _busy = (third.busy(), fourth.busy());
-        assert_eq!(budget.admit(A).err(), Some(Full::Total(3)));
+        assert_eq!(budget.admit(A, 1).err(), Some(Full::Total(3)));
         drop(third);
-        assert!(budget.admit(A).is_ok());
+        assert!(budget.admit(A, 1).is_ok());
     }
 
     #[test]
     fn one_peer_sheds_its_own_idle_connections_not_anothers() {
         let budget = leaked(10, 2);
-        let other = budget.admit(B).expect("b");
-        let first = budget.admit(A).expect("a1");
-        let _second = budget.admit(A).expect("a2");
-        let _third = budget.admit(A).expect("a3 sheds a1");
+        let other = budget.admit(B, 1).expect("b");
+        let first = budget.admit(A, 1).expect("a1");
+        let _second = budget.admit(A, 1).expect("a2");
+        let _third = budget.admit(A, 1).expect("a3 sheds a1");
         assert!(first.shed.is_cancelled() && !other.shed.is_cancelled());
+    }
+
+    #[test]
+    fn a_tunnel_counts_for_its_two_descriptors() {
+        let budget = leaked(4, 3);
+        let first = budget.admit(Peer::Local, 2).expect("a tunnel");
+        let busy = first.busy();
+        assert_eq!(
+            budget.admit(Peer::Local, 2).err(),
+            Some(Full::Peer(3)),
+            "a second tunnel would make four of the peer's three"
+        );
+        let one = budget.admit(A, 1).expect("one more plain connection");
+        let _two = budget.admit(B, 1).expect("the fourth descriptor");
+        assert!(!one.shed.is_cancelled());
+        let last = budget.admit(B, 1).expect("sheds the oldest idle one");
+        assert!(one.shed.is_cancelled() && !first.shed.is_cancelled());
+        drop(busy);
+        let _again = budget
+            .admit(Peer::Local, 2)
+            .expect("the first tunnel, idle, makes room");
+        assert!(first.shed.is_cancelled() && !last.shed.is_cancelled());
     }
 
     #[test]

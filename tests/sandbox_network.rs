@@ -49,7 +49,7 @@ fn listen(address: Ipv4Addr, port: u16, name: &'static str, location: String) ->
 /// HOST PORT SECONDS` (N tunnels open at once, each then asked `GET /`, held SECONDS more),
 /// `hold-fork N HOST PORT` (N tunnels held open while it forks), `flood N SECONDS HOST PORT`
 /// (N bare connections to the proxy's port held SECONDS, how many are still open, then
-/// `connect`).
+/// `connect`), `hold N SECONDS HOST PORT` (N tunnels opened and held SECONDS).
 const PROBE: &str = r"
 import base64, os, socket, sys, time, urllib.error, urllib.parse, urllib.request
 mode, args = sys.argv[1], sys.argv[2:]
@@ -125,6 +125,15 @@ try:
             s.close()
         print('open', still, 'of', args[0])
         connect(args[2], args[3], proxy.password)
+    elif mode == 'hold':
+        held, failed = [], 0
+        for _ in range(int(args[0])):
+            try:
+                held.append(tunnel(args[2], args[3], proxy.password))
+            except (OSError, IndexError):
+                failed += 1
+        time.sleep(float(args[1]))
+        print('held', sum(status == '200' for s, f, status in held), 'failed', failed)
     elif mode == 'hold-fork':
         held, answered = many(int(args[0]), args[1], args[2])
         pid = os.fork()

@@ -79,10 +79,11 @@ pub(super) fn listen_tcp(egress: &Arc<Egress>) -> Result<u16, String> {
     Ok(port)
 }
 
-/// A connection's place in the budget; `None` (the connection is closed) when it is full.
+/// A connection's place in the budget, as two descriptors (it and its upstream); `None`
+/// (the connection is closed) when it is full.
 fn admit(peer: Peer) -> Option<Admitted> {
     Budget::get()
-        .admit(peer)
+        .admit(peer, 2)
         .inspect_err(|full| tracing::warn!("egress proxy: connection closed: {full}"))
         .ok()
 }

@@ -99,7 +99,7 @@ pub async fn serve_listener(
             },
             () = &mut drained => break,
         };
-        let admitted = match Budget::get().admit(Peer::Address(peer.ip())) {
+        let admitted = match Budget::get().admit(Peer::Address(peer.ip()), 1) {
             Ok(admitted) => admitted,
             Err(full) => {
                 tracing::warn!(%peer, "connection closed: {full}");
