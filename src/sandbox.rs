@@ -15,7 +15,8 @@
 //!    paths is read-only (so no `chmod`, `utime` or xattr outside them), and with
 //!    `processes`, a user namespace, so that `RLIMIT_NPROC` counts this call's processes only;
 //!    with a host list, a network namespace with only loopback, forwarded to the egress
-//!    proxy (`netns`); a PID namespace, so that nothing the call starts outlives it. In
+//!    proxy by one thread of the trampoline, under none of the program's limits (`netns`);
+//!    a PID namespace, so that nothing the call starts outlives it. In
 //!    either, the trampoline stays the program's parent: it starts itself again (`init`),
 //!    which takes steps 3 to 6 itself and, as the PID namespace's init, spawns the program
 //!    (or `exec`s it, in a network namespace alone);
