@@ -272,6 +272,40 @@ impl Budget {
     }
 }
 
+/// How many idle connections one shortage of descriptors sheds, and how often it is tried.
+const SHED_FOR_A_CALL: usize = 8;
+const ATTEMPTS: usize = 4;
+
+/// Whether `error` says the process (or the system) is out of descriptors.
+pub fn out_of_descriptors(error: &std::io::Error) -> bool {
+    matches!(error.raw_os_error(), Some(libc::EMFILE | libc::ENFILE))
+}
+
+/// Opens what a call needs (a command's pipes and process, say) with `open`; when it fails
+/// for want of descriptors, sheds idle connections and tries again: connections the budget
+/// admitted never keep a call from starting while an idle one could make room. A shed
+/// connection closes on its own task, so each try waits a moment first.
+pub async fn for_a_call<T>(mut open: impl FnMut() -> std::io::Result<T>) -> std::io::Result<T> {
+    let mut attempt = 0;
+    loop {
+        match open() {
+            Err(error) if out_of_descriptors(&error) && attempt < ATTEMPTS => {
+                attempt += 1;
+                let budget = Budget::get();
+                let shed = (0..SHED_FOR_A_CALL)
+                    .take_while(|_| budget.relieve())
+                    .count();
+                tracing::warn!(shed, "out of descriptors for a call: {error}");
+                if shed == 0 {
+                    return Err(error);
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+            }
+            other => return other,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -343,3 +343,55 @@ fn a_body_held_back_does_not_hold_a_connection() {
     let shed = held.iter().filter(|stream| closed(stream)).count();
     assert!(shed >= 1, "no held-back body was shed");
 }
+
+/// A TCP connection to 127.0.0.1:`port` from `source` (another loopback address).
+fn connect_from(source: std::net::Ipv4Addr, port: u16) -> TcpStream {
+    use socket2::{Domain, Socket, Type};
+    let socket = Socket::new(Domain::IPV4, Type::STREAM, None).expect("socket");
+    socket
+        .bind(&std::net::SocketAddr::from((source, 0)).into())
+        .expect("bind");
+    socket
+        .connect(&std::net::SocketAddr::from((std::net::Ipv4Addr::LOCALHOST, port)).into())
+        .expect("connect");
+    socket.into()
+}
+
+/// Idle connections from several addresses, each within its share, may fill the budget and
+/// the descriptors running calls need beside it (their pipes): then a call's start sheds
+/// idle connections and tries again, rather than fail with `EMFILE`.
+#[test]
+fn idle_connections_from_many_addresses_do_not_keep_calls_from_starting() {
+    let workspace = Workspace::new(
+        r#"
+[[tools]]
+name = "slow"
+input-schema = '{"type": "object"}'
+[tools.command]
+argv = ["/bin/sh", "-c", "sleep 1; echo done"]
+"#,
+    );
+    let server = HttpServer::start_with_nofile(&workspace.manifest(), &[], 64);
+    let port = port(&server.url);
+    let flood: Vec<TcpStream> = [[127, 0, 0, 2], [127, 0, 0, 3]]
+        .into_iter()
+        .flat_map(|source| (0..24).map(move |_| connect_from(source.into(), port)))
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    let calls: Vec<_> = (0..8)
+        .map(|_| crate::http_harness::call_in_background(&server.url, "slow", &[]))
+        .collect();
+    for call in calls {
+        let reply = call.join().expect("thread");
+        let text = reply
+            .as_ref()
+            .map(|reply| reply["result"]["content"][0]["text"].clone());
+        assert_eq!(
+            text,
+            Some(json!("done")),
+            "a call beside 48 idle connections under 64 descriptors: {reply:?}"
+        );
+    }
+    let shed = flood.iter().filter(|stream| closed(stream)).count();
+    assert!(shed > 0, "no idle connection was shed: {}", server.log());
+}

@@ -221,7 +221,9 @@ impl CommandBackend {
                 events: events.cloned(),
                 stderr_log: self.stderr_log,
             };
-            let child = match context.processes.spawn(&mut command) {
+            let spawned =
+                crate::connections::for_a_call(|| context.processes.spawn(&mut command)).await;
+            let child = match spawned {
                 Ok(child) => child,
                 Err(source) => {
                     return Err(CommandError::Spawn {
