@@ -63,7 +63,8 @@ pub fn room(descriptors: u64) -> usize {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Peer {
     Address(IpAddr),
-    /// A Unix socket (the trampolines' forwarders).
+    /// A tool's program, at the egress proxy (its Unix socket, from the trampolines'
+    /// forwarders, or its port on 127.0.0.1).
     Local,
 }
 

@@ -33,6 +33,7 @@ mod tunnel;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use tokio_util::sync::CancellationToken;
@@ -75,6 +76,40 @@ struct Allowed {
     allowance: Arc<Allowance>,
     /// Cancelled when the call ends: its tunnels close with it.
     ended: CancellationToken,
+    /// Its connections through the proxy now (see [`Allowed::hold`]).
+    held: Arc<AtomicUsize>,
+}
+
+impl Allowed {
+    /// One more connection of this call's, unless it holds its most: a quarter of what the
+    /// tools' programs may hold together (every program's connection to the proxy is one
+    /// peer of the connection budget), so that one call cannot take every other call's
+    /// network.
+    fn hold(&self) -> Option<Held> {
+        let most = most_per_call();
+        self.held
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |held| {
+                (held < most).then_some(held + 1)
+            })
+            .ok()
+            .map(|_| Held(Arc::clone(&self.held)))
+    }
+}
+
+/// The most connections one call holds through the proxy at once.
+fn most_per_call() -> usize {
+    // Each counts for two descriptors of the programs' share.
+    (crate::connections::Budget::get().per_peer() / 2 / 4).max(2)
+}
+
+/// One of a call's connections through the proxy, until dropped.
+#[derive(Debug)]
+struct Held(Arc<AtomicUsize>);
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 /// A call's allowance at the proxy, for as long as this lives.
@@ -139,6 +174,7 @@ impl Egress {
             call: call.to_owned(),
             allowance,
             ended: ended.clone(),
+            held: Arc::default(),
         });
         self.calls
             .lock()

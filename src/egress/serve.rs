@@ -66,8 +66,10 @@ pub(super) fn listen_tcp(egress: &Arc<Egress>) -> Result<u16, String> {
     tokio::spawn(async move {
         loop {
             match tcp.accept().await {
-                Ok((stream, peer)) => {
-                    if let Some(admitted) = admit(Peer::Address(peer.ip())) {
+                Ok((stream, _)) => {
+                    // A program on this host, as on the Unix socket: not one of the HTTP
+                    // endpoint's clients from 127.0.0.1, whose share it must not take.
+                    if let Some(admitted) = admit(Peer::Local) {
                         tokio::spawn(Arc::clone(&on_tcp).serve(stream, None, admitted));
                     }
                 }
@@ -157,6 +159,12 @@ impl Egress {
             };
             self.decided(None, &target, Verdict::Deny("credentials"), why);
             respond(&mut client, 407, why).await;
+            return;
+        };
+        let Some(_held) = allowed.hold() else {
+            let why = "this call holds as many connections through the proxy as one call may";
+            self.decided(Some(&allowed), &target, Verdict::Deny("call-limit"), why);
+            respond(&mut client, 429, why).await;
             return;
         };
         // A running call's: no longer idle, never shed while it lasts.

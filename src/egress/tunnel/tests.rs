@@ -29,6 +29,7 @@ async fn open(host: &str, rest: &[u8]) -> Tunnel {
         call: "c".into(),
         allowance: Arc::new(Allowance { rules: Vec::new() }),
         ended: CancellationToken::new(),
+        held: Arc::default(),
     };
     let request = Request {
         kind: Kind::Connect,
