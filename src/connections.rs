@@ -98,9 +98,9 @@ struct Open {
 /// Why a connection was not admitted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum Full {
-    #[error("{0} connections are open and each is busy")]
+    #[error("the open connections hold {0} descriptors, the most, and each is busy")]
     Total(usize),
-    #[error("{0} connections from this address are open and each is busy")]
+    #[error("the connections from this address hold {0} descriptors, its most, and each is busy")]
     Peer(usize),
 }
 

@@ -168,7 +168,7 @@ argv = ["sleep", "2"]
     }
     assert!(
         server.log().contains(
-            "connection closed: 4 connections from this address are open and each is busy"
+            "connection closed: the connections from this address hold 4 descriptors, its most, and each is busy"
         ),
         "{}",
         server.log()
