@@ -282,7 +282,8 @@ pub fn out_of_descriptors(error: &std::io::Error) -> bool {
     matches!(error.raw_os_error(), Some(libc::EMFILE | libc::ENFILE))
 }
 
-/// Opens what a call needs (a command's pipes and process, say) with `open`; when it fails
+/// Opens what a call needs (a command's call folder and events pipe, its process) with
+/// `open`; when it fails
 /// for want of descriptors, sheds idle connections and tries again: connections the budget
 /// admitted never keep a call from starting while an idle one could make room. A shed
 /// connection closes on its own task, so each try waits a moment first.

@@ -49,7 +49,9 @@ pub const PROXY_USER: &str = "call";
 #[derive(Debug, Default)]
 pub struct Egress {
     metrics: Option<Arc<crate::metrics::Metrics>>,
-    listening: OnceLock<Result<Listening, String>>,
+    listening: OnceLock<Listening>,
+    /// Held while a listener starts, so that two calls never start two.
+    starting: Mutex<()>,
     calls: Mutex<HashMap<String, Arc<Allowed>>>,
     overrides: resolve::Overrides,
 }
@@ -61,7 +63,27 @@ struct Listening {
     /// A private folder (0700) holding the socket.
     _folder: tempfile::TempDir,
     socket: PathBuf,
-    tcp: OnceLock<Result<u16, String>>,
+    tcp: OnceLock<u16>,
+}
+
+/// What `cell` holds, started by `start` the first time; a failure (out of descriptors,
+/// say) is not kept, so that the next call tries again.
+fn started<'a, T>(
+    cell: &'a OnceLock<T>,
+    starting: &Mutex<()>,
+    start: impl FnOnce() -> Result<T, String>,
+) -> Result<&'a T, String> {
+    if let Some(started) = cell.get() {
+        return Ok(started);
+    }
+    let _one = starting
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(started) = cell.get() {
+        return Ok(started);
+    }
+    let made = start()?;
+    Ok(cell.get_or_init(|| made))
 }
 
 /// The port a call in its own network namespace connects to: the trampoline's forwarder
@@ -154,18 +176,11 @@ impl Egress {
         allowance: Arc<Allowance>,
         in_namespace: bool,
     ) -> Result<Grant, String> {
-        let listening = self
-            .listening
-            .get_or_init(|| serve::listen(self))
-            .as_ref()
-            .map_err(Clone::clone)?;
+        let listening = started(&self.listening, &self.starting, || serve::listen(self))?;
         let port = if in_namespace {
             NAMESPACE_PORT
         } else {
-            listening
-                .tcp
-                .get_or_init(|| serve::listen_tcp(self))
-                .clone()?
+            *started(&listening.tcp, &self.starting, || serve::listen_tcp(self))?
         };
         let token = token()?;
         let ended = CancellationToken::new();
@@ -251,4 +266,26 @@ fn token() -> Result<String, String> {
             hex.push(char::from(HEX[usize::from(byte & 0xf)]));
             hex
         }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_listener_that_failed_to_start_is_tried_again() {
+        let (cell, starting) = (OnceLock::new(), Mutex::new(()));
+        let failed = started(&cell, &starting, || Err("Too many open files".to_owned()));
+        assert_eq!(failed, Err("Too many open files".to_owned()));
+        assert_eq!(started(&cell, &starting, || Ok(7)), Ok(&7));
+        assert_eq!(
+            started(&cell, &starting, || Ok(8)),
+            Ok(&7),
+            "started once, kept"
+        );
+        assert_eq!(
+            serve::response(429, "x").lines().next(),
+            Some("HTTP/1.1 429 Too Many Requests")
+        );
+    }
 }

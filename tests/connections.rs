@@ -369,6 +369,13 @@ name = "slow"
 input-schema = '{"type": "object"}'
 [tools.command]
 argv = ["/bin/sh", "-c", "sleep 1; echo done"]
+
+[[tools]]
+name = "reporting"
+input-schema = '{"type": "object"}'
+[tools.command]
+script = '''sleep 1; echo '{"log": "info", "message": "x"}' > "$MCP_SERVE_EVENTS"; echo done'''
+events = true
 "#,
     );
     let server = HttpServer::start_with_nofile(&workspace.manifest(), &[], 64);
@@ -378,8 +385,12 @@ argv = ["/bin/sh", "-c", "sleep 1; echo done"]
         .flat_map(|source| (0..24).map(move |_| connect_from(source.into(), port)))
         .collect();
     std::thread::sleep(Duration::from_millis(500));
+    // Half of them with an events pipe, made in the call's folder before the command starts.
     let calls: Vec<_> = (0..8)
-        .map(|_| crate::http_harness::call_in_background(&server.url, "slow", &[]))
+        .map(|n| {
+            let tool = if n % 2 == 0 { "slow" } else { "reporting" };
+            crate::http_harness::call_in_background(&server.url, tool, &[])
+        })
         .collect();
     for call in calls {
         let reply = call.join().expect("thread");

@@ -202,13 +202,15 @@ impl CommandBackend {
             let events = events.filter(|_| self.events || self.stderr_log.is_some());
             // Held to the end of the call: its tunnels close with it.
             let grant = self.egress(context, &call_id, &mut command, &program)?;
-            let directory = self.prepare(
-                &mut command,
-                output_files.is_some(),
-                self.events && events.is_some(),
-                grant.as_ref(),
-                &program,
-            )?;
+            let directory = self
+                .prepare(
+                    &mut command,
+                    output_files.is_some(),
+                    self.events && events.is_some(),
+                    grant.as_ref(),
+                    &program,
+                )
+                .await?;
             let CallDirectory {
                 guard: _directory,
                 outputs,
@@ -377,7 +379,7 @@ impl CommandBackend {
 
     /// The call's directory, and for a sandboxed command its policy for this call (which
     /// the trampoline reads).
-    fn prepare(
+    async fn prepare(
         &self,
         command: &mut Command,
         output_dir: bool,
@@ -385,14 +387,14 @@ impl CommandBackend {
         egress: Option<&Grant>,
         program: &str,
     ) -> Result<CallDirectory, CommandError> {
-        let directory = CallDirectory::prepare(
-            command,
-            output_dir,
-            pipe_wanted,
-            self.sandbox
-                .as_ref()
-                .is_some_and(|sandbox| sandbox.temp_dir),
-        )
+        let temp_wanted = self
+            .sandbox
+            .as_ref()
+            .is_some_and(|sandbox| sandbox.temp_dir);
+        let directory = crate::connections::for_a_call(|| {
+            CallDirectory::prepare(command, output_dir, pipe_wanted, temp_wanted)
+        })
+        .await
         .map_err(|source| CommandError::Io {
             program: program.to_owned(),
             source,

@@ -313,6 +313,7 @@ pub(super) fn response(status: u16, message: &str) -> String {
         403 => "Forbidden",
         407 => "Proxy Authentication Required",
         411 => "Length Required",
+        429 => "Too Many Requests",
         431 => "Request Header Fields Too Large",
         _ => "Bad Gateway",
     };
