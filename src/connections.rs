@@ -282,16 +282,27 @@ pub fn out_of_descriptors(error: &std::io::Error) -> bool {
     matches!(error.raw_os_error(), Some(libc::EMFILE | libc::ENFILE))
 }
 
-/// Opens what a call needs (a command's call folder and events pipe, its process) with
-/// `open`; when it fails
+/// An error that may say the process ran out of descriptors (see [`for_a_call`]).
+pub trait Shortage: std::fmt::Display {
+    fn out_of_descriptors(&self) -> bool;
+}
+
+impl Shortage for std::io::Error {
+    fn out_of_descriptors(&self) -> bool {
+        out_of_descriptors(self)
+    }
+}
+
+/// Opens what a call needs (a command's call folder and events pipe, its process, the
+/// files it left) with `open`; when it fails
 /// for want of descriptors, sheds idle connections and tries again: connections the budget
 /// admitted never keep a call from starting while an idle one could make room. A shed
 /// connection closes on its own task, so each try waits a moment first.
-pub async fn for_a_call<T>(mut open: impl FnMut() -> std::io::Result<T>) -> std::io::Result<T> {
+pub async fn for_a_call<T, E: Shortage>(mut open: impl FnMut() -> Result<T, E>) -> Result<T, E> {
     let mut attempt = 0;
     loop {
         match open() {
-            Err(error) if out_of_descriptors(&error) && attempt < ATTEMPTS => {
+            Err(error) if error.out_of_descriptors() && attempt < ATTEMPTS => {
                 attempt += 1;
                 let budget = Budget::get();
                 let shed = (0..SHED_FOR_A_CALL)

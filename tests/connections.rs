@@ -376,6 +376,13 @@ input-schema = '{"type": "object"}'
 [tools.command]
 script = '''sleep 1; echo '{"log": "info", "message": "x"}' > "$MCP_SERVE_EVENTS"; echo done'''
 events = true
+
+[[tools]]
+name = "leaving"
+input-schema = '{"type": "object"}'
+[tools.command]
+script = '''sleep 1; printf 'kept' > "$MCP_SERVE_OUTPUT_DIR/a.txt"; printf 'and this' > "$MCP_SERVE_OUTPUT_DIR/b.txt"; echo done'''
+files = "embed"
 "#,
     );
     let server = HttpServer::start_with_nofile(&workspace.manifest(), &[], 64);
@@ -385,15 +392,25 @@ events = true
         .flat_map(|source| (0..24).map(move |_| connect_from(source.into(), port)))
         .collect();
     std::thread::sleep(Duration::from_millis(500));
-    // Half of them with an events pipe, made in the call's folder before the command starts.
-    let calls: Vec<_> = (0..8)
+    // Some with an events pipe, made in the call's folder before the command starts; some
+    // leaving files, read after it ended.
+    let calls: Vec<_> = (0..6)
         .map(|n| {
-            let tool = if n % 2 == 0 { "slow" } else { "reporting" };
+            let tool = ["slow", "reporting", "leaving"][n % 3];
             crate::http_harness::call_in_background(&server.url, tool, &[])
         })
         .collect();
-    for call in calls {
+    for (n, call) in calls.into_iter().enumerate() {
         let reply = call.join().expect("thread");
+        if n % 3 == 2 {
+            let content = reply
+                .as_ref()
+                .map(|reply| reply["result"]["content"].to_string());
+            assert!(
+                content.as_deref().is_some_and(|content| content.contains("kept") && content.contains("and this")),
+                "the files a call left, beside the flood: {reply:?}"
+            );
+        }
         let text = reply
             .as_ref()
             .map(|reply| reply["result"]["content"][0]["text"].clone());

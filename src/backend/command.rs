@@ -138,7 +138,10 @@ pub enum CommandError {
     #[error("`{program}` could not start in its sandbox: {reason}")]
     Sandbox { program: String, reason: String },
     #[error("`{program}` left unusable output files: {problem}")]
-    Files { program: String, problem: String },
+    Files {
+        program: String,
+        problem: super::files::FilesError,
+    },
     #[error("lost contact with `{program}`: {source}")]
     Io {
         program: String,
@@ -268,17 +271,16 @@ impl CommandBackend {
             })?;
             trace::finished(run.as_ref(), &finished);
             let counted = cgroup.as_ref().map(CallCgroup::events).unwrap_or_default();
-            self.outcome(finished, program.clone(), counted)
-                .and_then(|stdout| {
-                    let files = match &outputs {
-                        Some(directory) => {
-                            collect_files(directory, self.max_output, output_files.unwrap_or(0))
-                                .map_err(|problem| CommandError::Files { program, problem })?
-                        }
-                        None => OutputFiles::default(),
-                    };
-                    Ok(CommandOutput { stdout, files })
+            let stdout = self.outcome(finished, program.clone(), counted)?;
+            let files = match &outputs {
+                Some(directory) => crate::connections::for_a_call(|| {
+                    collect_files(directory, self.max_output, output_files.unwrap_or(0))
                 })
+                .await
+                .map_err(|problem| CommandError::Files { program, problem })?,
+                None => OutputFiles::default(),
+            };
+            Ok(CommandOutput { stdout, files })
         }
         .await;
         trace::end(run.as_ref(), &ran);

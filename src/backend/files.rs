@@ -15,17 +15,21 @@ use crate::results::{OutputFile, OutputFiles, Stopped};
 /// regular file past `most`, or once more than `most` other entries were skipped, so a
 /// command that leaves 20,000 files costs no more than one that leaves `most + 1`; which
 /// files are taken then is the directory's order, and the result says files were left out.
-pub fn collect_files(directory: &Path, budget: usize, most: usize) -> Result<OutputFiles, String> {
+pub fn collect_files(
+    directory: &Path,
+    budget: usize,
+    most: usize,
+) -> Result<OutputFiles, FilesError> {
     let folder = rustix::fs::open(
         directory,
         OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
         Mode::empty(),
     )
-    .map_err(|error| std::io::Error::from(error).to_string())?;
-    let mut entries = Dir::new(folder).map_err(|error| std::io::Error::from(error).to_string())?;
+    .map_err(std::io::Error::from)?;
+    let mut entries = Dir::new(folder).map_err(std::io::Error::from)?;
     let (mut names, mut skipped, mut examined, mut stopped) = (Vec::new(), 0, 0, None);
     while let Some(entry) = entries.read() {
-        let entry = entry.map_err(|error| std::io::Error::from(error).to_string())?;
+        let entry = entry.map_err(std::io::Error::from)?;
         let name = entry.file_name();
         if name == c"." || name == c".." {
             continue;
@@ -50,9 +54,7 @@ pub fn collect_files(directory: &Path, budget: usize, most: usize) -> Result<Out
         }
     }
     names.sort();
-    let at = entries
-        .fd()
-        .map_err(|error| std::io::Error::from(error).to_string())?;
+    let at = entries.fd().map_err(std::io::Error::from)?;
     let mut files = Vec::with_capacity(names.len());
     let mut used = 0_usize;
     for name in names {
@@ -62,31 +64,30 @@ pub fn collect_files(directory: &Path, budget: usize, most: usize) -> Result<Out
         // Opened without following a link and without blocking on a FIFO, then checked on
         // the handle: a process of the call that outlived it may have swapped the file for
         // a link to something only the server can read since the listing.
-        let Some(mut file) = open_beneath(at, &name) else {
+        let Some(mut file) = open_beneath(at, &name)? else {
             continue;
         };
-        let metadata = file.metadata().map_err(|error| error.to_string())?;
+        let metadata = file.metadata()?;
         if !metadata.is_file() {
             continue;
         }
         let before = used;
         used = used.saturating_add(usize::try_from(metadata.len()).unwrap_or(usize::MAX));
         if used > budget {
-            return Err(format!(
-                "together they are more than {budget} bytes, the tool's limit"
-            ));
+            return Err(FilesError::TooBig(budget));
         }
         let mut bytes = Vec::new();
         let left = u64::try_from(budget - before).unwrap_or(u64::MAX);
         (&mut file)
             .take(left.saturating_add(1))
             .read_to_end(&mut bytes)
-            .map_err(|error| format!("`{shown}`: {error}"))?;
+            .map_err(|source| FilesError::Read {
+                name: shown.clone(),
+                source,
+            })?;
         used = before + bytes.len();
         if used > budget {
-            return Err(format!(
-                "together they are more than {budget} bytes, the tool's limit"
-            ));
+            return Err(FilesError::TooBig(budget));
         }
         files.push(OutputFile { name: shown, bytes });
     }
@@ -98,16 +99,53 @@ pub fn collect_files(directory: &Path, budget: usize, most: usize) -> Result<Out
     })
 }
 
-/// `name` in the directory `at`, for reading, when it is not a link.
-fn open_beneath(at: std::os::fd::BorrowedFd<'_>, name: &CStr) -> Option<std::fs::File> {
-    rustix::fs::openat(
+/// Why a command's output files could not be taken.
+#[derive(Debug, thiserror::Error)]
+pub enum FilesError {
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    #[error("`{name}`: {source}")]
+    Read {
+        name: String,
+        source: std::io::Error,
+    },
+    #[error("together they are more than {0} bytes, the tool's limit")]
+    TooBig(usize),
+}
+
+impl crate::connections::Shortage for FilesError {
+    fn out_of_descriptors(&self) -> bool {
+        match self {
+            Self::Io(error) | Self::Read { source: error, .. } => {
+                crate::connections::out_of_descriptors(error)
+            }
+            Self::TooBig(_) => false,
+        }
+    }
+}
+
+/// `name` in the directory `at`, for reading, when it is not a link (`None`: a link, a
+/// socket, one it may not read); out of descriptors is an error, never a file left out.
+fn open_beneath(
+    at: std::os::fd::BorrowedFd<'_>,
+    name: &CStr,
+) -> std::io::Result<Option<std::fs::File>> {
+    match rustix::fs::openat(
         at,
         name,
         OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC,
         Mode::empty(),
-    )
-    .ok()
-    .map(std::fs::File::from)
+    ) {
+        Ok(fd) => Ok(Some(std::fs::File::from(fd))),
+        Err(error) => {
+            let error = std::io::Error::from(error);
+            if crate::connections::out_of_descriptors(&error) {
+                Err(error)
+            } else {
+                Ok(None)
+            }
+        }
+    }
 }
 
 #[cfg(test)]
