@@ -277,27 +277,23 @@ impl Budget {
 const SHED_FOR_A_CALL: usize = 8;
 const ATTEMPTS: usize = 4;
 
-/// Whether `error` says the process (or the system) is out of descriptors.
-pub fn out_of_descriptors(error: &std::io::Error) -> bool {
-    matches!(error.raw_os_error(), Some(libc::EMFILE | libc::ENFILE))
-}
-
 /// An error that may say the process ran out of descriptors (see [`for_a_call`]).
 pub trait Shortage: std::fmt::Display {
     fn out_of_descriptors(&self) -> bool;
 }
 
 impl Shortage for std::io::Error {
+    /// The process (`EMFILE`) or the system (`ENFILE`) is out of descriptors.
     fn out_of_descriptors(&self) -> bool {
-        out_of_descriptors(self)
+        matches!(self.raw_os_error(), Some(libc::EMFILE | libc::ENFILE))
     }
 }
 
 /// Opens what a call needs (a command's call folder and events pipe, its process, the
-/// files it left) with `open`; when it fails
-/// for want of descriptors, sheds idle connections and tries again: connections the budget
-/// admitted never keep a call from starting while an idle one could make room. A shed
-/// connection closes on its own task, so each try waits a moment first.
+/// files it left) with `open`; when it fails for want of descriptors, sheds idle
+/// connections and tries again: connections the budget admitted never keep a call from
+/// starting while an idle one could make room. A shed connection closes on its own task,
+/// so each try waits a moment first.
 pub async fn for_a_call<T, E: Shortage>(mut open: impl FnMut() -> Result<T, E>) -> Result<T, E> {
     let mut attempt = 0;
     loop {

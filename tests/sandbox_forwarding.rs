@@ -8,7 +8,7 @@
 use serde_json::json;
 
 use crate::harness::{Feature, Server, Workspace, text};
-use crate::sandbox_network::{Listeners, RESOLVE, listeners, workspace};
+use crate::sandbox_network::{Listeners, RESOLVE, listeners, probe, workspace};
 
 /// A tool running the probe under `list`, with `limits` (TOML lines) in its sandbox, on
 /// the system's Python (the tests' own may live under /root, out of the user's reach).
@@ -57,9 +57,16 @@ fn serve() -> Option<(Server, String, Workspace)> {
     Some((server, p, workspace))
 }
 
-fn probe(server: &mut Server, tool: &str, args: &[&str]) -> String {
-    let result = server.call(tool, json!({ "args": args }));
-    text(&result).trim().to_owned()
+/// The server (as root) under `RLIMIT_NOFILE` `limit`, which its trampolines inherit.
+fn serve_with_descriptors(workspace: &Workspace, limit: usize) -> Server {
+    let mut server = Server::start_command(
+        std::process::Command::new("prlimit")
+            .arg(format!("--nofile={limit}:{limit}"))
+            .arg(crate::harness::BINARY)
+            .args(["--config", workspace.manifest().to_str().expect("path")]),
+    );
+    server.handshake("2025-11-25");
+    server
 }
 
 /// With a thread of the forwarder's own per connection counted in the program's limit,
@@ -139,13 +146,7 @@ fn a_forwarder_out_of_descriptors_queues_and_serves_again() {
     let p = port.to_string();
     let list = format!(r#"["localhost:{p}"]"#);
     let workspace = workspace(&limited("flood", &list, ""));
-    let mut server = Server::start_command(
-        std::process::Command::new("prlimit")
-            .arg(format!("--nofile={LIMIT}:{LIMIT}"))
-            .arg(crate::harness::BINARY)
-            .args(["--config", workspace.manifest().to_str().expect("path")]),
-    );
-    server.handshake("2025-11-25");
+    let mut server = serve_with_descriptors(&workspace, LIMIT);
     let flood = FLOOD.to_string();
     let id = server.start_request(
         "tools/call",
@@ -226,13 +227,7 @@ fn one_call_cannot_take_every_other_calls_tunnels() {
     let p = port.to_string();
     let list = format!(r#"["localhost:{p}"]"#);
     let workspace = workspace(&limited("tunnels", &list, ""));
-    let mut server = Server::start_command(
-        std::process::Command::new("prlimit")
-            .arg(format!("--nofile={LIMIT}:{LIMIT}"))
-            .arg(crate::harness::BINARY)
-            .args(["--config", workspace.manifest().to_str().expect("path")]),
-    );
-    server.handshake("2025-11-25");
+    let mut server = serve_with_descriptors(&workspace, LIMIT);
     let hog = server.start_request(
         "tools/call",
         json!({ "name": "tunnels", "arguments": { "args": ["hold", "13", "2", "localhost", &p] } }),

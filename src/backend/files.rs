@@ -7,6 +7,7 @@ use std::path::Path;
 
 use rustix::fs::{Dir, FileType, Mode, OFlags};
 
+use crate::connections::Shortage;
 use crate::results::{OutputFile, OutputFiles, Stopped};
 
 /// The regular files directly in `directory`, by name, within `budget` bytes in total and at
@@ -113,12 +114,10 @@ pub enum FilesError {
     TooBig(usize),
 }
 
-impl crate::connections::Shortage for FilesError {
+impl Shortage for FilesError {
     fn out_of_descriptors(&self) -> bool {
         match self {
-            Self::Io(error) | Self::Read { source: error, .. } => {
-                crate::connections::out_of_descriptors(error)
-            }
+            Self::Io(error) | Self::Read { source: error, .. } => error.out_of_descriptors(),
             Self::TooBig(_) => false,
         }
     }
@@ -139,7 +138,7 @@ fn open_beneath(
         Ok(fd) => Ok(Some(std::fs::File::from(fd))),
         Err(error) => {
             let error = std::io::Error::from(error);
-            if crate::connections::out_of_descriptors(&error) {
+            if error.out_of_descriptors() {
                 Err(error)
             } else {
                 Ok(None)
