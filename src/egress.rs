@@ -38,6 +38,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use tokio_util::sync::CancellationToken;
 
+use crate::connections::Shortage;
+
 pub use allow::{Allowance, Host, Refusal, Rule};
 pub use resolve::RESOLVE_VARIABLE;
 
@@ -66,13 +68,34 @@ struct Listening {
     tcp: OnceLock<u16>,
 }
 
+/// Why a call got no allowance at the proxy.
+#[derive(Debug, thiserror::Error)]
+pub enum EgressError {
+    #[error("the egress proxy could not {what}: {source}")]
+    Start {
+        what: &'static str,
+        source: std::io::Error,
+    },
+    #[error("no randomness for a token: {0}")]
+    Random(getrandom::Error),
+    #[error("the egress proxy's call table is poisoned")]
+    Poisoned,
+}
+
+impl Shortage for EgressError {
+    /// The proxy could not start for want of descriptors: shedding may make room.
+    fn out_of_descriptors(&self) -> bool {
+        matches!(self, Self::Start { source, .. } if source.out_of_descriptors())
+    }
+}
+
 /// What `cell` holds, started by `start` the first time; a failure (out of descriptors,
 /// say) is not kept, so that the next call tries again.
-fn started<'a, T>(
+fn started<'a, T, E>(
     cell: &'a OnceLock<T>,
     starting: &Mutex<()>,
-    start: impl FnOnce() -> Result<T, String>,
-) -> Result<&'a T, String> {
+    start: impl FnOnce() -> Result<T, E>,
+) -> Result<&'a T, E> {
     if let Some(started) = cell.get() {
         return Ok(started);
     }
@@ -175,7 +198,7 @@ impl Egress {
         call: &str,
         allowance: Arc<Allowance>,
         in_namespace: bool,
-    ) -> Result<Grant, String> {
+    ) -> Result<Grant, EgressError> {
         let listening = started(&self.listening, &self.starting, || serve::listen(self))?;
         let port = if in_namespace {
             NAMESPACE_PORT
@@ -193,7 +216,7 @@ impl Egress {
         });
         self.calls
             .lock()
-            .map_err(|_| "the egress proxy's call table is poisoned".to_owned())?
+            .map_err(|_| EgressError::Poisoned)?
             .insert(token.clone(), allowed);
         Ok(Grant {
             token,
@@ -256,9 +279,9 @@ impl Verdict {
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
 /// 128 random bits, in hex.
-fn token() -> Result<String, String> {
+fn token() -> Result<String, EgressError> {
     let mut bytes = [0_u8; 16];
-    getrandom::fill(&mut bytes).map_err(|error| format!("no randomness for a token: {error}"))?;
+    getrandom::fill(&mut bytes).map_err(EgressError::Random)?;
     Ok(bytes
         .iter()
         .fold(String::with_capacity(32), |mut hex, byte| {
@@ -277,9 +300,9 @@ mod tests {
         let (cell, starting) = (OnceLock::new(), Mutex::new(()));
         let failed = started(&cell, &starting, || Err("Too many open files".to_owned()));
         assert_eq!(failed, Err("Too many open files".to_owned()));
-        assert_eq!(started(&cell, &starting, || Ok(7)), Ok(&7));
+        assert_eq!(started(&cell, &starting, || Ok::<_, String>(7)), Ok(&7));
         assert_eq!(
-            started(&cell, &starting, || Ok(8)),
+            started(&cell, &starting, || Ok::<_, String>(8)),
             Ok(&7),
             "started once, kept"
         );

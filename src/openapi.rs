@@ -10,6 +10,10 @@
 //! Every value still reaches the request through the HTTP backend's structural sinks: the
 //! importer only writes templates (`{arg}` in a path segment, a query or header value, a JSON
 //! or form body), never code.
+//!
+//! Why an operation or a schema cannot be imported is a `String` (`Result<_, String>` in
+//! [`tool`], [`schema`], [`security`]): the value is a message for the person reading the
+//! import's report, which lists each skipped operation with it; no program branches on it.
 
 pub mod document;
 pub mod emit;

@@ -137,6 +137,16 @@ pub enum CommandError {
     },
     #[error("`{program}` could not start in its sandbox: {reason}")]
     Sandbox { program: String, reason: String },
+    #[error("`{program}` could not start in its sandbox: {source}")]
+    Egress {
+        program: String,
+        source: crate::egress::EgressError,
+    },
+    #[error("`{program}` could not start in its sandbox: its cgroup could not be made: {source}")]
+    Cgroup {
+        program: String,
+        source: cgroup::CgroupError,
+    },
     #[error("`{program}` left unusable output files: {problem}")]
     Files {
         program: String,
@@ -204,7 +214,9 @@ impl CommandBackend {
         let ran = async {
             let events = events.filter(|_| self.events || self.stderr_log.is_some());
             // Held to the end of the call: its tunnels close with it.
-            let grant = self.egress(context, &call_id, &mut command, &program)?;
+            let grant = self
+                .egress(context, &call_id, &mut command, &program)
+                .await?;
             let directory = self
                 .prepare(
                     &mut command,
@@ -245,7 +257,7 @@ impl CommandBackend {
             let stdin_document = matches!(self.stdin, StdinMode::Json).then(|| {
                 Value::Object(crate::auth::without_identity(arguments).into_owned()).to_string()
             });
-            // The process is supervised on its own task, so that when this call is dropped
+            // The process is supervised on a spawned future of its own, so that when this call is dropped
             // (cancelled) the command still gets SIGTERM and a grace period with its pipes open.
             let cancel = CancellationToken::new();
             let supervision = tokio::spawn(supervise(
@@ -339,7 +351,7 @@ impl CommandBackend {
 
     /// With a host list, the call's allowance at the egress proxy, and the variables that
     /// point the command at it (and none that would send a host around it).
-    fn egress(
+    async fn egress(
         &self,
         context: &super::CallContext<'_>,
         call_id: &str,
@@ -355,13 +367,16 @@ impl CommandBackend {
             .sandbox
             .as_ref()
             .is_some_and(|sandbox| sandbox.kernel.network_namespaces);
-        let grant = context
-            .egress
-            .grant(context.tool, call_id, Arc::clone(allowance), in_namespace)
-            .map_err(|reason| CommandError::Sandbox {
-                program: program.to_owned(),
-                reason,
-            })?;
+        let grant = crate::connections::for_a_call(|| {
+            context
+                .egress
+                .grant(context.tool, call_id, Arc::clone(allowance), in_namespace)
+        })
+        .await
+        .map_err(|source| CommandError::Egress {
+            program: program.to_owned(),
+            source,
+        })?;
         let url = if in_namespace {
             format!("http://127.0.0.1:{}", grant.port)
         } else {
@@ -405,9 +420,9 @@ impl CommandBackend {
             return Ok(directory);
         };
         let mut directory = directory;
-        directory.cgroup = cgroup::for_call(sandbox).map_err(|reason| CommandError::Sandbox {
+        directory.cgroup = cgroup::for_call(sandbox).map_err(|source| CommandError::Cgroup {
             program: program.to_owned(),
-            reason,
+            source,
         })?;
         let policy = sandbox.policy(&CallPaths {
             output_dir: directory.outputs.as_deref(),

@@ -8,7 +8,7 @@ use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _};
 use tokio::net::TcpStream;
 
 use super::request::{self, Forward, Kind, Request};
-use super::{Allowed, Egress, Listening, Verdict};
+use super::{Allowed, Egress, EgressError, Listening, Verdict};
 use crate::connections::{Admitted, Budget, Peer};
 
 /// How long a client has to send its request head (a program's HTTP client sends it at once).
@@ -16,19 +16,18 @@ const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long one address has to accept the connection.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
-fn failed(what: &str, error: &std::io::Error) -> String {
-    format!("the egress proxy could not {what}: {error}")
+fn failed(what: &'static str) -> impl FnOnce(std::io::Error) -> EgressError {
+    move |source| EgressError::Start { what, source }
 }
 
 /// Binds the Unix socket (in a private folder) and serves it on the current runtime.
-pub(super) fn listen(egress: &Arc<Egress>) -> Result<Listening, String> {
+pub(super) fn listen(egress: &Arc<Egress>) -> Result<Listening, EgressError> {
     let folder = tempfile::Builder::new()
         .prefix("mcp-serve-egress-")
         .tempdir()
-        .map_err(|error| failed("make its folder", &error))?;
+        .map_err(failed("make its folder"))?;
     let socket = folder.path().join("proxy.sock");
-    let unix = tokio::net::UnixListener::bind(&socket)
-        .map_err(|error| failed("listen on its socket", &error))?;
+    let unix = tokio::net::UnixListener::bind(&socket).map_err(failed("listen on its socket"))?;
     let on_unix = Arc::clone(egress);
     tokio::spawn(async move {
         loop {
@@ -51,17 +50,14 @@ pub(super) fn listen(egress: &Arc<Egress>) -> Result<Listening, String> {
 }
 
 /// Binds the TCP port on 127.0.0.1 and serves it on the current runtime; returns the port.
-pub(super) fn listen_tcp(egress: &Arc<Egress>) -> Result<u16, String> {
+pub(super) fn listen_tcp(egress: &Arc<Egress>) -> Result<u16, EgressError> {
     let tcp = std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|listener| {
             listener.set_nonblocking(true)?;
             tokio::net::TcpListener::from_std(listener)
         })
-        .map_err(|error| failed("listen on 127.0.0.1", &error))?;
-    let port = tcp
-        .local_addr()
-        .map_err(|error| failed("find its port", &error))?
-        .port();
+        .map_err(failed("listen on 127.0.0.1"))?;
+    let port = tcp.local_addr().map_err(failed("find its port"))?.port();
     let on_tcp = Arc::clone(egress);
     tokio::spawn(async move {
         loop {

@@ -17,34 +17,76 @@
 
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 
 /// `0` turns cgroups off (to see how a manifest behaves without them).
 pub const CGROUPS_OVERRIDE_VARIABLE: &str = "MCP_SERVE_CGROUPS";
 
 const CONTROLLERS: [&str; 2] = ["memory", "pids"];
 
+/// Why calls get no cgroup, or a call did not get its own. `Clone`: the probe and the
+/// set-up are kept for the server's life.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum CgroupError {
+    #[error("turned off by {CGROUPS_OVERRIDE_VARIABLE}")]
+    TurnedOff,
+    #[error("no cgroup v2 hierarchy in /proc/self/cgroup")]
+    NoHierarchy,
+    #[error("no cgroup2 file system mounted")]
+    NotMounted,
+    #[error("`{}` does not get the memory and pids controllers (it has: {has})", .cgroup.display())]
+    NoControllers { cgroup: PathBuf, has: String },
+    #[error("`{}` is not delegated to this user (not writable)", .0.display())]
+    NotDelegated(PathBuf),
+    #[error("`{}` is not writable", .0.display())]
+    NotWritable(PathBuf),
+    #[error("`{}` is not writable with memory and pids enabled", .0.display())]
+    ParentClosed(PathBuf),
+    #[error("the server's cgroup is the root")]
+    Root,
+    #[error("`{}`: {source}", .path.display())]
+    Io {
+        path: PathBuf,
+        source: Arc<std::io::Error>,
+    },
+    #[error("{0} (other processes share the server's cgroup)")]
+    Shared(Box<CgroupError>),
+    #[error("{first}; and beside it: {second}")]
+    Neither {
+        first: Box<CgroupError>,
+        second: Box<CgroupError>,
+    },
+}
+
+impl CgroupError {
+    fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Self + '_ {
+        move |source| Self::Io {
+            path: path.to_path_buf(),
+            source: Arc::new(source),
+        }
+    }
+}
+
 /// Where calls' cgroups can go, as far as a look (no change) can tell: `Ok` the server's
 /// cgroup, `Err` why not.
-pub fn probe() -> &'static Result<PathBuf, String> {
-    static PROBE: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+pub fn probe() -> &'static Result<PathBuf, CgroupError> {
+    static PROBE: OnceLock<Result<PathBuf, CgroupError>> = OnceLock::new();
     PROBE.get_or_init(|| {
         if std::env::var(CGROUPS_OVERRIDE_VARIABLE).is_ok_and(|value| value.trim() == "0") {
-            return Err(format!("turned off by {CGROUPS_OVERRIDE_VARIABLE}"));
+            return Err(CgroupError::TurnedOff);
         }
         let own = own_cgroup()?;
         let available = read(&own.join("cgroup.controllers"));
         if !CONTROLLERS.iter().all(|wanted| has(&available, wanted)) {
-            return Err(format!(
-                "`{}` does not get the memory and pids controllers (it has: {})",
-                own.display(),
-                if available.trim().is_empty() {
-                    "none"
-                } else {
-                    available.trim()
-                }
-            ));
+            let has = match available.trim() {
+                "" => "none",
+                some => some,
+            };
+            return Err(CgroupError::NoControllers {
+                cgroup: own,
+                has: has.to_owned(),
+            });
         }
         let parent = own
             .parent()
@@ -52,21 +94,18 @@ pub fn probe() -> &'static Result<PathBuf, String> {
         if writable(&own) || parent.is_some_and(writable) {
             Ok(own)
         } else {
-            Err(format!(
-                "`{}` is not delegated to this user (not writable)",
-                own.display()
-            ))
+            Err(CgroupError::NotDelegated(own))
         }
     })
 }
 
 /// The server's cgroup v2 folder, from `/proc/self/cgroup` and the cgroup2 mount.
-fn own_cgroup() -> Result<PathBuf, String> {
+fn own_cgroup() -> Result<PathBuf, CgroupError> {
     let cgroup = read(Path::new("/proc/self/cgroup"));
     let path = cgroup
         .lines()
         .find_map(|line| line.strip_prefix("0::"))
-        .ok_or("no cgroup v2 hierarchy in /proc/self/cgroup")?;
+        .ok_or(CgroupError::NoHierarchy)?;
     let mountinfo = read(Path::new("/proc/self/mountinfo"));
     let (root, mount) = mountinfo
         .lines()
@@ -76,7 +115,7 @@ fn own_cgroup() -> Result<PathBuf, String> {
             let fields: Vec<&str> = fields.split(' ').collect();
             Some((fields.get(3)?.to_string(), fields.get(4)?.to_string()))
         })
-        .ok_or("no cgroup2 file system mounted")?;
+        .ok_or(CgroupError::NotMounted)?;
     let relative = path.strip_prefix(root.as_str()).unwrap_or(path);
     let relative = relative.trim_start_matches('/');
     let mount = PathBuf::from(mount);
@@ -100,11 +139,11 @@ fn writable(dir: &Path) -> bool {
         && nix::unistd::access(&dir.join("cgroup.procs"), nix::unistd::AccessFlags::W_OK).is_ok()
 }
 
-fn write(path: &Path, text: &str) -> Result<(), String> {
-    std::fs::write(path, text).map_err(|error| format!("`{}`: {error}", path.display()))
+fn write(path: &Path, text: &str) -> Result<(), CgroupError> {
+    std::fs::write(path, text).map_err(CgroupError::io(path))
 }
 
-static SETUP: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+static SETUP: OnceLock<Result<PathBuf, CgroupError>> = OnceLock::new();
 
 /// At exit: removes the `mcp-serve-<pid>` cgroup made beside the server's (case 2), once
 /// the calls' are gone. (In case 1 the server's own leaf stays: the server is in it.)
@@ -120,11 +159,14 @@ pub fn teardown() {
 
 /// The folder calls' cgroups are made in, set up at the first call (moving the server into
 /// a leaf of its own cgroup when it may); `Err` says why there is none.
-pub fn setup() -> &'static Result<PathBuf, String> {
+pub fn setup() -> &'static Result<PathBuf, CgroupError> {
     SETUP.get_or_init(|| {
         let own = probe().clone()?;
         let made = in_own(&own).or_else(|first| {
-            beside(&own).map_err(|second| format!("{first}; and beside it: {second}"))
+            beside(&own).map_err(|second| CgroupError::Neither {
+                first: Box::new(first),
+                second: Box::new(second),
+            })
         });
         match &made {
             Ok(base) => tracing::info!(cgroups = %base.display(), "sandbox: each call with memory or processes gets a cgroup here"),
@@ -135,9 +177,9 @@ pub fn setup() -> &'static Result<PathBuf, String> {
 }
 
 /// Case 1: the server moves into `own/mcp-serve` and enables the controllers in `own`.
-fn in_own(own: &Path) -> Result<PathBuf, String> {
+fn in_own(own: &Path) -> Result<PathBuf, CgroupError> {
     if !writable(own) {
-        return Err(format!("`{}` is not writable", own.display()));
+        return Err(CgroupError::NotWritable(own.to_path_buf()));
     }
     let enabled = read(&own.join("cgroup.subtree_control"));
     if CONTROLLERS.iter().all(|wanted| has(&enabled, wanted)) {
@@ -147,7 +189,7 @@ fn in_own(own: &Path) -> Result<PathBuf, String> {
     match std::fs::create_dir(&leaf) {
         Ok(()) => {}
         Err(error) if error.kind() == ErrorKind::AlreadyExists => {}
-        Err(error) => return Err(format!("`{}`: {error}", leaf.display())),
+        Err(error) => return Err(CgroupError::io(&leaf)(error)),
     }
     write(&leaf.join("cgroup.procs"), &std::process::id().to_string())?;
     let enable = CONTROLLERS.map(|name| format!("+{name}")).join(" ");
@@ -155,23 +197,20 @@ fn in_own(own: &Path) -> Result<PathBuf, String> {
         // Other processes share the cgroup: go back where the server was.
         let _ = write(&own.join("cgroup.procs"), &std::process::id().to_string());
         let _ = std::fs::remove_dir(&leaf);
-        format!("{error} (other processes share the server's cgroup)")
+        CgroupError::Shared(Box::new(error))
     })?;
     Ok(own.to_path_buf())
 }
 
 /// Case 2: `parent/mcp-serve-<pid>`, beside the server's cgroup.
-fn beside(own: &Path) -> Result<PathBuf, String> {
-    let parent = own.parent().ok_or("the server's cgroup is the root")?;
+fn beside(own: &Path) -> Result<PathBuf, CgroupError> {
+    let parent = own.parent().ok_or(CgroupError::Root)?;
     let enabled = read(&parent.join("cgroup.subtree_control"));
     if !writable(parent) || !CONTROLLERS.iter().all(|wanted| has(&enabled, wanted)) {
-        return Err(format!(
-            "`{}` is not writable with memory and pids enabled",
-            parent.display()
-        ));
+        return Err(CgroupError::ParentClosed(parent.to_path_buf()));
     }
     let base = parent.join(format!("mcp-serve-{}", std::process::id()));
-    std::fs::create_dir(&base).map_err(|error| format!("`{}`: {error}", base.display()))?;
+    std::fs::create_dir(&base).map_err(CgroupError::io(&base))?;
     write(
         &base.join("cgroup.subtree_control"),
         &CONTROLLERS.map(|name| format!("+{name}")).join(" "),
@@ -182,7 +221,7 @@ fn beside(own: &Path) -> Result<PathBuf, String> {
 /// The call's cgroup, when its sandbox has `memory` or `processes` and cgroups are
 /// delegated here; without them, `Ok(None)`. A required sandbox fails the call rather than
 /// run without the cgroup `check` promised; another runs as it would without delegation.
-pub fn for_call(sandbox: &super::Sandbox) -> Result<Option<CallCgroup>, String> {
+pub fn for_call(sandbox: &super::Sandbox) -> Result<Option<CallCgroup>, CgroupError> {
     let limits = sandbox.limits;
     if !sandbox.kernel.cgroups || (limits.memory.is_none() && limits.processes.is_none()) {
         return Ok(None);
@@ -197,7 +236,7 @@ pub fn for_call(sandbox: &super::Sandbox) -> Result<Option<CallCgroup>, String> 
         .and_then(|base| CallCgroup::create(&base, limits.memory, processes));
     match made {
         Ok(call) => Ok(Some(call)),
-        Err(reason) if sandbox.required => Err(format!("its cgroup could not be made: {reason}")),
+        Err(reason) if sandbox.required => Err(reason),
         Err(reason) => {
             tracing::debug!(%reason, "sandbox: the call runs without a cgroup");
             Ok(None)
@@ -226,14 +265,14 @@ impl CallCgroup {
         base: &Path,
         memory: Option<u64>,
         processes: Option<u64>,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, CgroupError> {
         static NEXT: AtomicU64 = AtomicU64::new(0);
         let path = base.join(format!(
             "call-{}-{}",
             std::process::id(),
             NEXT.fetch_add(1, Ordering::Relaxed)
         ));
-        std::fs::create_dir(&path).map_err(|error| format!("`{}`: {error}", path.display()))?;
+        std::fs::create_dir(&path).map_err(CgroupError::io(&path))?;
         let call = Self { path };
         if let Some(bytes) = memory {
             write(&call.path.join("memory.max"), &bytes.to_string())?;
@@ -300,6 +339,7 @@ impl Drop for CallCgroup {
 }
 
 /// Moves this process (the trampoline, before it confines itself) into `cgroup`.
+/// Its error crosses to the server as the trampoline's text.
 pub(super) fn join(cgroup: &Path) -> Result<(), String> {
     write(
         &cgroup.join("cgroup.procs"),

@@ -6,6 +6,10 @@
 //!
 //! When confining fails, it prints `mcp-serve sandbox: <reason>` on stderr and exits 125
 //! (127 when the program does not exist, 126 when it cannot be executed), as `env` does.
+//!
+//! Its steps (here, `init`, `namespace`, `netns`, `ruleset`, `seccomp`, `limits`,
+//! `cgroup::join`) return `Result<_, String>` on purpose: the reason is a message for a
+//! person that crosses to the server as that one line of text, where no type survives.
 
 use std::ffi::OsString;
 use std::io::Write as _;

@@ -83,7 +83,10 @@ pub(super) fn end<T>(run: Option<&Run>, outcome: &Result<T, CommandError>) {
         CommandError::Signal { .. } => "signal",
         CommandError::Timeout { .. } => "timeout",
         CommandError::TooMuchOutput { .. } | CommandError::Exceeded { .. } => "limit_exceeded",
-        CommandError::Spawn { .. } | CommandError::Sandbox { .. } => "spawn",
+        CommandError::Spawn { .. }
+        | CommandError::Sandbox { .. }
+        | CommandError::Egress { .. }
+        | CommandError::Cgroup { .. } => "spawn",
         CommandError::Files { .. } => "output_files",
         _ => "io",
     };
