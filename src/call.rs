@@ -158,7 +158,7 @@ pub enum CallError<E> {
     )]
     TaskRequired(String),
     #[error("could not start the task: {0}")]
-    TaskStart(#[source] crate::tasks::StoreError),
+    TaskStart(#[source] crate::tasks::TaskStoreError),
     #[error("the request was cancelled")]
     Cancelled,
 }

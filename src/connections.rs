@@ -292,8 +292,8 @@ impl Shortage for std::io::Error {
 /// Opens what a call needs (a command's call folder and events pipe, its process, the
 /// files it left) with `open`; when it fails for want of descriptors, sheds idle
 /// connections and tries again: connections the budget admitted never keep a call from
-/// starting while an idle one could make room. A shed connection closes on its own task,
-/// so each try waits a moment first.
+/// starting while an idle one could make room. A shed connection closes on its own spawned
+/// future, so each try waits a moment first.
 pub async fn for_a_call<T, E: Shortage>(mut open: impl FnMut() -> Result<T, E>) -> Result<T, E> {
     let mut attempt = 0;
     loop {

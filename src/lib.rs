@@ -53,6 +53,14 @@
 //! the pipeline; a command's stdout as captured is the output pipeline's input,
 //! `results::Captured`.
 //!
+//! ## Words
+//!
+//! One meaning each: a *task* is an MCP task ([`tasks`]); what tokio runs apart is a
+//! *spawned* future. A *revision* is a protocol version ([`revision`]). What a call came to
+//! is its *conclusion* ([`call::Conclusion`]); an *answer* replies to a question the call
+//! asked ([`inputs`]). [`tasks::TaskStore`] keeps tasks, [`results::store::ResourceStore`]
+//! a call's kept outputs.
+//!
 //! ## The modules
 //!
 //! ```text
@@ -96,7 +104,7 @@
 //!   sinks only, with [`secret`]s resolved at load, withheld from commands, and redacted in
 //!   every encoding, and in every form a URL takes, from everything any tool returns
 //!   (`secret::result`, at the pipeline's output stage).
-//! - [`backend`] runs commands in their own process group, supervised on their own task (so
+//! - [`backend`] runs commands in their own process group, supervised by a spawned future (so
 //!   a cancelled call still gets SIGTERM and a grace period); `backend::processes` makes the
 //!   server a child subreaper and non-dumpable, tags each call's processes, and kills what
 //!   escaped the group when the call ends. It sends HTTP requests (through the server's

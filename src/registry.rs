@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use crate::prompt::Prompt;
 use crate::resource::{DeclaredResource, ResourceTemplate};
 use crate::results::FilesMode;
-use crate::results::store::{ResourceStore, StoreLimits};
+use crate::results::store::{ResourceStore, ResourceStoreLimits};
 use crate::revision::Revision;
 use crate::secret::Redactor;
 use crate::suggest::suggest;
@@ -85,7 +85,7 @@ impl Registry {
             prompts: IndexMap::new(),
             resources: IndexMap::new(),
             templates: Vec::new(),
-            store: Arc::new(ResourceStore::new(StoreLimits::default())),
+            store: Arc::new(ResourceStore::new(ResourceStoreLimits::default())),
             withheld_env: Vec::new(),
             task_settings: crate::tasks::Settings::default(),
             auth: None,

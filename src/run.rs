@@ -445,8 +445,8 @@ async fn shutdown_signal() -> &'static str {
 
 /// Runs a command for people (`check`, `list`, `call`, `completions`).
 /// `--task-store`, else `--data-dir`.
-fn task_location(args: &ServeArgs) -> Result<crate::tasks::StoreLocation, Failure> {
-    crate::tasks::StoreLocation::from_options(
+fn task_location(args: &ServeArgs) -> Result<crate::tasks::TaskStoreLocation, Failure> {
+    crate::tasks::TaskStoreLocation::from_options(
         args.tasks.task_store.as_deref(),
         args.tasks.data_dir.as_deref(),
     )

@@ -30,7 +30,7 @@ use std::time::Duration;
 
 pub use record::{Record, Status};
 pub use runner::Tasks;
-pub use store::{Store, StoreError, StoreLocation};
+pub use store::{TaskStore, TaskStoreError, TaskStoreLocation};
 
 /// Whether a tool's calls may run as tasks (`task = "…"` on a tool, or its `[server]` default).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -111,9 +111,9 @@ impl Default for Limits {
 }
 
 /// A new task id: 128 random bits, as 32 lowercase hex digits.
-pub fn new_id() -> Result<String, StoreError> {
+pub fn new_id() -> Result<String, TaskStoreError> {
     let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes).map_err(|source| StoreError::Random {
+    getrandom::fill(&mut bytes).map_err(|source| TaskStoreError::Random {
         what: "a task id",
         source,
     })?;

@@ -12,7 +12,7 @@ use crate::events::CallEvent;
 use crate::inputs::Inputs;
 use crate::results::ToolResult;
 use crate::tasks::runner::{Execute, Job};
-use crate::tasks::{Policy, Record, StoreError, Tasks};
+use crate::tasks::{Policy, Record, TaskStoreError, Tasks};
 use crate::tool::Tool;
 
 /// How a task keeps its result, already shaped for its client: the entry's encoding of it
@@ -89,7 +89,7 @@ pub(super) struct Start {
 }
 
 impl Start {
-    pub(super) async fn start(self, tasks: &Arc<Tasks>) -> Result<Record, StoreError> {
+    pub(super) async fn start(self, tasks: &Arc<Tasks>) -> Result<Record, TaskStoreError> {
         let name = self.tool.name.clone();
         let job = Job {
             tool: name.clone(),

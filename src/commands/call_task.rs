@@ -19,7 +19,7 @@ use crate::events::{CallEvent, LogLevel};
 use crate::registry::Registry;
 use crate::results::ToolResult;
 use crate::tasks::runner::Whom;
-use crate::tasks::{Record, Status, StoreLocation, Tasks};
+use crate::tasks::{Record, Status, TaskStoreLocation, Tasks};
 use crate::tool::Tool;
 
 /// How often the store is read while following.
@@ -30,7 +30,7 @@ const FOLLOW_EVERY: Duration = Duration::from_millis(100);
 pub fn command(
     registry: &Arc<Registry>,
     args: &CallArgs,
-    location: StoreLocation,
+    location: TaskStoreLocation,
     lease: Duration,
     audit: crate::audit::Audit,
 ) -> Result<ExitCode, Failure> {

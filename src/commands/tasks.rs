@@ -12,9 +12,9 @@ use crate::cli::{Format, TasksAction};
 use crate::tasks::owner::is_tag;
 use crate::tasks::record::timestamp;
 use crate::tasks::runner::Whom;
-use crate::tasks::{StoreLocation, Tasks};
+use crate::tasks::{TaskStoreLocation, Tasks};
 
-pub fn command(location: &StoreLocation, action: &TasksAction) -> Result<ExitCode, Failure> {
+pub fn command(location: &TaskStoreLocation, action: &TasksAction) -> Result<ExitCode, Failure> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

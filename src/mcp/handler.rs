@@ -387,7 +387,7 @@ impl Handler {
     }
 
     /// Progress and log events for the client, when it wants them: the sender the call
-    /// writes to and the task that forwards them as notifications.
+    /// writes to and the spawned future that forwards them as notifications.
     fn forward_events(
         &self,
         context: &RequestContext<RoleServer>,

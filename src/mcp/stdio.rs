@@ -131,7 +131,7 @@ where
         super::outgoing::message(bytes, self.served.registry().door_redactor())
     }
 
-    /// Writes a reply we compose ourselves (not through rmcp), on its own task so that a
+    /// Writes a reply we compose ourselves (not through rmcp), spawned apart so that a
     /// cancelled `receive` can never leave half a line on stdout.
     fn reply_error(&self, id: Option<Value>, code: i64, message: &str) {
         let line = json!({

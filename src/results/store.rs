@@ -17,12 +17,12 @@ use crate::caller::Identity;
 
 /// Limits of the store.
 #[derive(Debug, Clone, Copy)]
-pub struct StoreLimits {
+pub struct ResourceStoreLimits {
     pub max_total_bytes: u64,
     pub ttl: Duration,
 }
 
-impl Default for StoreLimits {
+impl Default for ResourceStoreLimits {
     fn default() -> Self {
         Self {
             max_total_bytes: 256 << 20,
@@ -33,7 +33,7 @@ impl Default for StoreLimits {
 
 #[derive(Debug)]
 pub struct ResourceStore {
-    limits: StoreLimits,
+    limits: ResourceStoreLimits,
     /// Created on first use, removed with the store.
     dir: std::sync::OnceLock<Option<tempfile::TempDir>>,
     entries: Mutex<Entries>,
@@ -120,7 +120,7 @@ impl Keeper<'_> {
 }
 
 impl ResourceStore {
-    pub fn new(limits: StoreLimits) -> Self {
+    pub fn new(limits: ResourceStoreLimits) -> Self {
         Self {
             limits,
             dir: std::sync::OnceLock::new(),
@@ -317,12 +317,12 @@ impl ResourceStore {
 mod tests {
     use std::time::Duration;
 
-    use super::{ResourceStore, StoreLimits};
+    use super::{ResourceStore, ResourceStoreLimits};
     use crate::caller::Identity;
 
     #[test]
     fn keeps_lists_reads_and_evicts_the_oldest() {
-        let store = ResourceStore::new(StoreLimits {
+        let store = ResourceStore::new(ResourceStoreLimits {
             max_total_bytes: 10,
             ttl: Duration::from_secs(60),
         });
@@ -358,7 +358,7 @@ mod tests {
 
     #[test]
     fn entries_expire() {
-        let store = ResourceStore::new(StoreLimits {
+        let store = ResourceStore::new(ResourceStoreLimits {
             max_total_bytes: 100,
             ttl: Duration::from_millis(1),
         });
@@ -373,7 +373,7 @@ mod tests {
 
     #[test]
     fn outputs_are_listed_to_their_caller_and_read_by_link() {
-        let store = ResourceStore::new(StoreLimits::default());
+        let store = ResourceStore::new(ResourceStoreLimits::default());
         let alice = Identity::Session("alice".into());
         let bob = Identity::Session("bob".into());
         let hers = store
@@ -404,7 +404,7 @@ mod tests {
 
     #[test]
     fn spools_are_removed_unless_kept_and_share_a_budget() {
-        let store = ResourceStore::new(StoreLimits {
+        let store = ResourceStore::new(ResourceStoreLimits {
             max_total_bytes: super::SPOOL_LIMIT * 2,
             ttl: Duration::from_secs(60),
         });

@@ -1,6 +1,6 @@
 use serde_json::json;
 
-use super::store::{ResourceStore, StoreLimits};
+use super::store::{ResourceStore, ResourceStoreLimits};
 use super::{
     BinaryKind, Captured, Content, FilesMode, FilesSpec, OutputFile, OutputFiles, OutputMode,
     OutputSpec, Stopped, ToolResult,
@@ -19,7 +19,7 @@ fn spec(mode: OutputMode) -> OutputSpec {
 }
 
 fn run(stdout: &[u8], mode: OutputMode, schema: Option<&CompiledSchema>) -> ToolResult {
-    let store = ResourceStore::new(StoreLimits::default());
+    let store = ResourceStore::new(ResourceStoreLimits::default());
     ToolResult::from_command(
         Captured::complete(stdout.to_vec()),
         OutputFiles::default(),
@@ -49,7 +49,7 @@ fn text_output_loses_only_trailing_newlines() {
 
 #[test]
 fn truncated_text_keeps_head_and_tail_and_says_how_much_is_missing() {
-    let store = ResourceStore::new(StoreLimits::default());
+    let store = ResourceStore::new(ResourceStoreLimits::default());
     let stdout = Captured {
         head: b"first".to_vec(),
         tail: b"last\n".to_vec(),
@@ -180,7 +180,7 @@ fn binary_output_becomes_one_block_of_its_kind() {
 
 #[test]
 fn files_are_embedded_or_linked_after_stdout() {
-    let store = ResourceStore::new(StoreLimits::default());
+    let store = ResourceStore::new(ResourceStoreLimits::default());
     let files = || OutputFiles {
         files: vec![
             OutputFile {
@@ -242,7 +242,7 @@ fn files_are_embedded_or_linked_after_stdout() {
 
 #[test]
 fn files_left_out_are_said_after_the_files_taken() {
-    let store = ResourceStore::new(StoreLimits::default());
+    let store = ResourceStore::new(ResourceStoreLimits::default());
     let mut embed = spec(OutputMode::Text);
     embed.files = Some(FilesSpec {
         mode: FilesMode::Embed,

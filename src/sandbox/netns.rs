@@ -8,7 +8,7 @@
 //! namespace (after that it can start no thread) and before anything is restricted: the
 //! trampoline restricts nothing of its own, so the program's limits (processes, open files,
 //! CPU time, which the init sets for itself and the program) never reach the forwarder, and
-//! however many connections the program holds, the forwarder is one task of the call's
+//! however many connections the program holds, the forwarder is one thread of the call's
 //! process count (one event loop, no thread per connection).
 
 use std::net::{Ipv4Addr, TcpListener};

@@ -5,7 +5,7 @@
 
 use hmac::{KeyInit as _, Mac as _};
 
-use super::StoreError;
+use super::TaskStoreError;
 
 /// The key owners are hashed with: 64 hex digits of OS randomness, made once per store.
 #[derive(Clone, PartialEq, Eq)]
@@ -19,9 +19,9 @@ impl std::fmt::Debug for OwnerKey {
 
 impl OwnerKey {
     /// A new random key, for a store that has none yet.
-    pub fn generate() -> Result<Self, StoreError> {
+    pub fn generate() -> Result<Self, TaskStoreError> {
         let mut bytes = [0u8; 32];
-        getrandom::fill(&mut bytes).map_err(|source| StoreError::Random {
+        getrandom::fill(&mut bytes).map_err(|source| TaskStoreError::Random {
             what: "the owner key",
             source,
         })?;

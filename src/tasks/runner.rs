@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::owner::is_tag;
 use super::record::{LogLine, Progress};
-use super::store::{Signal, Store, StoreError, StoreLocation};
+use super::store::{Signal, TaskStore, TaskStoreError, TaskStoreLocation};
 use super::{Limits, Record, Settings, Status, now_ms};
 use crate::events::CallEvent;
 use crate::inputs::{Capability, Inputs, Step, Stop};
@@ -81,7 +81,7 @@ pub enum TaskError {
     #[error("no task `{0}`: unknown, or forgotten after its ttlMs")]
     Unknown(String),
     #[error(transparent)]
-    Store(#[from] StoreError),
+    Store(#[from] TaskStoreError),
 }
 
 /// Who asks about a task: a client (sees only its own tasks), or the operator.
@@ -107,7 +107,7 @@ impl std::fmt::Debug for Whom<'_> {
 
 impl Whom<'_> {
     /// Whether it may see `record`, in `store` (where owners are kept as tags).
-    fn may_see(self, store: &Store, record: &Record) -> bool {
+    fn may_see(self, store: &TaskStore, record: &Record) -> bool {
         match self {
             Self::Caller(None) => record.owner.is_none(),
             Self::Caller(Some(owner)) => record.owner.as_deref().is_some_and(|kept| {
@@ -130,8 +130,8 @@ struct Local {
 /// The tasks of this process, and the store they share with others.
 #[derive(Debug)]
 pub struct Tasks {
-    location: StoreLocation,
-    store: tokio::sync::OnceCell<Store>,
+    location: TaskStoreLocation,
+    store: tokio::sync::OnceCell<TaskStore>,
     /// `host:pid:time`, named in the records of the tasks this process runs (for people to
     /// read); made on first use (the host name is a `/proc` read a server without tasks need
     /// not pay for at start-up).
@@ -153,12 +153,12 @@ impl Tasks {
     }
 
     /// Tasks in the store at `location`, with the default [`Limits`].
-    pub fn new(location: StoreLocation, lease: Duration) -> Arc<Self> {
+    pub fn new(location: TaskStoreLocation, lease: Duration) -> Arc<Self> {
         Self::with_limits(location, lease, Limits::default())
     }
 
     /// Tasks in the store at `location`, which this process keeps within `limits`.
-    pub fn with_limits(location: StoreLocation, lease: Duration, limits: Limits) -> Arc<Self> {
+    pub fn with_limits(location: TaskStoreLocation, lease: Duration, limits: Limits) -> Arc<Self> {
         Arc::new(Self {
             location,
             store: tokio::sync::OnceCell::new(),
@@ -170,15 +170,15 @@ impl Tasks {
         })
     }
 
-    pub fn location(&self) -> &StoreLocation {
+    pub fn location(&self) -> &TaskStoreLocation {
         &self.location
     }
 
     /// The store, opened on first use; signals from other processes are then heard.
-    pub async fn store(self: &Arc<Self>) -> Result<&Store, StoreError> {
+    pub async fn store(self: &Arc<Self>) -> Result<&TaskStore, TaskStoreError> {
         self.store
             .get_or_try_init(|| async {
-                let store = Store::open(&self.location, self.limits).await?;
+                let store = TaskStore::open(&self.location, self.limits).await?;
                 if let Some(mut signals) = store.signals().await? {
                     let tasks = Arc::downgrade(self);
                     tokio::spawn(async move {
@@ -213,8 +213,8 @@ impl Tasks {
     }
 
     /// Keeps a new task and starts it; the record is readable everywhere once this returns.
-    /// A task past one of the store's bounds is refused ([`StoreError::Full`]) and not run.
-    pub async fn start(self: &Arc<Self>, job: Job) -> Result<Record, StoreError> {
+    /// A task past one of the store's bounds is refused ([`TaskStoreError::Full`]) and not run.
+    pub async fn start(self: &Arc<Self>, job: Job) -> Result<Record, TaskStoreError> {
         let store = self.store().await?.clone();
         let now = now_ms();
         let mut record = Record {
@@ -278,7 +278,7 @@ impl Tasks {
         Ok(record)
     }
 
-    fn maybe_purge(&self, store: &Store, now: u64) {
+    fn maybe_purge(&self, store: &TaskStore, now: u64) {
         let last = self.last_purge.load(Ordering::Relaxed);
         if now.saturating_sub(last) < PURGE_EVERY_MS
             || self
@@ -304,7 +304,7 @@ impl Tasks {
         });
     }
 
-    async fn run(self: Arc<Self>, store: Store, record: Record, job: Job, local: Arc<Local>) {
+    async fn run(self: Arc<Self>, store: TaskStore, record: Record, job: Job, local: Arc<Local>) {
         let shared = Arc::new(tokio::sync::Mutex::new(record));
         let renewing = AbortOnDrop(tokio::spawn(renew(
             store.clone(),
@@ -350,7 +350,7 @@ impl Tasks {
                     tracing::debug!(task = %record.id, "the task had ended elsewhere first");
                     return;
                 }
-                Err(StoreError::Full(full)) => {
+                Err(TaskStoreError::Full(full)) => {
                     // The result would pass a bound: the task fails, saying so, and the
                     // small failure is written in its place.
                     let bytes = serde_json::to_string(&record.result).map_or(0, |text| text.len());
@@ -505,7 +505,7 @@ impl Tasks {
     }
 
     /// Every task in the store (for operators); a task whose process died reads as failed.
-    pub async fn list(self: &Arc<Self>) -> Result<Vec<Record>, StoreError> {
+    pub async fn list(self: &Arc<Self>) -> Result<Vec<Record>, TaskStoreError> {
         let store = self.store().await?;
         let mut records = Vec::new();
         for record in store.list().await? {
@@ -535,10 +535,10 @@ impl Drop for AbortOnDrop {
 /// Fails a task whose lease has lapsed, unless its process renewed it meanwhile; the task as
 /// it is now (`None` if it is gone).
 async fn fail_if_lapsed(
-    store: &Store,
+    store: &TaskStore,
     mut record: Record,
     now: u64,
-) -> Result<Option<Record>, StoreError> {
+) -> Result<Option<Record>, TaskStoreError> {
     if !record.lease_lapsed(now) {
         return Ok(Some(record));
     }
@@ -564,7 +564,7 @@ async fn fail_if_lapsed(
 
 /// Asks the task's questions round by round, then runs the call, keeping progress and logs.
 async fn work(
-    store: &Store,
+    store: &TaskStore,
     shared: &Arc<tokio::sync::Mutex<Record>>,
     job: &Job,
     local: &Local,
@@ -628,7 +628,7 @@ async fn work(
 
 /// Writes a change to the task (only while it runs; a task that ended elsewhere is left).
 async fn write(
-    store: &Store,
+    store: &TaskStore,
     shared: &Arc<tokio::sync::Mutex<Record>>,
     change: impl FnOnce(&mut Record),
 ) {
@@ -642,7 +642,7 @@ async fn write(
 
 /// Waits until every question of the round is answered, at most `within`; the answers.
 async fn wait_for_answers(
-    store: &Store,
+    store: &TaskStore,
     id: &str,
     requests: &Map<String, Value>,
     local: &Local,
@@ -672,7 +672,7 @@ async fn wait_for_answers(
 
 /// Keeps the call's progress and logs with the task, writing at most every 250 ms.
 async fn keep_events(
-    store: Store,
+    store: TaskStore,
     shared: Arc<tokio::sync::Mutex<Record>>,
     mut events: tokio::sync::mpsc::Receiver<CallEvent>,
 ) {
@@ -739,7 +739,7 @@ fn keep_event(record: &mut Record, event: CallEvent) {
 /// Renews the lease while the task runs; stops the work when the task ended elsewhere (a
 /// cancel through another process: with an embedded store this is how it is heard).
 async fn renew(
-    store: Store,
+    store: TaskStore,
     shared: Arc<tokio::sync::Mutex<Record>>,
     lease: Duration,
     polled: bool,

@@ -28,7 +28,7 @@ use super::{Limits, Record, Status};
 /// The store could not be reached or read. What failed below it is kept as the source, in
 /// an `Arc` because one error can be told to several waiters (the error is `Clone`).
 #[derive(Debug, Clone, thiserror::Error)]
-pub enum StoreError {
+pub enum TaskStoreError {
     /// A folder or file of the embedded store.
     #[error("the task store: {}: {source}", path.display())]
     File {
@@ -87,7 +87,7 @@ fn located(path: Option<&Path>) -> String {
         .unwrap_or_default()
 }
 
-impl From<rusqlite::Error> for StoreError {
+impl From<rusqlite::Error> for TaskStoreError {
     fn from(source: rusqlite::Error) -> Self {
         Self::Sqlite {
             path: None,
@@ -96,7 +96,7 @@ impl From<rusqlite::Error> for StoreError {
     }
 }
 
-impl From<serde_json::Error> for StoreError {
+impl From<serde_json::Error> for TaskStoreError {
     fn from(source: serde_json::Error) -> Self {
         Self::Encode(Arc::new(source))
     }
@@ -244,25 +244,25 @@ pub(crate) fn checked(record: &Record) -> bool {
 
 /// Where the tasks are: `--task-store`, else `--data-dir`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum StoreLocation {
+pub enum TaskStoreLocation {
     /// `tasks.sqlite3` in this directory.
     Embedded(PathBuf),
     /// A Redis URL.
     Redis(String),
 }
 
-impl StoreLocation {
+impl TaskStoreLocation {
     /// From the command line: a Redis URL wins; else the data directory, else the default.
     pub fn from_options(
         task_store: Option<&str>,
         data_dir: Option<&Path>,
-    ) -> Result<Self, StoreError> {
+    ) -> Result<Self, TaskStoreError> {
         if let Some(url) = task_store {
             if url.starts_with("rediss://") {
-                return Err(StoreError::Tls);
+                return Err(TaskStoreError::Tls);
             }
             if !url.starts_with("redis://") {
-                return Err(StoreError::Url(url.to_owned()));
+                return Err(TaskStoreError::Url(url.to_owned()));
             }
             return Ok(Self::Redis(url.to_owned()));
         }
@@ -323,24 +323,27 @@ impl Signal {
 
 /// An open store; cheap to clone.
 #[derive(Debug, Clone)]
-pub enum Store {
+pub enum TaskStore {
     Embedded(Arc<embedded::Embedded>),
     Shared(Arc<shared::Shared>),
 }
 
-impl Store {
-    pub async fn open(location: &StoreLocation, limits: Limits) -> Result<Self, StoreError> {
+impl TaskStore {
+    pub async fn open(
+        location: &TaskStoreLocation,
+        limits: Limits,
+    ) -> Result<Self, TaskStoreError> {
         match location {
-            StoreLocation::Embedded(directory) => {
+            TaskStoreLocation::Embedded(directory) => {
                 let directory = directory.clone();
                 let opened = tokio::task::spawn_blocking(move || {
                     embedded::Embedded::open(&directory, limits)
                 })
                 .await
-                .map_err(|error| StoreError::Worker(Arc::new(error)))??;
+                .map_err(|error| TaskStoreError::Worker(Arc::new(error)))??;
                 Ok(Self::Embedded(Arc::new(opened)))
             }
-            StoreLocation::Redis(url) => Ok(Self::Shared(Arc::new(
+            TaskStoreLocation::Redis(url) => Ok(Self::Shared(Arc::new(
                 shared::Shared::open(url, limits).await?,
             ))),
         }
@@ -349,13 +352,13 @@ impl Store {
     /// Keeps a new task owned by `owner` (who may see it: the record is given its tag),
     /// counted against the per-caller bounds of `bucket` (who the caller is, which a client
     /// cannot multiply by opening sessions), unless that would pass a bound
-    /// ([`StoreError::Full`]). It is readable by every process once this returns.
+    /// ([`TaskStoreError::Full`]). It is readable by every process once this returns.
     pub async fn create(
         &self,
         record: &mut Record,
         owner: Option<&str>,
         bucket: Option<&str>,
-    ) -> Result<(), StoreError> {
+    ) -> Result<(), TaskStoreError> {
         match self {
             Self::Embedded(store) => {
                 record.owner = owner.map(|owner| store.key().tag(owner));
@@ -376,7 +379,7 @@ impl Store {
 
     /// Reads the owner key again (Redis: another process may have made it anew after Redis
     /// lost it); whether it changed.
-    pub async fn reread_key(&self) -> Result<bool, StoreError> {
+    pub async fn reread_key(&self) -> Result<bool, TaskStoreError> {
         match self {
             Self::Embedded(_) => Ok(false),
             Self::Shared(store) => store.reread_key().await,
@@ -384,7 +387,7 @@ impl Store {
     }
 
     /// The task, unless unknown or expired.
-    pub async fn get(&self, id: &str) -> Result<Option<Record>, StoreError> {
+    pub async fn get(&self, id: &str) -> Result<Option<Record>, TaskStoreError> {
         let now = super::now_ms();
         let found = match self {
             Self::Embedded(store) => blocking(store, |store| store.get(id))?,
@@ -395,8 +398,8 @@ impl Store {
 
     /// Writes `record` if the stored task is still running; `false` when it had already
     /// ended (cancelled, failed, or completed elsewhere), and then nothing was written. A
-    /// result that would pass a bound is not written ([`StoreError::Full`]).
-    pub async fn update(&self, record: &Record) -> Result<bool, StoreError> {
+    /// result that would pass a bound is not written ([`TaskStoreError::Full`]).
+    pub async fn update(&self, record: &Record) -> Result<bool, TaskStoreError> {
         match self {
             Self::Embedded(store) => blocking(store, |store| store.update(record)),
             Self::Shared(store) => store.update(record).await,
@@ -409,7 +412,7 @@ impl Store {
         &self,
         record: &Record,
         seen_lease_ms: u64,
-    ) -> Result<bool, StoreError> {
+    ) -> Result<bool, TaskStoreError> {
         match self {
             Self::Embedded(store) => {
                 blocking(store, |store| store.fail_lapsed(record, seen_lease_ms))
@@ -419,8 +422,12 @@ impl Store {
     }
 
     /// Keeps answers to a task's questions; a key answered before keeps its first answer.
-    /// Answers that would pass a bound are not kept ([`StoreError::Full`]).
-    pub async fn answer(&self, id: &str, answers: &Map<String, Value>) -> Result<(), StoreError> {
+    /// Answers that would pass a bound are not kept ([`TaskStoreError::Full`]).
+    pub async fn answer(
+        &self,
+        id: &str,
+        answers: &Map<String, Value>,
+    ) -> Result<(), TaskStoreError> {
         match self {
             Self::Embedded(store) => blocking(store, |store| store.answer(id, answers)),
             Self::Shared(store) => store.answer(id, answers).await,
@@ -428,7 +435,7 @@ impl Store {
     }
 
     /// Every answer given to a task so far.
-    pub async fn answers(&self, id: &str) -> Result<Map<String, Value>, StoreError> {
+    pub async fn answers(&self, id: &str) -> Result<Map<String, Value>, TaskStoreError> {
         match self {
             Self::Embedded(store) => blocking(store, |store| store.answers(id)),
             Self::Shared(store) => store.answers(id).await,
@@ -436,7 +443,7 @@ impl Store {
     }
 
     /// Every task not yet expired, oldest first.
-    pub async fn list(&self) -> Result<Vec<Record>, StoreError> {
+    pub async fn list(&self) -> Result<Vec<Record>, TaskStoreError> {
         let now = super::now_ms();
         let all = match self {
             Self::Embedded(store) => blocking(store, embedded::Embedded::list)?,
@@ -449,7 +456,7 @@ impl Store {
     }
 
     /// Forgets ended tasks past their ttl; how many.
-    pub async fn purge(&self) -> Result<usize, StoreError> {
+    pub async fn purge(&self) -> Result<usize, TaskStoreError> {
         let now = super::now_ms();
         match self {
             Self::Embedded(store) => blocking(store, |store| store.purge(now)),
@@ -459,7 +466,7 @@ impl Store {
     }
 
     /// Tells whichever process runs the task (Redis only; an embedded store's runners poll).
-    pub async fn signal(&self, signal: &Signal) -> Result<(), StoreError> {
+    pub async fn signal(&self, signal: &Signal) -> Result<(), TaskStoreError> {
         match self {
             Self::Embedded(_) => Ok(()),
             Self::Shared(store) => store.publish(signal).await,
@@ -467,7 +474,9 @@ impl Store {
     }
 
     /// Signals from other processes, when the store carries them.
-    pub async fn signals(&self) -> Result<Option<tokio::sync::mpsc::Receiver<Signal>>, StoreError> {
+    pub async fn signals(
+        &self,
+    ) -> Result<Option<tokio::sync::mpsc::Receiver<Signal>>, TaskStoreError> {
         match self {
             Self::Embedded(_) => Ok(None),
             Self::Shared(store) => store.subscribe().await.map(Some),
@@ -483,8 +492,8 @@ impl Store {
 /// Runs a `SQLite` operation on the blocking pool.
 fn blocking<T>(
     store: &Arc<embedded::Embedded>,
-    operation: impl FnOnce(&embedded::Embedded) -> Result<T, StoreError>,
-) -> Result<T, StoreError> {
+    operation: impl FnOnce(&embedded::Embedded) -> Result<T, TaskStoreError>,
+) -> Result<T, TaskStoreError> {
     // The closure borrows the caller's data, so it runs here under `block_in_place` where the
     // runtime allows it, and inline otherwise (current-thread runtimes, tests).
     let store = Arc::clone(store);

@@ -1,5 +1,5 @@
 //! A cap on legacy sessions: rmcp's session manager has none, and each costs memory and a
-//! worker task until it idles out.
+//! spawned worker until it idles out.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -16,7 +16,7 @@ use rusqlite::{
 };
 use serde_json::{Map, Value};
 
-use super::{StoreError, Usage, checked, taken};
+use super::{TaskStoreError, Usage, checked, taken};
 use crate::tasks::owner::{OwnerKey, is_tag};
 use crate::tasks::{Limits, Record, now_ms};
 
@@ -69,12 +69,12 @@ pub struct Embedded {
 impl Embedded {
     /// Opens (creating) the store in `directory`; a directory it creates is private to the
     /// user, and so is the file (`SQLite` gives its `-wal` and `-shm` files the same mode).
-    pub fn open(directory: &Path, limits: Limits) -> Result<Self, StoreError> {
+    pub fn open(directory: &Path, limits: Limits) -> Result<Self, TaskStoreError> {
         create_private_dir(directory)?;
         let path = directory.join(FILE);
         create_private_file(&path)?;
-        let at = |error: StoreError| match error {
-            StoreError::Sqlite { path: None, source } => StoreError::Sqlite {
+        let at = |error: TaskStoreError| match error {
+            TaskStoreError::Sqlite { path: None, source } => TaskStoreError::Sqlite {
                 path: Some(path.clone()),
                 source,
             },
@@ -99,15 +99,18 @@ impl Embedded {
 
     fn with<T>(
         &self,
-        operation: impl FnOnce(&mut Connection) -> Result<T, StoreError>,
-    ) -> Result<T, StoreError> {
-        let mut connection = self.connection.lock().map_err(|_| StoreError::Poisoned)?;
+        operation: impl FnOnce(&mut Connection) -> Result<T, TaskStoreError>,
+    ) -> Result<T, TaskStoreError> {
+        let mut connection = self
+            .connection
+            .lock()
+            .map_err(|_| TaskStoreError::Poisoned)?;
         operation(&mut connection)
     }
 
     /// Keeps a new task whose `owner` is already its tag, counted in `bucket` (a tag too),
     /// unless it would pass a bound.
-    pub fn create(&self, record: &Record, bucket: Option<&str>) -> Result<(), StoreError> {
+    pub fn create(&self, record: &Record, bucket: Option<&str>) -> Result<(), TaskStoreError> {
         let text = serde_json::to_string(record)?;
         let bytes = taken(&text, record);
         let limits = self.limits;
@@ -117,7 +120,7 @@ impl Embedded {
                 ?;
             let used = usage(&transaction, bucket)?;
             if let Some(full) = used.refuse(&limits, 1, bytes) {
-                return Err(StoreError::Full(full));
+                return Err(TaskStoreError::Full(full));
             }
             transaction
                 .execute(
@@ -134,23 +137,23 @@ impl Embedded {
                     ],
                 )
                 ?;
-            transaction.commit().map_err(StoreError::from)
+            transaction.commit().map_err(TaskStoreError::from)
         })
     }
 
-    pub fn get(&self, id: &str) -> Result<Option<Record>, StoreError> {
+    pub fn get(&self, id: &str) -> Result<Option<Record>, TaskStoreError> {
         let text: Option<String> = self.with(|connection| {
             connection
                 .query_row("SELECT record FROM tasks WHERE id = ?1", [id], |row| {
                     row.get(0)
                 })
                 .optional()
-                .map_err(StoreError::from)
+                .map_err(TaskStoreError::from)
         })?;
         text.map(|text| decode(&text)).transpose()
     }
 
-    pub fn update(&self, record: &Record) -> Result<bool, StoreError> {
+    pub fn update(&self, record: &Record) -> Result<bool, TaskStoreError> {
         let text = serde_json::to_string(record)?;
         let bytes = taken(&text, record);
         let write = format!(
@@ -184,7 +187,7 @@ impl Embedded {
             if more > 0
                 && let Some(full) = usage(&transaction, bucket.as_deref())?.refuse(&limits, 0, more)
             {
-                return Err(StoreError::Full(full));
+                return Err(TaskStoreError::Full(full));
             }
             let changed = transaction.execute(&write, values)?;
             transaction.commit()?;
@@ -192,7 +195,7 @@ impl Embedded {
         })
     }
 
-    pub fn fail_lapsed(&self, record: &Record, seen_lease_ms: u64) -> Result<bool, StoreError> {
+    pub fn fail_lapsed(&self, record: &Record, seen_lease_ms: u64) -> Result<bool, TaskStoreError> {
         let text = serde_json::to_string(record)?;
         let bytes = taken(&text, record);
         self.with(|connection| {
@@ -217,7 +220,7 @@ impl Embedded {
 
     /// Keeps the answers not given before, unless they would pass a bound; nothing for a
     /// task the store no longer has.
-    pub fn answer(&self, id: &str, answers: &Map<String, Value>) -> Result<(), StoreError> {
+    pub fn answer(&self, id: &str, answers: &Map<String, Value>) -> Result<(), TaskStoreError> {
         let limits = self.limits;
         self.with(|connection| {
             let transaction =
@@ -251,7 +254,7 @@ impl Embedded {
                 return Ok(());
             }
             if let Some(full) = usage(&transaction, bucket.as_deref())?.refuse(&limits, 0, added) {
-                return Err(StoreError::Full(full));
+                return Err(TaskStoreError::Full(full));
             }
             for (key, text) in &new {
                 transaction.execute(
@@ -263,11 +266,11 @@ impl Embedded {
                 "UPDATE tasks SET answer_bytes = answer_bytes + ?2 WHERE id = ?1",
                 params![id, sql_int(added)],
             )?;
-            transaction.commit().map_err(StoreError::from)
+            transaction.commit().map_err(TaskStoreError::from)
         })
     }
 
-    pub fn answers(&self, id: &str) -> Result<Map<String, Value>, StoreError> {
+    pub fn answers(&self, id: &str) -> Result<Map<String, Value>, TaskStoreError> {
         self.with(|connection| {
             let mut statement =
                 connection.prepare_cached("SELECT key, answer FROM answers WHERE task = ?1")?;
@@ -278,24 +281,24 @@ impl Embedded {
             for row in rows {
                 let (key, text) = row?;
                 let answer = serde_json::from_str(&text)
-                    .map_err(|error| StoreError::Corrupt(error.to_string()))?;
+                    .map_err(|error| TaskStoreError::Corrupt(error.to_string()))?;
                 answers.insert(key, answer);
             }
             Ok(answers)
         })
     }
 
-    pub fn list(&self) -> Result<Vec<Record>, StoreError> {
+    pub fn list(&self) -> Result<Vec<Record>, TaskStoreError> {
         let texts: Vec<String> = self.with(|connection| {
             let mut statement =
                 connection.prepare("SELECT record FROM tasks ORDER BY created_ms, id")?;
             let rows = statement.query_map([], |row| row.get(0))?;
-            rows.collect::<Result<_, _>>().map_err(StoreError::from)
+            rows.collect::<Result<_, _>>().map_err(TaskStoreError::from)
         })?;
         texts.iter().map(|text| decode(text)).collect()
     }
 
-    pub fn purge(&self, now_ms: u64) -> Result<usize, StoreError> {
+    pub fn purge(&self, now_ms: u64) -> Result<usize, TaskStoreError> {
         self.with(|connection| {
             let transaction = connection.transaction()?;
             let expired = format!("SELECT id FROM tasks WHERE NOT {RUNNING} AND expires_ms < ?1");
@@ -315,7 +318,7 @@ impl Embedded {
 
 /// What the store counts now: the tasks of the caller `bucket` names and every task, with
 /// their bytes.
-fn usage(transaction: &Transaction<'_>, bucket: Option<&str>) -> Result<Usage, StoreError> {
+fn usage(transaction: &Transaction<'_>, bucket: Option<&str>) -> Result<Usage, TaskStoreError> {
     let now = sql_int(now_ms());
     let sums = |filter: &str, parameters: &[(&str, &dyn rusqlite::ToSql)]| {
         transaction
@@ -332,7 +335,7 @@ fn usage(transaction: &Transaction<'_>, bucket: Option<&str>) -> Result<Usage, S
                     u64::try_from(bytes).unwrap_or(0),
                 )
             })
-            .map_err(StoreError::from)
+            .map_err(TaskStoreError::from)
     };
     let (caller_tasks, caller_bytes) = sums(
         "bucket IS :bucket AND ",
@@ -349,7 +352,7 @@ fn usage(transaction: &Transaction<'_>, bucket: Option<&str>) -> Result<Usage, S
 
 /// Creates or completes the schema and reads the owner key, making it when the store has
 /// none, in one transaction: processes opening a new file at once agree on one key.
-fn prepare(connection: &mut Connection) -> Result<OwnerKey, StoreError> {
+fn prepare(connection: &mut Connection) -> Result<OwnerKey, TaskStoreError> {
     let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
     transaction.execute_batch(SCHEMA)?;
     transaction.execute(
@@ -388,7 +391,7 @@ fn prepare(connection: &mut Connection) -> Result<OwnerKey, StoreError> {
 
 /// Brings a store an older version made up to date: the owner and size columns, and every
 /// record's owner replaced by its tag (the old text zeroed, not left in free pages).
-fn upgrade(transaction: &Transaction<'_>, key: &OwnerKey) -> Result<(), StoreError> {
+fn upgrade(transaction: &Transaction<'_>, key: &OwnerKey) -> Result<(), TaskStoreError> {
     transaction.execute_batch(
         "ALTER TABLE tasks ADD COLUMN owner TEXT;
              ALTER TABLE tasks ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0;
@@ -426,18 +429,18 @@ fn upgrade(transaction: &Transaction<'_>, key: &OwnerKey) -> Result<(), StoreErr
         ?;
     transaction
         .pragma_update(None, "secure_delete", false)
-        .map_err(StoreError::from)
+        .map_err(TaskStoreError::from)
 }
 
-fn decode(text: &str) -> Result<Record, StoreError> {
-    serde_json::from_str(text).map_err(|error| StoreError::Corrupt(error.to_string()))
+fn decode(text: &str) -> Result<Record, TaskStoreError> {
+    serde_json::from_str(text).map_err(|error| TaskStoreError::Corrupt(error.to_string()))
 }
 
 fn sql_int(value: u64) -> i64 {
     i64::try_from(value).unwrap_or(i64::MAX)
 }
 
-fn create_private_file(path: &Path) -> Result<(), StoreError> {
+fn create_private_file(path: &Path) -> Result<(), TaskStoreError> {
     use std::os::unix::fs::OpenOptionsExt;
     match std::fs::OpenOptions::new()
         .write(true)
@@ -447,20 +450,20 @@ fn create_private_file(path: &Path) -> Result<(), StoreError> {
     {
         Ok(_) => Ok(()),
         Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
-        Err(source) => Err(StoreError::File {
+        Err(source) => Err(TaskStoreError::File {
             path: path.to_owned(),
             source: Arc::new(source),
         }),
     }
 }
 
-fn create_private_dir(directory: &Path) -> Result<(), StoreError> {
+fn create_private_dir(directory: &Path) -> Result<(), TaskStoreError> {
     use std::os::unix::fs::DirBuilderExt;
     std::fs::DirBuilder::new()
         .recursive(true)
         .mode(0o700)
         .create(directory)
-        .map_err(|source| StoreError::File {
+        .map_err(|source| TaskStoreError::File {
             path: directory.to_owned(),
             source: Arc::new(source),
         })
@@ -540,7 +543,7 @@ mod tests {
     }
 
     /// Keeps `record`, counted for its owner (as a caller's session-less bucket would be).
-    fn create(store: &Embedded, record: &Record) -> Result<(), StoreError> {
+    fn create(store: &Embedded, record: &Record) -> Result<(), TaskStoreError> {
         store.create(record, record.owner.as_deref())
     }
 
@@ -555,9 +558,9 @@ mod tests {
         task
     }
 
-    fn bound(outcome: Result<impl std::fmt::Debug, StoreError>) -> Bound {
+    fn bound(outcome: Result<impl std::fmt::Debug, TaskStoreError>) -> Bound {
         match outcome {
-            Err(StoreError::Full(full)) => full.bound,
+            Err(TaskStoreError::Full(full)) => full.bound,
             other => panic!("not refused: {other:?}"),
         }
     }

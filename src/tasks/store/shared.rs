@@ -19,7 +19,7 @@ use redis::AsyncCommands;
 use redis::aio::ConnectionManager;
 use serde_json::{Map, Value};
 
-use super::{Bound, Full, Signal, StoreError, checked, redacted, taken};
+use super::{Bound, Full, Signal, TaskStoreError, checked, redacted, taken};
 use crate::tasks::owner::OwnerKey;
 use crate::tasks::{Limits, Record, now_ms};
 
@@ -222,9 +222,9 @@ fn answers_key(id: &str) -> String {
 }
 
 impl Shared {
-    pub async fn open(url: &str, limits: Limits) -> Result<Self, StoreError> {
+    pub async fn open(url: &str, limits: Limits) -> Result<Self, TaskStoreError> {
         let failed = |doing| {
-            move |source| StoreError::Redis {
+            move |source| TaskStoreError::Redis {
                 doing,
                 url: redacted(url),
                 source: Arc::new(source),
@@ -262,8 +262,8 @@ impl Shared {
         })
     }
 
-    fn failed(&self, error: redis::RedisError) -> StoreError {
-        StoreError::Redis {
+    fn failed(&self, error: redis::RedisError) -> TaskStoreError {
+        TaskStoreError::Redis {
             doing: "talking to",
             url: redacted(&self.url),
             source: Arc::new(error),
@@ -287,7 +287,7 @@ impl Shared {
     }
 
     /// Reads the owner key again; whether it had changed.
-    pub async fn reread_key(&self) -> Result<bool, StoreError> {
+    pub async fn reread_key(&self) -> Result<bool, TaskStoreError> {
         let mut connection = self.connection.clone();
         let stored: Option<String> = connection
             .get(OWNER_KEY)
@@ -323,7 +323,7 @@ impl Shared {
         invocation
     }
 
-    async fn run(&self, invocation: &redis::ScriptInvocation<'_>) -> Result<Reply, StoreError> {
+    async fn run(&self, invocation: &redis::ScriptInvocation<'_>) -> Result<Reply, TaskStoreError> {
         let mut connection = self.connection.clone();
         let reply: Vec<String> = invocation
             .invoke_async(&mut connection)
@@ -337,16 +337,19 @@ impl Shared {
             "exists" => Ok(Reply::Exists),
             "rekey" => Ok(Reply::Rekey(word(1).to_owned())),
             "full" => {
-                let bound = Bound::from_name(word(1))
-                    .ok_or_else(|| StoreError::Corrupt(format!("a script's answer {reply:?}")))?;
-                Err(StoreError::Full(Full {
+                let bound = Bound::from_name(word(1)).ok_or_else(|| {
+                    TaskStoreError::Corrupt(format!("a script's answer {reply:?}"))
+                })?;
+                Err(TaskStoreError::Full(Full {
                     bound,
                     limit: bound.limit(&self.limits),
                     used: number(2),
                     needed: number(3),
                 }))
             }
-            _ => Err(StoreError::Corrupt(format!("a script's answer {reply:?}"))),
+            _ => Err(TaskStoreError::Corrupt(format!(
+                "a script's answer {reply:?}"
+            ))),
         }
     }
 
@@ -357,7 +360,7 @@ impl Shared {
         record: &mut Record,
         owner: Option<&str>,
         bucket: Option<&str>,
-    ) -> Result<(), StoreError> {
+    ) -> Result<(), TaskStoreError> {
         // A second try when the store's key turned out to be another process's.
         for _ in 0..2 {
             let key = self.key();
@@ -381,7 +384,7 @@ impl Shared {
             match self.run(&invocation).await? {
                 Reply::Written => return Ok(()),
                 Reply::Exists | Reply::Ended => {
-                    return Err(StoreError::Exists(record.id.clone()));
+                    return Err(TaskStoreError::Exists(record.id.clone()));
                 }
                 Reply::Rekey(stored) => {
                     tracing::info!("the task store's owner key was made anew; reading it");
@@ -389,10 +392,10 @@ impl Shared {
                 }
             }
         }
-        Err(StoreError::Rekeyed)
+        Err(TaskStoreError::Rekeyed)
     }
 
-    pub async fn get(&self, id: &str) -> Result<Option<Record>, StoreError> {
+    pub async fn get(&self, id: &str) -> Result<Option<Record>, TaskStoreError> {
         let mut connection = self.connection.clone();
         let text: Option<String> = connection
             .get(task_key(id))
@@ -401,7 +404,7 @@ impl Shared {
         text.map(|text| decode(&text)).transpose()
     }
 
-    pub async fn update(&self, record: &Record) -> Result<bool, StoreError> {
+    pub async fn update(&self, record: &Record) -> Result<bool, TaskStoreError> {
         let checked = if checked(record) { "1" } else { "0" };
         self.rewrite(&self.update, record, checked.to_owned()).await
     }
@@ -410,7 +413,7 @@ impl Shared {
         &self,
         record: &Record,
         seen_lease_ms: u64,
-    ) -> Result<bool, StoreError> {
+    ) -> Result<bool, TaskStoreError> {
         self.rewrite(&self.fail_lapsed, record, seen_lease_ms.to_string())
             .await
     }
@@ -422,7 +425,7 @@ impl Shared {
         script: &redis::Script,
         record: &Record,
         last: String,
-    ) -> Result<bool, StoreError> {
+    ) -> Result<bool, TaskStoreError> {
         let text = serde_json::to_string(record)?;
         let bytes = taken(&text, record);
         let mut invocation = self.counting(script);
@@ -437,7 +440,11 @@ impl Shared {
         Ok(matches!(self.run(&invocation).await?, Reply::Written))
     }
 
-    pub async fn answer(&self, id: &str, answers: &Map<String, Value>) -> Result<(), StoreError> {
+    pub async fn answer(
+        &self,
+        id: &str,
+        answers: &Map<String, Value>,
+    ) -> Result<(), TaskStoreError> {
         if answers.is_empty() {
             return Ok(());
         }
@@ -449,7 +456,7 @@ impl Shared {
         self.run(&invocation).await.map(|_| ())
     }
 
-    pub async fn answers(&self, id: &str) -> Result<Map<String, Value>, StoreError> {
+    pub async fn answers(&self, id: &str) -> Result<Map<String, Value>, TaskStoreError> {
         let mut connection = self.connection.clone();
         let stored: Vec<(String, String)> = connection
             .hgetall(answers_key(id))
@@ -460,12 +467,12 @@ impl Shared {
             .map(|(key, text)| {
                 serde_json::from_str(&text)
                     .map(|answer| (key, answer))
-                    .map_err(|error| StoreError::Corrupt(error.to_string()))
+                    .map_err(|error| TaskStoreError::Corrupt(error.to_string()))
             })
             .collect()
     }
 
-    pub async fn list(&self) -> Result<Vec<Record>, StoreError> {
+    pub async fn list(&self) -> Result<Vec<Record>, TaskStoreError> {
         let mut connection = self.connection.clone();
         let ids: Vec<String> = connection
             .zrange(INDEX, 0, -1)
@@ -498,7 +505,7 @@ impl Shared {
     }
 
     /// Redis expires the tasks; this forgets the index entries of expired ones.
-    pub async fn purge(&self, _now_ms: u64) -> Result<usize, StoreError> {
+    pub async fn purge(&self, _now_ms: u64) -> Result<usize, TaskStoreError> {
         let before: usize = {
             let mut connection = self.connection.clone();
             connection
@@ -510,7 +517,7 @@ impl Shared {
         Ok(before.saturating_sub(kept))
     }
 
-    pub async fn publish(&self, signal: &Signal) -> Result<(), StoreError> {
+    pub async fn publish(&self, signal: &Signal) -> Result<(), TaskStoreError> {
         let mut connection = self.connection.clone();
         let _: i64 = connection
             .publish(CHANNEL, signal.encode())
@@ -520,7 +527,7 @@ impl Shared {
     }
 
     /// Listens on the channel, reconnecting after a second whenever Redis goes away.
-    pub async fn subscribe(&self) -> Result<tokio::sync::mpsc::Receiver<Signal>, StoreError> {
+    pub async fn subscribe(&self) -> Result<tokio::sync::mpsc::Receiver<Signal>, TaskStoreError> {
         let (sender, receiver) = tokio::sync::mpsc::channel(256);
         // The first subscription is made here, so a cancel published once this returns is heard.
         let first = self.pubsub().await?;
@@ -557,7 +564,7 @@ impl Shared {
         Ok(receiver)
     }
 
-    async fn pubsub(&self) -> Result<redis::aio::PubSub, StoreError> {
+    async fn pubsub(&self) -> Result<redis::aio::PubSub, TaskStoreError> {
         let mut pubsub = self
             .client
             .get_async_pubsub()
@@ -571,6 +578,6 @@ impl Shared {
     }
 }
 
-fn decode(text: &str) -> Result<Record, StoreError> {
-    serde_json::from_str(text).map_err(|error| StoreError::Corrupt(error.to_string()))
+fn decode(text: &str) -> Result<Record, TaskStoreError> {
+    serde_json::from_str(text).map_err(|error| TaskStoreError::Corrupt(error.to_string()))
 }

@@ -11,7 +11,7 @@ use std::convert::Infallible;
 
 use serde_json::{Map, Value};
 
-use super::{Signal, StoreError};
+use super::{Signal, TaskStoreError};
 use crate::tasks::owner::OwnerKey;
 use crate::tasks::{Limits, Record};
 
@@ -22,15 +22,15 @@ pub struct Shared {
 }
 
 impl Shared {
-    pub async fn open(_url: &str, _limits: Limits) -> Result<Self, StoreError> {
-        Err(StoreError::NotBuilt)
+    pub async fn open(_url: &str, _limits: Limits) -> Result<Self, TaskStoreError> {
+        Err(TaskStoreError::NotBuilt)
     }
 
     pub fn key(&self) -> OwnerKey {
         match self.never {}
     }
 
-    pub async fn reread_key(&self) -> Result<bool, StoreError> {
+    pub async fn reread_key(&self) -> Result<bool, TaskStoreError> {
         match self.never {}
     }
 
@@ -39,15 +39,15 @@ impl Shared {
         _record: &mut Record,
         _owner: Option<&str>,
         _bucket: Option<&str>,
-    ) -> Result<(), StoreError> {
+    ) -> Result<(), TaskStoreError> {
         match self.never {}
     }
 
-    pub async fn get(&self, _id: &str) -> Result<Option<Record>, StoreError> {
+    pub async fn get(&self, _id: &str) -> Result<Option<Record>, TaskStoreError> {
         match self.never {}
     }
 
-    pub async fn update(&self, _record: &Record) -> Result<bool, StoreError> {
+    pub async fn update(&self, _record: &Record) -> Result<bool, TaskStoreError> {
         match self.never {}
     }
 
@@ -55,31 +55,35 @@ impl Shared {
         &self,
         _record: &Record,
         _seen_lease_ms: u64,
-    ) -> Result<bool, StoreError> {
+    ) -> Result<bool, TaskStoreError> {
         match self.never {}
     }
 
-    pub async fn answer(&self, _id: &str, _answers: &Map<String, Value>) -> Result<(), StoreError> {
+    pub async fn answer(
+        &self,
+        _id: &str,
+        _answers: &Map<String, Value>,
+    ) -> Result<(), TaskStoreError> {
         match self.never {}
     }
 
-    pub async fn answers(&self, _id: &str) -> Result<Map<String, Value>, StoreError> {
+    pub async fn answers(&self, _id: &str) -> Result<Map<String, Value>, TaskStoreError> {
         match self.never {}
     }
 
-    pub async fn list(&self) -> Result<Vec<Record>, StoreError> {
+    pub async fn list(&self) -> Result<Vec<Record>, TaskStoreError> {
         match self.never {}
     }
 
-    pub async fn purge(&self, _now_ms: u64) -> Result<usize, StoreError> {
+    pub async fn purge(&self, _now_ms: u64) -> Result<usize, TaskStoreError> {
         match self.never {}
     }
 
-    pub async fn publish(&self, _signal: &Signal) -> Result<(), StoreError> {
+    pub async fn publish(&self, _signal: &Signal) -> Result<(), TaskStoreError> {
         match self.never {}
     }
 
-    pub async fn subscribe(&self) -> Result<tokio::sync::mpsc::Receiver<Signal>, StoreError> {
+    pub async fn subscribe(&self) -> Result<tokio::sync::mpsc::Receiver<Signal>, TaskStoreError> {
         match self.never {}
     }
 }
