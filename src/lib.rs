@@ -137,6 +137,8 @@
 //!   and Streamable HTTP transports and their security layers; `mcp::prompts` answers
 //!   `prompts/*` and `completion/complete`, `mcp::resources` the `resources/*` methods;
 //!   `mcp::stdio::parse` reads the commonest requests without rmcp's variant-by-variant parse.
+//!   Over HTTP the accept loop hands each connection to one of `mcp::http::lanes`, a
+//!   single-threaded runtime per core, where its requests and their calls run.
 //!   Every message leaves through `mcp::outgoing` (each stdio line, each HTTP JSON body and
 //!   SSE event), the last redaction whatever door built it; every log line through
 //!   `logging`'s redacting writer; [`connections`] admits every socket a listener accepts

@@ -10,6 +10,7 @@ mod body;
 mod endpoint;
 mod forwarded;
 mod gate;
+mod lanes;
 mod listener;
 mod oauth;
 mod service;

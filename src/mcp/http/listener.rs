@@ -1,5 +1,6 @@
 //! The accept loop: hyper's HTTP/1 server with a header-read (and keep-alive idle) timeout,
-//! `TCP_NODELAY`, graceful shutdown, and a lingering close. Every connection is admitted by
+//! `TCP_NODELAY`, graceful shutdown, and a lingering close; each connection is served on one
+//! of the [`super::lanes`], one runtime per core. Every connection is admitted by
 //! the process's connection budget ([`crate::connections`]) first: at its cap, the oldest idle
 //! connection (no request in progress) is closed to make room, and a connection that finds
 //! every other busy is closed at once. Accepting never stops: out of descriptors all the
@@ -29,9 +30,10 @@ use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _, Re
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 
+use super::lanes::Lanes;
 use super::service::Counting;
 use super::{HttpOptions, Lifecycle, router};
-use crate::connections::{Budget, Peer};
+use crate::connections::{Admitted, Budget, Peer};
 use crate::mcp::Handler;
 
 /// The most a request's head (request line and headers) may take; hyper answers 431 past it.
@@ -84,6 +86,7 @@ pub async fn serve_listener(
         }
     };
     tokio::pin!(drained);
+    let lanes = Lanes::start();
     loop {
         let (stream, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
@@ -116,34 +119,73 @@ pub async fn serve_listener(
             trusted: Arc::clone(&trusted),
             requests: admitted.requests(),
         });
-        let (socket, returned) = Lingering::new(stream);
-        let connection = builder.serve_connection(TokioIo::new(socket), service);
-        let connection = graceful.watch(connection);
-        tokio::spawn(async move {
-            let shed = admitted.shed.clone();
-            tokio::select! {
-                ended = connection => if let Err(error) = ended {
-                    tracing::debug!(%peer, %error, "connection ended with an error");
-                },
-                () = shed.cancelled() => {
-                    tracing::debug!(%peer, "closed an idle connection to make room for a new one");
-                    return;
-                }
+        // Served on a lane from here on: the socket moves to that runtime's reactor.
+        let stream = match stream.into_std() {
+            Ok(stream) => stream,
+            Err(error) => {
+                tracing::debug!(%peer, %error, "connection closed: its socket could not move to a lane");
+                continue;
             }
-            if let Ok(stream) = returned.await {
-                tokio::select! {
-                    () = linger(stream, peer) => {}
-                    () = shed.cancelled() => {}
-                }
-            }
-            drop(admitted);
-        });
+        };
+        let connection = Connection {
+            builder: builder.clone(),
+            watcher: graceful.watcher(),
+            service,
+            admitted,
+        };
+        lanes.next().spawn(connection.serve(stream, peer));
     }
     drop(listener);
     // Let finished responses flush, then end everything still open (session streams).
     lifecycle.cancel.cancel();
     let _ = tokio::time::timeout(Duration::from_secs(1), graceful.shutdown()).await;
+    // What is left on the lanes is dropped with them (its processes killed).
+    let _ = tokio::task::spawn_blocking(move || drop(lanes)).await;
     Ok(())
+}
+
+/// An admitted connection, ready to be served on a lane.
+struct Connection {
+    builder: hyper::server::conn::http1::Builder,
+    watcher: hyper_util::server::graceful::Watcher,
+    service: TowerToHyperService<Counting>,
+    admitted: Admitted,
+}
+
+impl Connection {
+    /// Serves it on the current runtime (its lane) until it ends, is shed, or the server
+    /// stops; then lingers ([`linger`]).
+    async fn serve(self, stream: std::net::TcpStream, peer: SocketAddr) {
+        let stream = match TcpStream::from_std(stream) {
+            Ok(stream) => stream,
+            Err(error) => {
+                tracing::debug!(%peer, %error, "connection closed: a lane could not take its socket");
+                return;
+            }
+        };
+        let (socket, returned) = Lingering::new(stream);
+        let connection = self
+            .builder
+            .serve_connection(TokioIo::new(socket), self.service);
+        let connection = self.watcher.watch(connection);
+        let shed = self.admitted.shed.clone();
+        tokio::select! {
+            ended = connection => if let Err(error) = ended {
+                tracing::debug!(%peer, %error, "connection ended with an error");
+            },
+            () = shed.cancelled() => {
+                tracing::debug!(%peer, "closed an idle connection to make room for a new one");
+                return;
+            }
+        }
+        if let Ok(stream) = returned.await {
+            tokio::select! {
+                () = linger(stream, peer) => {}
+                () = shed.cancelled() => {}
+            }
+        }
+        drop(self.admitted);
+    }
 }
 
 /// A connection's socket for hyper, handed back when hyper lets go of it, so that it can be
