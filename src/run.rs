@@ -153,7 +153,8 @@ fn serve(
     let handler = Handler::new(Arc::new(registry), handler_options)
         .context("could not prepare the tool list")?;
     // One client over stdio needs one thread: fewer threads to start, less memory, and no
-    // hand-offs between cores on each message. HTTP serves many clients on every core.
+    // hand-offs between cores on each message. Over HTTP this runtime keeps the accept loop
+    // and the watchers; connections are served on `mcp::http::lanes`, one per core.
     let runtime = if options.is_some() {
         tokio::runtime::Builder::new_multi_thread()
     } else {
