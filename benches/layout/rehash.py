@@ -7,7 +7,7 @@ this may list a few that did not run: they only move).
 
 Usage: rehash.py ORDER RELEASE_MAP [OUT]   (OUT defaults to ORDER)
 
-The map comes from `MCP_SERVE_NO_LAYOUT=1 cargo rustc --release --bin mcp-serve --
+The map comes from `MCP_SERVE_NO_LAYOUT=1 cargo rustc --profile dist --bin mcp-serve --
 -C link-arg=-Wl,-Map=release.map`; scripts/layout --rehash runs both steps."""
 import re
 import sys
