@@ -137,7 +137,7 @@ _mcp__serve() {
 
     case "${cmd}" in
         mcp__serve)
-            opts="-c -v -h -V --config --verbose --max-calls --queue --watch --state-key-file --heartbeat --task-store --data-dir --task-lease --max-tasks --max-task-bytes --max-tasks-per-caller --max-task-bytes-per-caller --http --path --sessions --max-sessions --session-idle --sse --allowed-host --allowed-origin --auth-token-env --auth-token-file --allow-unauthenticated --max-body --request-rate --request-burst --header-timeout --body-timeout --trusted-proxy --max-connections --max-connections-per-address --shutdown-grace --metrics --metrics-addr --log-format --audit --audit-values --otlp-endpoint --help --version check list call test init install import tasks schema completions help"
+            opts="-c -v -h -V --config --toolsets --verbose --max-calls --queue --watch --state-key-file --heartbeat --task-store --data-dir --task-lease --max-tasks --max-task-bytes --max-tasks-per-caller --max-task-bytes-per-caller --http --path --sessions --max-sessions --session-idle --sse --allowed-host --allowed-origin --auth-token-env --auth-token-file --allow-unauthenticated --max-body --request-rate --request-burst --header-timeout --body-timeout --trusted-proxy --max-connections --max-connections-per-address --shutdown-grace --metrics --metrics-addr --log-format --audit --audit-values --otlp-endpoint --help --version check list call test init install import tasks schema completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -148,6 +148,10 @@ _mcp__serve() {
                     return 0
                     ;;
                 -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --toolsets)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -283,7 +287,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__call)
-            opts="-c -v -h --json --json-out --dry-run --yes --answer --task --out-dir --config --verbose --task-store --data-dir --task-lease --log-format --help"
+            opts="-c -v -h --json --json-out --dry-run --yes --answer --task --out-dir --config --toolsets --verbose --task-store --data-dir --task-lease --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -306,6 +310,10 @@ _mcp__serve() {
                     return 0
                     ;;
                 -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --toolsets)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -333,7 +341,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__check)
-            opts="-c -v -h --target --strict --format --config --verbose --task-store --data-dir --task-lease --log-format --help"
+            opts="-c -v -h --target --strict --format --config --toolsets --verbose --task-store --data-dir --task-lease --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -352,6 +360,10 @@ _mcp__serve() {
                     return 0
                     ;;
                 -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --toolsets)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -379,7 +391,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__completions)
-            opts="-c -v -h --config --verbose --task-store --data-dir --task-lease --log-format --help bash elvish fish powershell zsh"
+            opts="-c -v -h --config --toolsets --verbose --task-store --data-dir --task-lease --log-format --help bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -390,6 +402,10 @@ _mcp__serve() {
                     return 0
                     ;;
                 -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --toolsets)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -641,7 +657,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__import)
-            opts="-c -v -h --config --verbose --task-store --data-dir --task-lease --log-format --help openapi help"
+            opts="-c -v -h --config --toolsets --verbose --task-store --data-dir --task-lease --log-format --help openapi help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -652,6 +668,10 @@ _mcp__serve() {
                     return 0
                     ;;
                 -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --toolsets)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -721,7 +741,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__import__subcmd__openapi)
-            opts="-o -c -v -h --output --force --include --exclude --tag --method --path --base-url --env-prefix --name --no-output-schema --max-output-schema --config --verbose --task-store --data-dir --task-lease --log-format --help"
+            opts="-o -c -v -h --output --force --include --exclude --tag --method --path --base-url --env-prefix --name --no-output-schema --max-output-schema --config --toolsets --verbose --task-store --data-dir --task-lease --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -779,6 +799,10 @@ _mcp__serve() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --toolsets)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --task-store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -803,7 +827,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__init)
-            opts="-c -v -h --command-tool --http-tool --force --config --verbose --task-store --data-dir --task-lease --log-format --help"
+            opts="-c -v -h --command-tool --http-tool --force --config --toolsets --verbose --task-store --data-dir --task-lease --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -814,6 +838,10 @@ _mcp__serve() {
                     return 0
                     ;;
                 -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --toolsets)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -841,7 +869,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__install)
-            opts="-c -v -h --name --via --dry-run --force --config --verbose --task-store --data-dir --task-lease --log-format --help claude-desktop claude-code cursor vscode"
+            opts="-c -v -h --name --via --dry-run --force --config --toolsets --verbose --task-store --data-dir --task-lease --log-format --help claude-desktop claude-code cursor vscode"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -860,6 +888,10 @@ _mcp__serve() {
                     return 0
                     ;;
                 -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --toolsets)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -887,7 +919,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__list)
-            opts="-c -v -h --json --protocol-version --config --verbose --task-store --data-dir --task-lease --log-format --help"
+            opts="-c -v -h --json --protocol-version --config --toolsets --verbose --task-store --data-dir --task-lease --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -902,6 +934,10 @@ _mcp__serve() {
                     return 0
                     ;;
                 -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --toolsets)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -929,7 +965,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__schema)
-            opts="-c -v -h --config --verbose --task-store --data-dir --task-lease --log-format --help"
+            opts="-c -v -h --config --toolsets --verbose --task-store --data-dir --task-lease --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -940,6 +976,10 @@ _mcp__serve() {
                     return 0
                     ;;
                 -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --toolsets)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -967,7 +1007,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__tasks)
-            opts="-c -v -h --config --verbose --task-store --data-dir --task-lease --log-format --help list get cancel help"
+            opts="-c -v -h --config --toolsets --verbose --task-store --data-dir --task-lease --log-format --help list get cancel help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -978,6 +1018,10 @@ _mcp__serve() {
                     return 0
                     ;;
                 -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --toolsets)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1005,7 +1049,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__tasks__subcmd__cancel)
-            opts="-c -v -h --config --verbose --task-store --data-dir --task-lease --log-format --help"
+            opts="-c -v -h --config --toolsets --verbose --task-store --data-dir --task-lease --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1016,6 +1060,10 @@ _mcp__serve() {
                     return 0
                     ;;
                 -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --toolsets)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1043,7 +1091,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__tasks__subcmd__get)
-            opts="-c -v -h --config --verbose --task-store --data-dir --task-lease --log-format --help"
+            opts="-c -v -h --config --toolsets --verbose --task-store --data-dir --task-lease --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1054,6 +1102,10 @@ _mcp__serve() {
                     return 0
                     ;;
                 -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --toolsets)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1151,7 +1203,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__tasks__subcmd__list)
-            opts="-c -v -h --format --config --verbose --task-store --data-dir --task-lease --log-format --help"
+            opts="-c -v -h --format --config --toolsets --verbose --task-store --data-dir --task-lease --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1166,6 +1218,10 @@ _mcp__serve() {
                     return 0
                     ;;
                 -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --toolsets)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1193,7 +1249,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__test)
-            opts="-c -v -h --config --verbose --task-store --data-dir --task-lease --log-format --help"
+            opts="-c -v -h --config --toolsets --verbose --task-store --data-dir --task-lease --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1204,6 +1260,10 @@ _mcp__serve() {
                     return 0
                     ;;
                 -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --toolsets)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

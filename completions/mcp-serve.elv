@@ -20,6 +20,7 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
         &'mcp-serve'= {
             cand -c 'The manifest [default: ./tools.toml]'
             cand --config 'The manifest [default: ./tools.toml]'
+            cand --toolsets 'Serve only the tools of these toolsets (comma-separated); `list`, `check`, `call` and reloads see the same choice [default: every tool]'
             cand --max-calls 'At most this many tool calls run at once; beyond, calls wait (--queue) or fail fast'
             cand --queue 'Calls that may wait for a free slot when --max-calls are running; beyond, calls fail fast'
             cand --state-key-file 'Seal the state of 2026 calls that ask the client (`input_required`) with the key in this file (at least 32 bytes), so every replica accepts it; default: a random key'
@@ -81,6 +82,7 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
             cand --format 'Print the findings as JSON'
             cand -c 'The manifest [default: ./tools.toml]'
             cand --config 'The manifest [default: ./tools.toml]'
+            cand --toolsets 'Serve only the tools of these toolsets (comma-separated); `list`, `check`, `call` and reloads see the same choice [default: every tool]'
             cand --task-store 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir'
             cand --data-dir 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]'
             cand --task-lease 'A running task''s lease: its server renews it; a task whose server died reads as failed once it runs out'
@@ -95,6 +97,7 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
             cand --protocol-version 'With --json: the protocol version of that client'
             cand -c 'The manifest [default: ./tools.toml]'
             cand --config 'The manifest [default: ./tools.toml]'
+            cand --toolsets 'Serve only the tools of these toolsets (comma-separated); `list`, `check`, `call` and reloads see the same choice [default: every tool]'
             cand --task-store 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir'
             cand --data-dir 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]'
             cand --task-lease 'A running task''s lease: its server renews it; a task whose server died reads as failed once it runs out'
@@ -111,6 +114,7 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
             cand --out-dir 'Where images, audio and other binary blocks are saved'
             cand -c 'The manifest [default: ./tools.toml]'
             cand --config 'The manifest [default: ./tools.toml]'
+            cand --toolsets 'Serve only the tools of these toolsets (comma-separated); `list`, `check`, `call` and reloads see the same choice [default: every tool]'
             cand --task-store 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir'
             cand --data-dir 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]'
             cand --task-lease 'A running task''s lease: its server renews it; a task whose server died reads as failed once it runs out'
@@ -127,6 +131,7 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
         &'mcp-serve;test'= {
             cand -c 'The manifest [default: ./tools.toml]'
             cand --config 'The manifest [default: ./tools.toml]'
+            cand --toolsets 'Serve only the tools of these toolsets (comma-separated); `list`, `check`, `call` and reloads see the same choice [default: every tool]'
             cand --task-store 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir'
             cand --data-dir 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]'
             cand --task-lease 'A running task''s lease: its server renews it; a task whose server died reads as failed once it runs out'
@@ -139,6 +144,7 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
         &'mcp-serve;init'= {
             cand -c 'The manifest [default: ./tools.toml]'
             cand --config 'The manifest [default: ./tools.toml]'
+            cand --toolsets 'Serve only the tools of these toolsets (comma-separated); `list`, `check`, `call` and reloads see the same choice [default: every tool]'
             cand --task-store 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir'
             cand --data-dir 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]'
             cand --task-lease 'A running task''s lease: its server renews it; a task whose server died reads as failed once it runs out'
@@ -156,6 +162,7 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
             cand --via 'How the host starts the server: this binary''s path, or the package, pinned to this version, through uvx or npx'
             cand -c 'The manifest [default: ./tools.toml]'
             cand --config 'The manifest [default: ./tools.toml]'
+            cand --toolsets 'Serve only the tools of these toolsets (comma-separated); `list`, `check`, `call` and reloads see the same choice [default: every tool]'
             cand --task-store 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir'
             cand --data-dir 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]'
             cand --task-lease 'A running task''s lease: its server renews it; a task whose server died reads as failed once it runs out'
@@ -170,6 +177,7 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
         &'mcp-serve;import'= {
             cand -c 'The manifest [default: ./tools.toml]'
             cand --config 'The manifest [default: ./tools.toml]'
+            cand --toolsets 'Serve only the tools of these toolsets (comma-separated); `list`, `check`, `call` and reloads see the same choice [default: every tool]'
             cand --task-store 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir'
             cand --data-dir 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]'
             cand --task-lease 'A running task''s lease: its server renews it; a task whose server died reads as failed once it runs out'
@@ -195,6 +203,7 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
             cand --max-output-schema 'Leave out an output schema larger than this (as compact JSON): every client reads it in `tools/list`'
             cand -c 'The manifest [default: ./tools.toml]'
             cand --config 'The manifest [default: ./tools.toml]'
+            cand --toolsets 'Serve only the tools of these toolsets (comma-separated); `list`, `check`, `call` and reloads see the same choice [default: every tool]'
             cand --task-store 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir'
             cand --data-dir 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]'
             cand --task-lease 'A running task''s lease: its server renews it; a task whose server died reads as failed once it runs out'
@@ -217,6 +226,7 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
         &'mcp-serve;tasks'= {
             cand -c 'The manifest [default: ./tools.toml]'
             cand --config 'The manifest [default: ./tools.toml]'
+            cand --toolsets 'Serve only the tools of these toolsets (comma-separated); `list`, `check`, `call` and reloads see the same choice [default: every tool]'
             cand --task-store 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir'
             cand --data-dir 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]'
             cand --task-lease 'A running task''s lease: its server renews it; a task whose server died reads as failed once it runs out'
@@ -234,6 +244,7 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
             cand --format 'Print them as JSON, one record per line'
             cand -c 'The manifest [default: ./tools.toml]'
             cand --config 'The manifest [default: ./tools.toml]'
+            cand --toolsets 'Serve only the tools of these toolsets (comma-separated); `list`, `check`, `call` and reloads see the same choice [default: every tool]'
             cand --task-store 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir'
             cand --data-dir 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]'
             cand --task-lease 'A running task''s lease: its server renews it; a task whose server died reads as failed once it runs out'
@@ -246,6 +257,7 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
         &'mcp-serve;tasks;get'= {
             cand -c 'The manifest [default: ./tools.toml]'
             cand --config 'The manifest [default: ./tools.toml]'
+            cand --toolsets 'Serve only the tools of these toolsets (comma-separated); `list`, `check`, `call` and reloads see the same choice [default: every tool]'
             cand --task-store 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir'
             cand --data-dir 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]'
             cand --task-lease 'A running task''s lease: its server renews it; a task whose server died reads as failed once it runs out'
@@ -258,6 +270,7 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
         &'mcp-serve;tasks;cancel'= {
             cand -c 'The manifest [default: ./tools.toml]'
             cand --config 'The manifest [default: ./tools.toml]'
+            cand --toolsets 'Serve only the tools of these toolsets (comma-separated); `list`, `check`, `call` and reloads see the same choice [default: every tool]'
             cand --task-store 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir'
             cand --data-dir 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]'
             cand --task-lease 'A running task''s lease: its server renews it; a task whose server died reads as failed once it runs out'
@@ -284,6 +297,7 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
         &'mcp-serve;schema'= {
             cand -c 'The manifest [default: ./tools.toml]'
             cand --config 'The manifest [default: ./tools.toml]'
+            cand --toolsets 'Serve only the tools of these toolsets (comma-separated); `list`, `check`, `call` and reloads see the same choice [default: every tool]'
             cand --task-store 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir'
             cand --data-dir 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]'
             cand --task-lease 'A running task''s lease: its server renews it; a task whose server died reads as failed once it runs out'
@@ -296,6 +310,7 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
         &'mcp-serve;completions'= {
             cand -c 'The manifest [default: ./tools.toml]'
             cand --config 'The manifest [default: ./tools.toml]'
+            cand --toolsets 'Serve only the tools of these toolsets (comma-separated); `list`, `check`, `call` and reloads see the same choice [default: every tool]'
             cand --task-store 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir'
             cand --data-dir 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]'
             cand --task-lease 'A running task''s lease: its server renews it; a task whose server died reads as failed once it runs out'

@@ -79,6 +79,17 @@ pub struct ServeArgs {
     )]
     pub config: Option<PathBuf>,
 
+    /// Serve only the tools of these toolsets (comma-separated); `list`, `check`, `call` and
+    /// reloads see the same choice [default: every tool]
+    #[arg(
+        long,
+        value_name = "NAMES",
+        value_delimiter = ',',
+        env = "MCP_SERVE_TOOLSETS",
+        global = true
+    )]
+    pub toolsets: Vec<String>,
+
     /// More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides
     #[arg(short, long, action = ArgAction::Count, global = true)]
     pub verbose: u8,

@@ -40,7 +40,7 @@
 //! 8 front      commands cli reload
 //! 7 adapters   mcp openapi
 //! 6 pipeline   call manifest
-//! 5 catalogue  registry tool prompt
+//! 5 catalogue  registry tool toolset prompt
 //! 4 runners    backend audit tasks
 //! 3 output     results resource secret inputs sandbox egress
 //! 2 facts      caller metrics template ask
@@ -82,6 +82,9 @@
 //!   the `tools/list` answer of each protocol [`revision`] once (`mcp::listing`; over stdio,
 //!   serialized once). A revision says what the wire carries and which lifecycle it has
 //!   (`initialize` and a session, or stateless requests).
+//! - [`toolset`]s name sets of tools (`[[toolsets]]`, a tool's `toolsets`); `--toolsets`
+//!   cuts the registry to their members as it is loaded (`Registry::select`, at start and
+//!   on every reload), so what is not chosen is neither listed nor found by any entry point.
 //! - [`tool`] is a tool as loaded: its definition per revision, its compiled [`schema`]s
 //!   (compiled at load when the author wrote it, on first use when we generated it), the
 //!   schemas it advertises (`schema::inline`: local `$ref`s inlined, once, at load; the
@@ -158,7 +161,7 @@
 //! - [`reload`] watches the manifest (`--watch`) and swaps the registry in whole.
 //! - [`commands`] are the commands for people (`check`, `list`, `call`, `test`, `init`,
 //!   `install`; `check --target` says what each host's and framework's converters reject
-//!   or drop, in `commands::check::targets`); [`cli`] parses the command line and [`run`] wires everything for `main`.
+//!   or drop, in `commands::check::targets`; `commands::size` measures a `tools/list`); [`cli`] parses the command line and [`run`] wires everything for `main`.
 //! - Operators: [`auth`] (the OAuth resource server and the principal a token names),
 //!   [`rate`] (limits per tool and caller), [`metrics`] (Prometheus), [`traces`] (OpenTelemetry
 //!   spans over OTLP/HTTP: `mcp::traced` puts each request in its span, the backends hand
@@ -169,7 +172,8 @@
 //! `build.rs` only talks to the linker: it packs relocations and lays out the functions a
 //! server runs together (`benches/layout`, written by `scripts/layout`), so a server starts
 //! with less memory, and warns when that order was made for another `Cargo.lock` or
-//! compiler; the release profile is tuned the same way (docs/performance.md).
+//! compiler. Cargo.toml's `release` profile builds a clone fast; `dist` (whole-program LTO,
+//! one codegen unit) is what ships (docs/performance.md, "Build profiles").
 //!
 //! Cargo features, all on by default: `redis` (`tasks::store::shared`), `otlp`
 //! (`traces::otlp`, the exporter) and `openapi` (`openapi` and `commands::import`). Each
@@ -221,6 +225,7 @@ pub mod suggest;
 pub mod tasks;
 pub mod template;
 pub mod tool;
+pub mod toolset;
 pub mod traces;
 pub mod units;
 pub mod userfile;

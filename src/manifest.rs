@@ -32,6 +32,7 @@ mod schemas;
 mod static_result;
 mod task;
 mod tool;
+mod toolset;
 mod upstream;
 mod url;
 mod wire;

@@ -13,6 +13,7 @@ use crate::revision::Revision;
 use crate::secret::Redactor;
 use crate::suggest::suggest;
 use crate::tool::Tool;
+use crate::toolset::{Selection, Toolset, ToolsetError};
 
 /// Who the server says it is.
 #[derive(Debug, Clone, Default)]
@@ -30,6 +31,9 @@ pub struct Registry {
     prompts: IndexMap<String, Arc<Prompt>>,
     resources: IndexMap<String, DeclaredResource>,
     templates: Vec<ResourceTemplate>,
+    /// The named sets of tools (`[[toolsets]]`, a tool's `toolsets`); after
+    /// [`Self::select`], only the chosen ones.
+    toolsets: Vec<Toolset>,
     /// Outputs kept for `resources/read`; shared with the registry a reload replaces this
     /// one with, so links handed out before the reload keep working.
     store: Arc<ResourceStore>,
@@ -85,6 +89,7 @@ impl Registry {
             prompts: IndexMap::new(),
             resources: IndexMap::new(),
             templates: Vec::new(),
+            toolsets: Vec::new(),
             store: Arc::new(ResourceStore::new(ResourceStoreLimits::default())),
             withheld_env: Vec::new(),
             task_settings: crate::tasks::Settings::default(),
@@ -191,6 +196,31 @@ impl Registry {
             .collect();
         self.templates = templates;
         self
+    }
+
+    #[must_use]
+    pub fn with_toolsets(mut self, toolsets: Vec<Toolset>) -> Self {
+        self.toolsets = toolsets;
+        self
+    }
+
+    /// The toolsets, in manifest order (after [`Self::select`], the chosen ones).
+    pub fn toolsets(&self) -> &[Toolset] {
+        &self.toolsets
+    }
+
+    /// Cuts the tools to the members of the chosen toolsets (every tool when none is
+    /// chosen), in manifest order: what is not kept is not listed, and a call to it is an
+    /// unknown tool.
+    pub fn select(mut self, selection: &Selection) -> Result<Self, ToolsetError> {
+        let Some(kept) = selection.members(&self.toolsets)? else {
+            return Ok(self);
+        };
+        let kept: std::collections::HashSet<String> = kept.into_iter().map(str::to_owned).collect();
+        self.tools.retain(|name, _| kept.contains(name));
+        let chosen = selection.names().unwrap_or_default();
+        self.toolsets.retain(|set| chosen.contains(&set.name));
+        Ok(self)
     }
 
     /// Adds the scopes prompts, resources and templates name to those the OAuth metadata

@@ -11,12 +11,14 @@ use serde_json::Value;
 use crate::manifest::{self, ManifestError};
 use crate::mcp::Handler;
 use crate::registry::Registry;
+use crate::toolset::Selection;
 
 /// How often the manifest is checked for changes.
 const POLL: Duration = Duration::from_millis(300);
 
-/// Watches `path` forever, reloading `handler` on every change.
-pub async fn watch(path: PathBuf, handler: Handler) {
+/// Watches `path` forever, reloading `handler` on every change with the same choice of
+/// toolsets.
+pub async fn watch(path: PathBuf, toolsets: Selection, handler: Handler) {
     let mut seen = fingerprint(&path);
     loop {
         tokio::time::sleep(POLL).await;
@@ -30,13 +32,20 @@ pub async fn watch(path: PathBuf, handler: Handler) {
         seen = fingerprint(&path);
         let loaded = {
             let path = path.clone();
-            tokio::task::spawn_blocking(move || manifest::load(&path)).await
+            let toolsets = toolsets.clone();
+            tokio::task::spawn_blocking(move || {
+                manifest::load(&path).map(|registry| registry.select(&toolsets))
+            })
+            .await
         };
         match loaded {
-            Ok(Ok(registry)) if auth_changed(&handler.registry(), &registry) => {
+            Ok(Ok(Err(error))) => {
+                tracing::warn!(%error, "the changed manifest lacks a chosen toolset; still serving the previous one");
+            }
+            Ok(Ok(Ok(registry))) if auth_changed(&handler.registry(), &registry) => {
                 tracing::warn!(manifest = %path.display(), "[server.auth] changed; it is read at start-up, so restart to apply it; still serving the previous manifest");
             }
-            Ok(Ok(mut registry)) => {
+            Ok(Ok(Ok(mut registry))) => {
                 let old = handler.registry();
                 registry.adopt_store(&old);
                 registry.adopt_limits(&old);

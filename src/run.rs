@@ -36,7 +36,9 @@ pub fn run(cli: &Cli) -> ExitCode {
         };
     }
     let prepared = manifest_path(args.config.as_deref()).and_then(|path| {
-        let registry = manifest::load(&path).map_err(Failure::from)?;
+        let registry = manifest::load(&path)
+            .map_err(Failure::from)?
+            .select(&toolsets(args))?;
         if args.observe.metrics && args.http.http.is_none() {
             return Err(Failure::new(
                 "--metrics serves /metrics on the HTTP listener; with stdio, use --metrics-addr",
@@ -174,7 +176,8 @@ fn serve(
             })?;
         }
         if args.watch {
-            tokio::spawn(crate::reload::watch(path.to_owned(), handler.clone()));
+            let watch = crate::reload::watch(path.to_owned(), toolsets(args), handler.clone());
+            tokio::spawn(watch);
         }
         if let (Some(address), Some(metrics)) = (args.observe.metrics_addr, &metrics) {
             let listener = tokio::net::TcpListener::bind(address)
@@ -491,17 +494,20 @@ fn command_run(command: &Command, cli: &Cli) -> Result<ExitCode, Failure> {
     // Checking and listing need no secret (only serving and calling send one): an unset
     // one is a warning of `check`, and `list` shows the tools all the same.
     if let Command::Check(args) = command {
-        return Ok(commands::check::command(
-            manifest::load_without_secrets(&path),
-            args,
-        ));
+        let loaded = match manifest::load_without_secrets(&path) {
+            Ok((registry, unset)) => Ok((registry.select(&toolsets(&cli.serve))?, unset)),
+            Err(error) => Err(error),
+        };
+        return Ok(commands::check::command(loaded, args));
     }
     let loaded = if matches!(command, Command::List(_)) {
         manifest::load_without_secrets(&path).map(|(registry, _)| registry)
     } else {
         manifest::load(&path)
     };
-    let registry = loaded.map_err(Failure::from)?;
+    let registry = loaded
+        .map_err(Failure::from)?
+        .select(&toolsets(&cli.serve))?;
     registry.redact_logs();
     match command {
         Command::List(args) => {
@@ -545,6 +551,11 @@ fn command_run(command: &Command, cli: &Cli) -> Result<ExitCode, Failure> {
         | Command::Schema
         | Command::Init { .. } => Ok(ExitCode::SUCCESS),
     }
+}
+
+/// The toolsets `--toolsets` chose (every tool without it).
+fn toolsets(args: &ServeArgs) -> crate::toolset::Selection {
+    crate::toolset::Selection::of(&args.toolsets)
 }
 
 /// `--config`, else `./tools.toml`, else a message with a hint.

@@ -95,6 +95,7 @@ const TABLES: &[(&str, &str, &str)] = &[
     ("IconWire", "manifest.md", "## `[server]`"),
     ("AuthWire", "manifest.md", "## `[server.auth]`"),
     ("ToolWire", "manifest.md", "## `[[tools]]`"),
+    ("ToolsetWire", "manifest.md", "## `[[toolsets]]`"),
     ("AnnotationsWire", "manifest.md", "## `[[tools]]`"),
     (
         "ArgumentWire",
@@ -210,6 +211,7 @@ fn the_import_reference_names_every_option() {
                 *word,
                 "--help"
                     | "--config"
+                    | "--toolsets"
                     | "--verbose"
                     | "--task-store"
                     | "--data-dir"

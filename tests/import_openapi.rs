@@ -141,7 +141,8 @@ struct Real<'a> {
     kept: usize,
     skipped: usize,
     secrets: &'a [(&'a str, &'a str)],
-    /// Warnings `check` has with the secrets set (titles a description does not give).
+    /// Warnings `check` has with the secrets set (titles a description does not give, a
+    /// `tools/list` over the budget).
     warnings: usize,
 }
 
@@ -240,7 +241,7 @@ fn scalar_galaxy_imports_whole_with_its_dynamic_references_bound() {
             ("SCALAR_GALAXY_BEARERAUTH", "galaxy-token"),
             ("SCALAR_GALAXY_BASICAUTH", "dXNlcjpwYXNz"),
         ],
-        warnings: 0,
+        warnings: 1,
     });
     assert_snapshot("galaxy.toml", &manifest);
     // `PaginatedResource`'s items are `$dynamicRef: "#itemType"`; the response binds the
@@ -275,14 +276,14 @@ fn blockfrost_and_rclone_import_as_their_packages_ship_them() {
         kept: 126,
         skipped: 3,
         secrets: &[("BLOCKFROST_IO_API_DOCUMENTATION_PROJECT_ID", "mainnet-key")],
-        warnings: 0,
+        warnings: 1,
     });
     let (manifest, _) = real(&Real {
         file: "rclone.yaml.gz",
         kept: 101,
         skipped: 0,
         secrets: &[],
-        warnings: 22,
+        warnings: 23,
     });
     // rclone's `options/set` takes each option group as a `deepObject` query parameter.
     assert!(
@@ -298,7 +299,12 @@ fn an_openapi_3_1_description_imports_as_its_snapshot_says_and_passes_check() {
     assert_snapshot("readme.toml", &manifest);
     assert_snapshot("readme.summary", &summary);
     let (code, report) = check(&manifest, &[("README_API_BEARER", "rdme_token")]);
-    assert_eq!((code, report.trim_end()), (0, "0 errors, 0 warnings"));
+    assert_eq!(code, 0, "{report}");
+    assert!(
+        report.starts_with("warning: tools/list is 54 tools, ")
+            && report.ends_with("[list-size]\n0 errors, 1 warning\n"),
+        "only the list's size: {report}"
+    );
 }
 
 #[test]
@@ -314,6 +320,25 @@ fn githubs_1223_operations_import_from_stdin_and_pass_check() {
     );
     assert_eq!(tools, 1221);
     let (code, report) = check(&manifest, &[]);
+    // The whole API is far over the list budget; its tags are toolsets to serve apart.
+    assert_eq!(code, 0, "{report}");
+    assert!(
+        report.ends_with("[list-size]\n0 errors, 1 warning\n"),
+        "{report}"
+    );
+    assert!(
+        report.contains("tools/list is 1221 tools, ")
+            && report.contains("over it alone: ")
+            && report.contains(" repos,"),
+        "{report}"
+    );
+    let (code, report) = check_with(&manifest, &[], &["--toolsets", "issues"]);
+    assert_eq!(code, 0, "{report}");
+    assert!(
+        report.contains("tools/list is 58 tools, "),
+        "issues alone: {report}"
+    );
+    let (code, report) = check_with(&manifest, &[], &["--toolsets", "meta,licenses"]);
     assert_eq!((code, report.trim_end()), (0, "0 errors, 0 warnings"));
     let (code, issues, summary) = import(
         &["-", "--include", "issues/*", "--method", "get"],
@@ -346,7 +371,8 @@ fn filters_keep_what_they_select_and_say_why_the_rest_was_dropped() {
         .collect();
     assert_eq!(
         names,
-        ["swagger-petstore", "findPetsByStatus", "getPetById"]
+        ["swagger-petstore", "pet", "findPetsByStatus", "getPetById"],
+        "the server, the one tag's toolset, the tools"
     );
     assert!(
         summary.contains("findPetsByTags (GET /pet/findByTags): --exclude `*ByTags`"),
@@ -370,7 +396,12 @@ fn filters_keep_what_they_select_and_say_why_the_rest_was_dropped() {
         .collect();
     assert_eq!(
         names,
-        ["swagger-petstore\"", "getInventory\"", "getOrderById\""]
+        [
+            "swagger-petstore\"",
+            "store\"",
+            "getInventory\"",
+            "getOrderById\""
+        ]
     );
 }
 

@@ -71,6 +71,7 @@ mod sandbox_shims;
 mod scale_out;
 mod tasks;
 mod tools;
+mod toolsets;
 #[cfg(feature = "otlp")]
 mod traces;
 mod userfiles;

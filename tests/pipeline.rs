@@ -46,6 +46,11 @@ fn manifest() -> String {
             );
         }
     }
+    // Two toolsets, chosen by `MCP_SERVE_TOOLSETS` in the toolsets matrix only.
+    text.push_str(
+        "\n[[toolsets]]\nname = \"matrix\"\ntools = [\"limited*\", \"slow*\", \"plain*\", \"leak*\"]\n\
+         \n[[toolsets]]\nname = \"other\"\ntools = [\"api\"]\n",
+    );
     text
 }
 
@@ -164,6 +169,46 @@ fn every_entry_counts_a_call_against_its_rate_once() {
         })?;
         check(runs(&workspace, &name) == 2, || {
             format!("the command ran {} times", runs(&workspace, &name))
+        })?;
+        Ok(Cell::Held)
+    });
+}
+
+#[test]
+fn every_entry_refuses_a_tool_outside_the_chosen_toolsets_before_it_runs() {
+    matrix("toolsets", |kind, asking| {
+        if asking && !kind.can_ask() {
+            return Ok(Cell::Apart(
+                "asks, and nothing can be asked here (refused: the confirm cell)",
+            ));
+        }
+        if kind == Kind::Test {
+            return Ok(Cell::Apart(
+                "runs examples, not calls: toolsets::test_runs_only_the_examples_of_the_chosen_tools",
+            ));
+        }
+        let workspace = workspace();
+        let name = tool(kind, "plain", asking);
+        let call = Call::new(&name, Answer::Accept);
+        // The control: the same call, its toolset chosen, runs.
+        let mut chosen =
+            Entry::start_with_env(kind, &workspace, &[("MCP_SERVE_TOOLSETS", "matrix")]);
+        let ended = chosen.run(std::slice::from_ref(&call));
+        check(runs(&workspace, &name) == 1, || {
+            format!(
+                "with its toolset chosen it ran {} times: {ended:?}",
+                runs(&workspace, &name)
+            )
+        })?;
+        drop(chosen);
+        let mut other = Entry::start_with_env(kind, &workspace, &[("MCP_SERVE_TOOLSETS", "other")]);
+        let ended = other.run(std::slice::from_ref(&call));
+        check(runs(&workspace, &name) == 1, || {
+            format!("outside the chosen toolsets it ran: {ended:?}")
+        })?;
+        let said = ended.first().map(says).unwrap_or_default();
+        check(said.contains(&format!("unknown tool `{name}`")), || {
+            format!("not refused as an unknown tool: {ended:?}")
         })?;
         Ok(Cell::Held)
     });

@@ -77,6 +77,7 @@ pub fn lint(registry: &Registry, targets: &[Target]) -> Vec<Finding> {
         }
     }
     sandbox::lint(registry, &mut findings);
+    lint_size(registry, &mut findings);
     let count = registry.tools().count();
     for target in targets {
         let limit = match target {
@@ -96,6 +97,18 @@ pub fn lint(registry: &Registry, targets: &[Target]) -> Vec<Finding> {
         }
     }
     findings
+}
+
+/// A `tools/list` over the budget (`size::over_budget`).
+fn lint_size(registry: &Registry, findings: &mut Vec<Finding>) {
+    if let Some(message) = super::size::over_budget(registry) {
+        findings.push(Finding {
+            severity: Severity::Warning,
+            rule: "list-size",
+            tool: None,
+            message,
+        });
+    }
 }
 
 fn lint_tool(tool: &Tool, findings: &mut Vec<Finding>) {
@@ -248,7 +261,7 @@ pub fn command(
         .iter()
         .any(|finding| finding.severity == Severity::Error);
     if args.format == Format::Json {
-        let mut report = serde_json::json!({"valid": true, "findings": findings});
+        let mut report = serde_json::json!({"valid": true, "findings": findings, "sizes": super::size::report(&registry)});
         if let Some(sandbox) = sandbox::report(&registry) {
             report["sandbox"] = sandbox;
         }

@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 
+use super::size::ListSize;
 use crate::registry::Registry;
 use crate::revision::Revision;
 
@@ -56,9 +57,30 @@ pub fn render(registry: &Registry, json: bool, protocol_version: &str) -> String
             "{name:name_width$}  {arguments:arguments_width$}  {about}"
         );
     }
+    out.push_str(&toolsets_table(registry));
+    let whole = ListSize::of(registry, Revision::V2025_06, None);
+    let _ = writeln!(out, "\ntools/list (2025-11-25): {}", whole.describe());
     out.push_str(&prompts_table(registry));
     out.push_str(&resources_table(registry));
     out
+}
+
+/// The toolsets, when the manifest has any: name, what its `tools/list` takes, about.
+fn toolsets_table(registry: &Registry) -> String {
+    let rows: Vec<[String; 3]> = registry
+        .toolsets()
+        .iter()
+        .map(|set| {
+            let size = ListSize::of(registry, Revision::V2025_06, Some(set));
+            let about = set
+                .title
+                .clone()
+                .or_else(|| set.description.clone())
+                .unwrap_or_default();
+            [set.name.clone(), size.describe(), about]
+        })
+        .collect();
+    table(["TOOLSET", "TOOLS/LIST"], &rows)
 }
 
 /// The prompts, when the manifest has any: name, arguments (`?` when optional), about.

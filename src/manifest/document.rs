@@ -11,16 +11,20 @@ use super::Checker;
 use super::prompt::build_prompts;
 use super::resource::{build_resources, build_templates};
 use super::tool::build_tools;
-use super::wire::{PromptWire, ResourceTemplateWire, ResourceWire, ServerWire, ToolWire};
+use super::toolset::build_toolsets;
+use super::wire::{
+    PromptWire, ResourceTemplateWire, ResourceWire, ServerWire, ToolWire, ToolsetWire,
+};
 use crate::registry::Registry;
 use crate::suggest::suggest;
 
-const TOP_LEVEL_KEYS: [&str; 5] = [
+const TOP_LEVEL_KEYS: [&str; 6] = [
     "server",
     "tools",
     "prompts",
     "resources",
     "resource-templates",
+    "toolsets",
 ];
 
 /// Parses the document and builds the registry; `None` when nothing usable came out.
@@ -42,9 +46,12 @@ pub(super) fn load(source: &str, checker: &mut Checker) -> Option<Registry> {
     let mut server = ServerWire::default();
     let mut tools = Vec::new();
     let mut tools_seen = false;
+    // Whether every `[[tools]]` table was read: a toolset's members are checked only then.
+    let mut tools_complete = true;
     let mut prompts: Vec<PromptWire> = Vec::new();
     let mut resources: Vec<ResourceWire> = Vec::new();
     let mut templates: Vec<ResourceTemplateWire> = Vec::new();
+    let mut toolsets: Vec<ToolsetWire> = Vec::new();
     for (key, value) in root {
         let key_span = key.span();
         match key.get_ref().as_ref() {
@@ -60,8 +67,9 @@ pub(super) fn load(source: &str, checker: &mut Checker) -> Option<Registry> {
                     DeValue::Array(entries) => {
                         for (index, entry) in entries.into_iter().enumerate() {
                             let context = tool_context(&entry, index);
-                            if let Some(wire) = deserialize::<ToolWire>(entry, &context, checker) {
-                                tools.push(wire);
+                            match deserialize::<ToolWire>(entry, &context, checker) {
+                                Some(wire) => tools.push(wire),
+                                None => tools_complete = false,
                             }
                         }
                     }
@@ -77,6 +85,7 @@ pub(super) fn load(source: &str, checker: &mut Checker) -> Option<Registry> {
             "resource-templates" => {
                 templates = entries(value, "resource template", "resource-templates", checker);
             }
+            "toolsets" => toolsets = entries(value, "toolset", "toolsets", checker),
             other => {
                 let suggestion = suggest(other, TOP_LEVEL_KEYS);
                 let diagnostic =
@@ -84,7 +93,7 @@ pub(super) fn load(source: &str, checker: &mut Checker) -> Option<Registry> {
                 diagnostic.suggest(suggestion);
                 if suggestion.is_none() {
                     diagnostic.hint(
-                        "the manifest has a `[server]` table, and `[[tools]]`, `[[prompts]]`, `[[resources]]` and `[[resource-templates]]` tables",
+                        "the manifest has a `[server]` table, and `[[tools]]`, `[[toolsets]]`, `[[prompts]]`, `[[resources]]` and `[[resource-templates]]` tables",
                     );
                 }
             }
@@ -103,8 +112,10 @@ pub(super) fn load(source: &str, checker: &mut Checker) -> Option<Registry> {
     let prompts = build_prompts(&prompts, checker);
     let resources = build_resources(&resources, checker);
     let templates = build_templates(&templates, source, checker);
+    let toolsets = build_toolsets(&toolsets, &tools, tools_complete, checker);
     build_tools(server, tools, checker).map(|registry| {
         registry
+            .with_toolsets(toolsets)
             .with_prompts(prompts)
             .with_resources(resources, templates)
             .with_all_scopes_supported()

@@ -168,6 +168,9 @@ pub(super) struct ToolWire {
     pub(super) name: Spanned<String>,
     pub(super) title: Option<String>,
     pub(super) description: Option<String>,
+    /// The toolsets this tool belongs to (`--toolsets` chooses which a server serves).
+    #[schemars(with = "Option<Vec<String>>")]
+    pub(super) toolsets: Option<Vec<Spanned<String>>>,
     pub(super) annotations: Option<AnnotationsWire>,
     pub(super) icons: Option<Vec<IconWire>>,
     #[serde(rename = "_meta")]
@@ -677,4 +680,19 @@ pub(super) struct ManifestWire {
     pub(super) resources: Option<Vec<ResourceWire>>,
     #[serde(rename = "resource-templates")]
     pub(super) resource_templates: Option<Vec<ResourceTemplateWire>>,
+    pub(super) toolsets: Option<Vec<ToolsetWire>>,
+}
+
+/// One `[[toolsets]]` entry: a named set of tools that `--toolsets` can choose.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub(super) struct ToolsetWire {
+    /// Letters, digits, `_` and `-`, as in `--toolsets issues,pulls`.
+    #[schemars(with = "String")]
+    pub(super) name: Spanned<String>,
+    pub(super) title: Option<String>,
+    pub(super) description: Option<String>,
+    /// Its tools by name, or globs over names (`"*_issue*"`); tools may also name the set.
+    #[schemars(with = "Option<Vec<String>>")]
+    pub(super) tools: Option<Vec<Spanned<String>>>,
 }

@@ -70,6 +70,7 @@ pub fn manifest_with_offsets(
         let _ = writeln!(out, "version = {}", string(&version));
     }
     let _ = writeln!(out, "title = {}", string(&title));
+    toolsets(&mut out, document, tools);
     for tool in tools {
         out.push('\n');
         starts.push(out.len());
@@ -99,6 +100,47 @@ pub fn server_name(document: &Document, options: &Options) -> String {
     }
 }
 
+/// A `[[toolsets]]` table for each tag the kept tools have, in order of first use, with the
+/// tag's own spelling as its title and the description's words for it.
+fn toolsets(out: &mut String, document: &Document, tools: &[Tool]) {
+    let mut names: Vec<&str> = Vec::new();
+    for name in tools.iter().flat_map(|tool| &tool.toolsets) {
+        if !names.contains(&name.as_str()) {
+            names.push(name);
+        }
+    }
+    let declared: Vec<&Value> = document
+        .root
+        .get("tags")
+        .and_then(Value::as_array)
+        .map(|tags| tags.iter().collect())
+        .unwrap_or_default();
+    for name in names {
+        let _ = writeln!(out, "\n[[toolsets]]\nname = {}", string(name));
+        let tag = declared.iter().find(|tag| {
+            tag.get("name")
+                .and_then(Value::as_str)
+                .and_then(super::naming::toolset)
+                .is_some_and(|slug| slug == name)
+        });
+        let spelling = tag
+            .and_then(|tag| tag.get("name"))
+            .and_then(Value::as_str)
+            .filter(|spelling| *spelling != name);
+        if let Some(spelling) = spelling {
+            let _ = writeln!(out, "title = {}", string(spelling));
+        }
+        if let Some(description) = tag
+            .and_then(|tag| tag.get("description"))
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|text| !text.is_empty())
+        {
+            let _ = writeln!(out, "description = {}", text(description));
+        }
+    }
+}
+
 fn tool_table(out: &mut String, tool: &Tool) {
     let _ = write!(out, "# {} {}", tool.method, printable(&tool.path));
     match &tool.operation_id {
@@ -117,6 +159,10 @@ fn tool_table(out: &mut String, tool: &Tool) {
     }
     if let Some(description) = &tool.description {
         let _ = writeln!(out, "description = {}", text(description));
+    }
+    if !tool.toolsets.is_empty() {
+        let names: Vec<String> = tool.toolsets.iter().map(|name| string(name)).collect();
+        let _ = writeln!(out, "toolsets = [{}]", names.join(", "));
     }
     let mut annotations = Vec::new();
     if tool.read_only {

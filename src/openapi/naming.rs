@@ -27,6 +27,22 @@ impl ToolNames {
     }
 }
 
+/// A tag as a toolset name: lower case, `-` for every run of other characters than
+/// letters, digits and `_`, at most 64 bytes; `None` when nothing is left.
+pub fn toolset(tag: &str) -> Option<String> {
+    let mut name = String::new();
+    for c in tag.chars() {
+        if c.is_ascii_alphanumeric() || c == '_' {
+            name.push(c.to_ascii_lowercase());
+        } else if !name.is_empty() && !name.ends_with('-') {
+            name.push('-');
+        }
+    }
+    name.truncate(64);
+    let name = name.trim_end_matches('-');
+    (!name.is_empty()).then(|| name.to_owned())
+}
+
 /// The argument names of one tool.
 #[derive(Debug, Default)]
 pub struct ArgumentNames {

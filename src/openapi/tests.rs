@@ -71,10 +71,12 @@ proptest! {
                 "CARGO_MANIFEST_DIR": {"type": "apiKey", "in": "cookie", "name": scheme_key}
             }},
             "security": [{"CARGO_MANIFEST_DIR": []}, {"HOME": []}, {"PATH": []}],
+            "tags": [{"name": summary, "description": description}, {"name": id}],
             "paths": {
                 format!("/items/{{{path_name}}}"): {
                     "post": {
                         "operationId": id,
+                        "tags": [summary, id, description],
                         "summary": summary,
                         "description": description,
                         "parameters": [
@@ -136,7 +138,67 @@ proptest! {
             let description = tool.definition.get("description").and_then(serde_json::Value::as_str);
             prop_assert_eq!(description, kept.description.as_deref());
         }
+        // Every tag that names something became a toolset of exactly its tools.
+        for set in registry.toolsets() {
+            let members: Vec<&str> = imported.kept.iter()
+                .filter(|tool| tool.toolsets.contains(&set.name))
+                .map(|tool| tool.name.as_str())
+                .collect();
+            prop_assert_eq!(set.tools.iter().map(String::as_str).collect::<Vec<_>>(), members);
+        }
+        let tagged = imported.kept.iter().flat_map(|tool| &tool.toolsets).count();
+        prop_assert!(tagged == 0 || !registry.toolsets().is_empty());
     }
+}
+
+#[test]
+fn tags_become_toolsets_with_their_spelling_and_description() {
+    let document = json!({
+        "openapi": "3.1.0",
+        "info": {"title": "t", "version": "1"},
+        "servers": [{"url": "https://api.example.com"}],
+        "tags": [{"name": "Pull Requests", "description": "Review and merge"}, {"name": "unused"}],
+        "paths": {
+            "/pulls": {"get": {"operationId": "list_pulls", "tags": ["Pull Requests"], "responses": {"204": {"description": "-"}}}},
+            "/issues": {"get": {"operationId": "list_issues", "tags": ["issues", "Pull Requests"], "responses": {"204": {"description": "-"}}}},
+            "/meta": {"get": {"operationId": "meta", "responses": {"204": {"description": "-"}}}}
+        }
+    });
+    let imported = import(&document.to_string(), &options()).expect("imports");
+    assert!(imported.manifest.contains(
+        "[[toolsets]]\nname = \"pull-requests\"\ntitle = \"Pull Requests\"\ndescription = \"Review and merge\"\n"
+    ), "{}", imported.manifest);
+    let registry =
+        crate::manifest::parse(&imported.manifest, "tools.toml", std::path::Path::new("/"))
+            .unwrap_or_else(|error| panic!("{error}\n{}", imported.manifest));
+    let sets: Vec<(&str, Vec<&str>)> = registry
+        .toolsets()
+        .iter()
+        .map(|set| {
+            (
+                set.name.as_str(),
+                set.tools.iter().map(String::as_str).collect(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        sets,
+        [
+            ("pull-requests", vec!["list_pulls", "list_issues"]),
+            ("issues", vec!["list_issues"])
+        ],
+        "a tag no kept operation has is no toolset"
+    );
+    let chosen = registry
+        .select(&crate::toolset::Selection::of(&["issues".to_owned()]))
+        .expect("a declared set");
+    assert_eq!(
+        chosen
+            .tools()
+            .map(|tool| tool.name.as_str())
+            .collect::<Vec<_>>(),
+        ["list_issues"]
+    );
 }
 
 /// A description with one `POST /a` (or what `path` says) and these parts.

@@ -29,6 +29,8 @@ pub struct Tool {
     pub operation_id: Option<String>,
     pub title: Option<String>,
     pub description: Option<String>,
+    /// The operation's tags as toolset names (`naming::toolset`).
+    pub toolsets: Vec<String>,
     pub read_only: bool,
     pub destructive: bool,
     pub idempotent: bool,
@@ -202,15 +204,13 @@ pub fn build(
         ),
         read_only: matches!(method.as_str(), "GET" | "HEAD" | "OPTIONS"),
         destructive: method == "DELETE",
-        idempotent: matches!(
-            method.as_str(),
-            "GET" | "HEAD" | "OPTIONS" | "PUT" | "DELETE"
-        ),
+        idempotent: idempotent(&method),
         path: operation.path.to_owned(),
         operation_id: operation.id.map(ToOwned::to_owned),
         method,
         title,
         description,
+        toolsets: toolsets(&operation.tags),
         input_schema,
         output_schema,
         url: format!("{}{path}", base.trim_end_matches('/')),
@@ -221,6 +221,22 @@ pub fn build(
         body,
         notes: arguments.notes,
     })
+}
+
+/// Whether HTTP calls the method idempotent (RFC 9110, 9.2.2).
+fn idempotent(method: &str) -> bool {
+    matches!(method, "GET" | "HEAD" | "OPTIONS" | "PUT" | "DELETE")
+}
+
+/// Each tag once, as a toolset name.
+fn toolsets(tags: &[&str]) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for name in tags.iter().filter_map(|tag| naming::toolset(tag)) {
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    names
 }
 
 /// The first non-null `type` of a schema.

@@ -180,10 +180,21 @@ pub(super) struct Entry<'a> {
     session: Option<String>,
     /// What terminal commands wrote to stderr.
     terminal_log: String,
+    /// The environment every process of this entry starts with, beside the harness's.
+    env: Vec<(&'static str, &'static str)>,
 }
 
 impl<'a> Entry<'a> {
     pub(super) fn start(kind: Kind, workspace: &'a Workspace) -> Self {
+        Self::start_with_env(kind, workspace, &[])
+    }
+
+    /// Starts the entry's server, or readies its commands, with `env` set for each.
+    pub(super) fn start_with_env(
+        kind: Kind,
+        workspace: &'a Workspace,
+        env: &[(&'static str, &'static str)],
+    ) -> Self {
         let manifest = workspace.manifest();
         let mut entry = Self {
             kind,
@@ -192,12 +203,13 @@ impl<'a> Entry<'a> {
             http: None,
             session: None,
             terminal_log: String::new(),
+            env: env.to_vec(),
         };
         match kind {
             Kind::Stdio2025 | Kind::Stdio2025Stray | Kind::Stdio2026 | Kind::Stdio2026UpFront => {
                 let mut flags: Vec<&str> = FLAGS[..7].to_vec();
                 flags.extend(["--metrics-addr", "127.0.0.1:0"]);
-                let mut server = Server::start_with(&manifest, &flags, &[]);
+                let mut server = Server::start_with(&manifest, &flags, env);
                 if kind.legacy_stdio() {
                     let response = server.request(
                         "initialize",
@@ -221,7 +233,7 @@ impl<'a> Entry<'a> {
                 if kind == Kind::HttpSessions {
                     flags.push("--sessions");
                 }
-                let server = HttpServer::start(&manifest, &flags);
+                let server = HttpServer::start_with_env(&manifest, &flags, env);
                 if kind == Kind::HttpSessions {
                     entry.session = Some(open_session_with(&server, &json!({"elicitation": {}})));
                 }
@@ -353,6 +365,7 @@ impl<'a> Entry<'a> {
             ])
             .arg("--json")
             .arg(call.arguments.to_string())
+            .envs(self.env.iter().copied())
             .env("NO_COLOR", "1")
             .stdin(std::process::Stdio::null());
         if self.kind == Kind::CliTask {
@@ -385,6 +398,7 @@ impl<'a> Entry<'a> {
             .arg("--config")
             .arg(&path)
             .args(["--audit", "--log-format", "json", "test"])
+            .envs(self.env.iter().copied())
             .env("NO_COLOR", "1")
             .env("MCP_SERVE_DATA_DIR", self.workspace.path("."))
             .output()

@@ -1,0 +1,198 @@
+//! How big a client's `tools/list` answer is, in bytes and approximate tokens, for `list`
+//! and `check`, and the budget `check` warns above.
+
+use serde_json::{Map, Value, json};
+
+use crate::registry::Registry;
+use crate::revision::Revision;
+use crate::toolset::Toolset;
+
+/// Hosts warn when a server's tools take more than about this many tokens of the model's
+/// context (Claude Code at 25,000), and a model's choice of tool degrades well before.
+pub const BUDGET_TOKENS: usize = 25_000;
+
+/// The revisions whose answers are measured, with the version each is named by.
+pub const MEASURED: [(Revision, &str); 3] = [
+    (Revision::V2024_11, "2024-11-05"),
+    (Revision::V2025_06, "2025-11-25"),
+    (Revision::V2026_07, "2026-07-28"),
+];
+
+/// The size of one `tools/list` result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct ListSize {
+    pub tools: usize,
+    /// The compact JSON of `{"tools": [...]}`.
+    pub bytes: usize,
+    /// About a token per 4 bytes of JSON, as tokenizers of these models read it.
+    pub tokens: usize,
+}
+
+impl ListSize {
+    /// The answer `revision`'s client gets: every tool served, or the members of `set`.
+    pub fn of(registry: &Registry, revision: Revision, set: Option<&Toolset>) -> Self {
+        let listing = registry.listing(revision);
+        let entries: Vec<usize> = registry
+            .tools()
+            .zip(&listing)
+            .filter(|(tool, _)| set.is_none_or(|set| set.tools.contains(&tool.name)))
+            .map(|(_, entry)| serde_json::to_vec(entry).map_or(0, |bytes| bytes.len()))
+            .collect();
+        // `{"tools":[` … `]}` and a comma between entries.
+        let bytes = 12 + entries.iter().sum::<usize>() + entries.len().saturating_sub(1);
+        Self {
+            tools: entries.len(),
+            bytes,
+            tokens: bytes.div_ceil(4),
+        }
+    }
+
+    pub fn over_budget(&self) -> bool {
+        self.tokens > BUDGET_TOKENS
+    }
+
+    /// `12 tools, 4.6 KB, ~1,180 tokens`.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} tool{}, {}, ~{} tokens",
+            self.tools,
+            if self.tools == 1 { "" } else { "s" },
+            bytes(self.bytes),
+            thousands(self.tokens)
+        )
+    }
+}
+
+/// Each revision's `tools/list` size, whole and per toolset (`--format json`).
+pub fn report(registry: &Registry) -> Value {
+    let mut out = Map::new();
+    for (revision, version) in MEASURED {
+        let toolsets: Map<String, Value> = registry
+            .toolsets()
+            .iter()
+            .map(|set| {
+                let size = ListSize::of(registry, revision, Some(set));
+                (set.name.clone(), json!(size))
+            })
+            .collect();
+        let mut entry = json!(ListSize::of(registry, revision, None));
+        entry["toolsets"] = Value::Object(toolsets);
+        out.insert(version.to_owned(), entry);
+    }
+    Value::Object(out)
+}
+
+/// Why the served `tools/list` is over [`BUDGET_TOKENS`], naming the toolsets that are
+/// over it alone; `None` when it fits.
+pub fn over_budget(registry: &Registry) -> Option<String> {
+    let revision = Revision::V2025_06;
+    let whole = ListSize::of(registry, revision, None);
+    if !whole.over_budget() {
+        return None;
+    }
+    let mut message = format!(
+        "tools/list is {}, over the {} tokens hosts warn at",
+        whole.describe(),
+        thousands(BUDGET_TOKENS)
+    );
+    let sets = registry.toolsets();
+    if sets.is_empty() {
+        message.push_str("; group the tools into toolsets and serve some with --toolsets");
+        return Some(message);
+    }
+    message.push_str("; serve fewer with --toolsets (`mcp-serve list` shows each one's size)");
+    let over: Vec<&str> = sets
+        .iter()
+        .filter(|set| ListSize::of(registry, revision, Some(set)).over_budget())
+        .map(|set| set.name.as_str())
+        .collect();
+    if !over.is_empty() {
+        message.push_str(&format!("; over it alone: {}", over.join(", ")));
+    }
+    Some(message)
+}
+
+fn bytes(count: usize) -> String {
+    #[expect(
+        clippy::cast_precision_loss,
+        reason = "a size shown to one decimal place"
+    )]
+    let value = count as f64;
+    if count < 1000 {
+        format!("{count} B")
+    } else if count < 1_000_000 {
+        format!("{:.1} KB", value / 1e3)
+    } else {
+        format!("{:.1} MB", value / 1e6)
+    }
+}
+
+fn thousands(count: usize) -> String {
+    let digits = count.to_string();
+    let mut out = String::new();
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_read_as_people_write_them() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+        assert_eq!(bytes(999), "999 B");
+        assert_eq!(bytes(4600), "4.6 KB");
+        assert_eq!(bytes(4_600_000), "4.6 MB");
+        let size = ListSize {
+            tools: 1,
+            bytes: 4001,
+            tokens: 1001,
+        };
+        assert_eq!(size.describe(), "1 tool, 4.0 KB, ~1,001 tokens");
+        assert!(!size.over_budget());
+    }
+
+    #[test]
+    fn the_size_is_the_length_of_the_answer_a_client_gets() {
+        let registry = crate::manifest::parse(
+            r#"
+[[tools]]
+name = "a"
+description = "the first"
+toolsets = ["one"]
+[tools.static]
+content = [{ type = "text", text = "a" }]
+
+[[tools]]
+name = "b"
+toolsets = ["two"]
+[tools.static]
+content = [{ type = "text", text = "b" }]
+"#,
+            "tools.toml",
+            std::path::Path::new("/"),
+        )
+        .expect("loads");
+        for (revision, _) in MEASURED {
+            let listing = registry.listing(revision);
+            let whole =
+                serde_json::to_vec(&serde_json::json!({ "tools": listing })).expect("serializes");
+            let size = ListSize::of(&registry, revision, None);
+            assert_eq!((size.tools, size.bytes), (2, whole.len()));
+            let one = &registry.toolsets()[0];
+            let alone = serde_json::to_vec(&serde_json::json!({ "tools": [listing[0].clone()] }))
+                .expect("serializes");
+            let size = ListSize::of(&registry, revision, Some(one));
+            assert_eq!((size.tools, size.bytes), (1, alone.len()));
+        }
+    }
+}
