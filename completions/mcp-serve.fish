@@ -25,7 +25,7 @@ function __fish_mcp_serve_using_subcommand
 end
 
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
-complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l toolsets -d 'Serve only the tools of these toolsets (comma-separated); `list`, `check`, `call` and reloads see the same choice [default: every tool]' -r
+complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l toolsets -d 'Serve only the tools of these toolsets (comma-separated; `all`: every tool); `list`, `check`, `call` and reloads see the same choice [default: the manifest\'s `[server] toolsets`, else every tool]' -r
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l max-calls -d 'At most this many tool calls run at once; beyond, calls wait (--queue) or fail fast' -r
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l queue -d 'Calls that may wait for a free slot when --max-calls are running; beyond, calls fail fast' -r
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l state-key-file -d 'Seal the state of 2026 calls that ask the client (`input_required`) with the key in this file (at least 32 bytes), so every replica accepts it; default: a random key' -r -F
@@ -88,7 +88,7 @@ openai\t''"
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand check" -l format -d 'Print the findings as JSON' -r -f -a "text\t''
 json\t''"
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand check" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
-complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand check" -l toolsets -d 'Serve only the tools of these toolsets (comma-separated); `list`, `check`, `call` and reloads see the same choice [default: every tool]' -r
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand check" -l toolsets -d 'Serve only the tools of these toolsets (comma-separated; `all`: every tool); `list`, `check`, `call` and reloads see the same choice [default: the manifest\'s `[server] toolsets`, else every tool]' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand check" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand check" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand check" -l task-lease -d 'A running task\'s lease: its server renews it; a task whose server died reads as failed once it runs out' -r
@@ -99,7 +99,7 @@ complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand check" -s v -l verbo
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand check" -s h -l help -d 'Print help'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand list" -l protocol-version -d 'With --json: the protocol version of that client' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand list" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
-complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand list" -l toolsets -d 'Serve only the tools of these toolsets (comma-separated); `list`, `check`, `call` and reloads see the same choice [default: every tool]' -r
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand list" -l toolsets -d 'Serve only the tools of these toolsets (comma-separated; `all`: every tool); `list`, `check`, `call` and reloads see the same choice [default: the manifest\'s `[server] toolsets`, else every tool]' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand list" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand list" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand list" -l task-lease -d 'A running task\'s lease: its server renews it; a task whose server died reads as failed once it runs out' -r
@@ -112,7 +112,7 @@ complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -l json -d 'Al
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -l answer -d 'Answer a field the tool asks for (`[tools.ask]`), typed like arguments (repeatable); on a terminal, what is missing is asked' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -l out-dir -d 'Where images, audio and other binary blocks are saved' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
-complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -l toolsets -d 'Serve only the tools of these toolsets (comma-separated); `list`, `check`, `call` and reloads see the same choice [default: every tool]' -r
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -l toolsets -d 'Serve only the tools of these toolsets (comma-separated; `all`: every tool); `list`, `check`, `call` and reloads see the same choice [default: the manifest\'s `[server] toolsets`, else every tool]' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -l task-lease -d 'A running task\'s lease: its server renews it; a task whose server died reads as failed once it runs out' -r
@@ -125,7 +125,7 @@ complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -l task -d 'Ru
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -s h -l help -d 'Print help'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand test" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
-complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand test" -l toolsets -d 'Serve only the tools of these toolsets (comma-separated); `list`, `check`, `call` and reloads see the same choice [default: every tool]' -r
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand test" -l toolsets -d 'Serve only the tools of these toolsets (comma-separated; `all`: every tool); `list`, `check`, `call` and reloads see the same choice [default: the manifest\'s `[server] toolsets`, else every tool]' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand test" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand test" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand test" -l task-lease -d 'A running task\'s lease: its server renews it; a task whose server died reads as failed once it runs out' -r
@@ -134,7 +134,7 @@ json\t''"
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand test" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand test" -s h -l help -d 'Print help'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand init" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
-complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand init" -l toolsets -d 'Serve only the tools of these toolsets (comma-separated); `list`, `check`, `call` and reloads see the same choice [default: every tool]' -r
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand init" -l toolsets -d 'Serve only the tools of these toolsets (comma-separated; `all`: every tool); `list`, `check`, `call` and reloads see the same choice [default: the manifest\'s `[server] toolsets`, else every tool]' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand init" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand init" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand init" -l task-lease -d 'A running task\'s lease: its server renews it; a task whose server died reads as failed once it runs out' -r
@@ -150,7 +150,7 @@ complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand install" -l via -d '
 uvx\t'`uvx mcp-serve@VERSION`: the wheel from the Python package index, cached by uv'
 npx\t'`npx -y mcp-serve@VERSION`: the npm package and its platform binary'"
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand install" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
-complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand install" -l toolsets -d 'Serve only the tools of these toolsets (comma-separated); `list`, `check`, `call` and reloads see the same choice [default: every tool]' -r
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand install" -l toolsets -d 'Serve only the tools of these toolsets (comma-separated; `all`: every tool); `list`, `check`, `call` and reloads see the same choice [default: the manifest\'s `[server] toolsets`, else every tool]' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand install" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand install" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand install" -l task-lease -d 'A running task\'s lease: its server renews it; a task whose server died reads as failed once it runs out' -r
@@ -161,7 +161,7 @@ complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand install" -l force -d
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand install" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand install" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand import; and not __fish_seen_subcommand_from openapi help" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
-complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand import; and not __fish_seen_subcommand_from openapi help" -l toolsets -d 'Serve only the tools of these toolsets (comma-separated); `list`, `check`, `call` and reloads see the same choice [default: every tool]' -r
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand import; and not __fish_seen_subcommand_from openapi help" -l toolsets -d 'Serve only the tools of these toolsets (comma-separated; `all`: every tool); `list`, `check`, `call` and reloads see the same choice [default: the manifest\'s `[server] toolsets`, else every tool]' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand import; and not __fish_seen_subcommand_from openapi help" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand import; and not __fish_seen_subcommand_from openapi help" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand import; and not __fish_seen_subcommand_from openapi help" -l task-lease -d 'A running task\'s lease: its server renews it; a task whose server died reads as failed once it runs out' -r
@@ -182,7 +182,7 @@ complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand import; and __fish_s
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand import; and __fish_seen_subcommand_from openapi" -l name -d 'The server\'s name [default: from the description\'s title]' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand import; and __fish_seen_subcommand_from openapi" -l max-output-schema -d 'Leave out an output schema larger than this (as compact JSON): every client reads it in `tools/list`' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand import; and __fish_seen_subcommand_from openapi" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
-complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand import; and __fish_seen_subcommand_from openapi" -l toolsets -d 'Serve only the tools of these toolsets (comma-separated); `list`, `check`, `call` and reloads see the same choice [default: every tool]' -r
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand import; and __fish_seen_subcommand_from openapi" -l toolsets -d 'Serve only the tools of these toolsets (comma-separated; `all`: every tool); `list`, `check`, `call` and reloads see the same choice [default: the manifest\'s `[server] toolsets`, else every tool]' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand import; and __fish_seen_subcommand_from openapi" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand import; and __fish_seen_subcommand_from openapi" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand import; and __fish_seen_subcommand_from openapi" -l task-lease -d 'A running task\'s lease: its server renews it; a task whose server died reads as failed once it runs out' -r
@@ -195,7 +195,7 @@ complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand import; and __fish_s
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand import; and __fish_seen_subcommand_from help" -f -a "openapi" -d 'One HTTP tool per operation of an `OpenAPI` 3.0 or 3.1 description (JSON or YAML)'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand import; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and not __fish_seen_subcommand_from list get cancel help" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
-complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and not __fish_seen_subcommand_from list get cancel help" -l toolsets -d 'Serve only the tools of these toolsets (comma-separated); `list`, `check`, `call` and reloads see the same choice [default: every tool]' -r
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and not __fish_seen_subcommand_from list get cancel help" -l toolsets -d 'Serve only the tools of these toolsets (comma-separated; `all`: every tool); `list`, `check`, `call` and reloads see the same choice [default: the manifest\'s `[server] toolsets`, else every tool]' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and not __fish_seen_subcommand_from list get cancel help" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and not __fish_seen_subcommand_from list get cancel help" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and not __fish_seen_subcommand_from list get cancel help" -l task-lease -d 'A running task\'s lease: its server renews it; a task whose server died reads as failed once it runs out' -r
@@ -210,7 +210,7 @@ complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and not __fis
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from list" -l format -d 'Print them as JSON, one record per line' -r -f -a "text\t''
 json\t''"
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from list" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
-complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from list" -l toolsets -d 'Serve only the tools of these toolsets (comma-separated); `list`, `check`, `call` and reloads see the same choice [default: every tool]' -r
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from list" -l toolsets -d 'Serve only the tools of these toolsets (comma-separated; `all`: every tool); `list`, `check`, `call` and reloads see the same choice [default: the manifest\'s `[server] toolsets`, else every tool]' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from list" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from list" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from list" -l task-lease -d 'A running task\'s lease: its server renews it; a task whose server died reads as failed once it runs out' -r
@@ -219,7 +219,7 @@ json\t''"
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from list" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from get" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
-complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from get" -l toolsets -d 'Serve only the tools of these toolsets (comma-separated); `list`, `check`, `call` and reloads see the same choice [default: every tool]' -r
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from get" -l toolsets -d 'Serve only the tools of these toolsets (comma-separated; `all`: every tool); `list`, `check`, `call` and reloads see the same choice [default: the manifest\'s `[server] toolsets`, else every tool]' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from get" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from get" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from get" -l task-lease -d 'A running task\'s lease: its server renews it; a task whose server died reads as failed once it runs out' -r
@@ -228,7 +228,7 @@ json\t''"
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from get" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from get" -s h -l help -d 'Print help'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from cancel" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
-complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from cancel" -l toolsets -d 'Serve only the tools of these toolsets (comma-separated); `list`, `check`, `call` and reloads see the same choice [default: every tool]' -r
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from cancel" -l toolsets -d 'Serve only the tools of these toolsets (comma-separated; `all`: every tool); `list`, `check`, `call` and reloads see the same choice [default: the manifest\'s `[server] toolsets`, else every tool]' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from cancel" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from cancel" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from cancel" -l task-lease -d 'A running task\'s lease: its server renews it; a task whose server died reads as failed once it runs out' -r
@@ -241,7 +241,7 @@ complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_se
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from help" -f -a "cancel" -d 'Cancel a running task; the server running it stops its process'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand tasks; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand schema" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
-complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand schema" -l toolsets -d 'Serve only the tools of these toolsets (comma-separated); `list`, `check`, `call` and reloads see the same choice [default: every tool]' -r
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand schema" -l toolsets -d 'Serve only the tools of these toolsets (comma-separated; `all`: every tool); `list`, `check`, `call` and reloads see the same choice [default: the manifest\'s `[server] toolsets`, else every tool]' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand schema" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand schema" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand schema" -l task-lease -d 'A running task\'s lease: its server renews it; a task whose server died reads as failed once it runs out' -r
@@ -250,7 +250,7 @@ json\t''"
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand schema" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand schema" -s h -l help -d 'Print help'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand completions" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
-complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand completions" -l toolsets -d 'Serve only the tools of these toolsets (comma-separated); `list`, `check`, `call` and reloads see the same choice [default: every tool]' -r
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand completions" -l toolsets -d 'Serve only the tools of these toolsets (comma-separated; `all`: every tool); `list`, `check`, `call` and reloads see the same choice [default: the manifest\'s `[server] toolsets`, else every tool]' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand completions" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand completions" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand completions" -l task-lease -d 'A running task\'s lease: its server renews it; a task whose server died reads as failed once it runs out' -r

@@ -79,8 +79,9 @@ pub struct ServeArgs {
     )]
     pub config: Option<PathBuf>,
 
-    /// Serve only the tools of these toolsets (comma-separated); `list`, `check`, `call` and
-    /// reloads see the same choice [default: every tool]
+    /// Serve only the tools of these toolsets (comma-separated; `all`: every tool); `list`,
+    /// `check`, `call` and reloads see the same choice [default: the manifest's `[server]
+    /// toolsets`, else every tool]
     #[arg(
         long,
         value_name = "NAMES",

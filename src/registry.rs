@@ -34,6 +34,8 @@ pub struct Registry {
     /// The named sets of tools (`[[toolsets]]`, a tool's `toolsets`); after
     /// [`Self::select`], only the chosen ones.
     toolsets: Vec<Toolset>,
+    /// `[server] toolsets`: what is served when `--toolsets` chooses nothing.
+    default_toolsets: Option<Vec<String>>,
     /// Outputs kept for `resources/read`; shared with the registry a reload replaces this
     /// one with, so links handed out before the reload keep working.
     store: Arc<ResourceStore>,
@@ -90,6 +92,7 @@ impl Registry {
             resources: IndexMap::new(),
             templates: Vec::new(),
             toolsets: Vec::new(),
+            default_toolsets: None,
             store: Arc::new(ResourceStore::new(ResourceStoreLimits::default())),
             withheld_env: Vec::new(),
             task_settings: crate::tasks::Settings::default(),
@@ -199,8 +202,9 @@ impl Registry {
     }
 
     #[must_use]
-    pub fn with_toolsets(mut self, toolsets: Vec<Toolset>) -> Self {
+    pub fn with_toolsets(mut self, toolsets: Vec<Toolset>, default: Option<Vec<String>>) -> Self {
         self.toolsets = toolsets;
+        self.default_toolsets = default;
         self
     }
 
@@ -209,16 +213,17 @@ impl Registry {
         &self.toolsets
     }
 
-    /// Cuts the tools to the members of the chosen toolsets (every tool when none is
-    /// chosen), in manifest order: what is not kept is not listed, and a call to it is an
-    /// unknown tool.
+    /// Cuts the tools to the members of the chosen toolsets (with no choice, those of
+    /// `[server] toolsets`, else every tool), in manifest order: what is not kept is not
+    /// listed, and a call to it is an unknown tool.
     pub fn select(mut self, selection: &Selection) -> Result<Self, ToolsetError> {
-        let Some(kept) = selection.members(&self.toolsets)? else {
+        let default = self.default_toolsets.as_deref();
+        let Some(kept) = selection.members(&self.toolsets, default)? else {
             return Ok(self);
         };
         let kept: std::collections::HashSet<String> = kept.into_iter().map(str::to_owned).collect();
+        let chosen: Vec<String> = selection.names(default).unwrap_or_default().to_vec();
         self.tools.retain(|name, _| kept.contains(name));
-        let chosen = selection.names().unwrap_or_default();
         self.toolsets.retain(|set| chosen.contains(&set.name));
         Ok(self)
     }

@@ -2,7 +2,8 @@
 //!
 //! A tool joins sets by naming them (`toolsets = ["issues"]`) or by a `[[toolsets]]` entry
 //! naming it or a glob over names (`manifest::toolset` checks both). With `--toolsets a,b`
-//! the registry is cut to the members of those sets before anything serves it
+//! (or the manifest's `[server] toolsets`, when no choice is made; `--toolsets all` is
+//! every tool) the registry is cut to the members of those sets before anything serves it
 //! (`Registry::select`): `tools/list`, `list`, `check`, `call` and every
 //! call's lookup see only the chosen tools, so a call to another is an unknown tool; each
 //! reload applies the same choice.
@@ -31,36 +32,62 @@ pub enum ToolsetError {
     },
 }
 
-/// The sets a server serves: `None` serves every tool, in a set or not.
+/// `--toolsets all`: every tool, whatever the manifest's `[server] toolsets` says; no set
+/// may have this name.
+pub const EVERY_TOOL: &str = "all";
+
+/// The sets a server serves.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Selection(Option<Vec<String>>);
+pub enum Selection {
+    /// No choice made: the manifest's `[server] toolsets`, else every tool.
+    #[default]
+    Default,
+    /// Every tool, in a set or not.
+    Every,
+    /// The members of these sets.
+    Sets(Vec<String>),
+}
 
 impl Selection {
-    /// Every tool.
-    pub fn all() -> Self {
-        Self(None)
-    }
-
-    /// The members of these sets (an empty list is every tool, as no flag is).
+    /// What `--toolsets` says: empty names are left out (an empty value is no choice, as
+    /// an unset variable is), each name once, and `all` is every tool.
     pub fn of(names: &[String]) -> Self {
-        if names.is_empty() {
-            Self(None)
+        let mut sets: Vec<String> = Vec::new();
+        for name in names
+            .iter()
+            .map(|name| name.trim())
+            .filter(|name| !name.is_empty())
+        {
+            if name == EVERY_TOOL {
+                return Self::Every;
+            }
+            if !sets.iter().any(|known| known == name) {
+                sets.push(name.to_owned());
+            }
+        }
+        if sets.is_empty() {
+            Self::Default
         } else {
-            Self(Some(names.to_vec()))
+            Self::Sets(sets)
         }
     }
 
-    /// The chosen set names, `None` for every tool.
-    pub fn names(&self) -> Option<&[String]> {
-        self.0.as_deref()
+    /// The chosen set names, with `default` standing for no choice; `None` for every tool.
+    pub fn names<'a>(&'a self, default: Option<&'a [String]>) -> Option<&'a [String]> {
+        match self {
+            Self::Default => default,
+            Self::Every => None,
+            Self::Sets(names) => Some(names),
+        }
     }
 
     /// The tool names to keep, or why the choice does not fit `toolsets`; `None` keeps all.
     pub fn members<'a>(
         &self,
         toolsets: &'a [Toolset],
+        default: Option<&[String]>,
     ) -> Result<Option<Vec<&'a str>>, ToolsetError> {
-        let Some(names) = &self.0 else {
+        let Some(names) = self.names(default) else {
             return Ok(None);
         };
         let mut kept: Vec<&str> = Vec::new();
@@ -117,11 +144,19 @@ mod tests {
     #[test]
     fn a_choice_keeps_the_members_of_its_sets_and_names_what_is_unknown() {
         let sets = [set("issues", &["a", "b"]), set("pulls", &["c"])];
-        assert_eq!(Selection::all().members(&sets), Ok(None));
-        assert_eq!(Selection::of(&[]).members(&sets), Ok(None));
-        let both = Selection::of(&["pulls".into(), "issues".into()]);
-        assert_eq!(both.members(&sets), Ok(Some(vec!["c", "a", "b"])));
-        let typo = Selection::of(&["isues".into()]).members(&sets);
+        assert_eq!(Selection::Every.members(&sets, None), Ok(None));
+        assert_eq!(Selection::of(&[]).members(&sets, None), Ok(None));
+        let both = Selection::of(&["pulls".into(), "issues".into(), "pulls".into()]);
+        assert_eq!(both.members(&sets, None), Ok(Some(vec!["c", "a", "b"])));
+        // No choice is the manifest's default; `all` is every tool whatever it says.
+        let default = ["pulls".to_owned()];
+        assert_eq!(
+            Selection::of(&[String::new(), " ".into()]).members(&sets, Some(&default)),
+            Ok(Some(vec!["c"]))
+        );
+        let every = Selection::of(&["issues".into(), EVERY_TOOL.into()]);
+        assert_eq!(every.members(&sets, Some(&default)), Ok(None));
+        let typo = Selection::of(&["isues".into()]).members(&sets, None);
         let Err(error) = typo else {
             panic!("a typo is refused: {typo:?}")
         };
@@ -130,7 +165,7 @@ mod tests {
             "the manifest has no toolset `isues` (did you mean `issues`?); it has issues, pulls"
         );
         assert!(matches!(
-            Selection::of(&["x".into()]).members(&[]),
+            Selection::of(&["x".into()]).members(&[], None),
             Err(ToolsetError::NoneDeclared { .. })
         ));
     }

@@ -349,6 +349,21 @@ fn test_runs_only_the_examples_of_the_chosen_tools() {
         !workspace.path("runs-close").exists(),
         "an example outside the chosen sets ran"
     );
+    // Naming it is an unknown tool, not a green run of nothing.
+    let (code, _, err) = run(
+        &[
+            "test",
+            "--config",
+            manifest,
+            "--toolsets",
+            "issues",
+            "close_pull",
+        ],
+        workspace.dir.path(),
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("unknown tool `close_pull`"), "{err}");
+    assert!(!workspace.path("runs-close").exists());
     // The control: chosen, the same example runs.
     let (code_chosen, out, err) = run(
         &["test", "--config", manifest, "--toolsets", "pulls"],
@@ -357,4 +372,67 @@ fn test_runs_only_the_examples_of_the_chosen_tools() {
     assert_eq!(code_chosen, 0, "{out}{err}");
     assert!(out.contains("PASS close_pull :: closes"), "{out}");
     assert!(workspace.path("runs-close").exists());
+}
+
+#[test]
+fn the_manifest_names_the_default_sets_and_all_serves_every_tool() {
+    let manifest = SETS.replacen(
+        "\n[[toolsets]]",
+        "\n[server]\ntoolsets = [\"pulls\"]\n\n[[toolsets]]",
+        1,
+    );
+    let workspace = Workspace::new(&manifest);
+    let listed = |extra: &[&str], env: &[(&str, &str)]| {
+        let mut server = Server::start_with(&workspace.manifest(), extra, env);
+        server.handshake("2025-11-25");
+        names(&server.request("tools/list", json!({}))["result"])
+    };
+    assert_eq!(
+        listed(&[], &[]),
+        ["list_pulls"],
+        "no choice: the manifest's default"
+    );
+    assert_eq!(
+        listed(&[], &[("MCP_SERVE_TOOLSETS", "")]),
+        ["list_pulls"],
+        "an empty variable is no choice"
+    );
+    assert_eq!(
+        listed(&["--toolsets", "issues"], &[]),
+        ["list_issues", "get_issue", "list_pulls"]
+    );
+    assert_eq!(
+        listed(&["--toolsets", "all"], &[]),
+        ["list_issues", "get_issue", "list_pulls", "whoami"]
+    );
+
+    for (manifest, error, hint) in [
+        (
+            SETS.replacen(
+                "\n[[toolsets]]",
+                "\n[server]\ntoolsets = [\"pull\"]\n\n[[toolsets]]",
+                1,
+            ),
+            "`[server] toolsets` names `pull`, which is no toolset",
+            "did you mean `pulls`?",
+        ),
+        (
+            SETS.replace("name = \"pulls\"", "name = \"all\""),
+            "a toolset cannot be called `all`",
+            "`--toolsets all` serves every tool",
+        ),
+    ] {
+        let workspace = Workspace::new(&manifest);
+        let (code, _, err) = run(
+            &[
+                "check",
+                "--config",
+                workspace.manifest().to_str().expect("utf-8"),
+            ],
+            workspace.dir.path(),
+        );
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains(&format!("error: {error}\n")), "{err}");
+        assert!(err.contains(hint), "{err}");
+    }
 }

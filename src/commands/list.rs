@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 
-use super::size::ListSize;
+use super::size::Sizes;
 use crate::registry::Registry;
 use crate::revision::Revision;
 
@@ -58,7 +58,7 @@ pub fn render(registry: &Registry, json: bool, protocol_version: &str) -> String
         );
     }
     out.push_str(&toolsets_table(registry));
-    let whole = ListSize::of(registry, Revision::V2025_06, None);
+    let whole = Sizes::new(registry, Revision::V2025_06).whole();
     let _ = writeln!(out, "\ntools/list (2025-11-25): {}", whole.describe());
     out.push_str(&prompts_table(registry));
     out.push_str(&resources_table(registry));
@@ -67,11 +67,12 @@ pub fn render(registry: &Registry, json: bool, protocol_version: &str) -> String
 
 /// The toolsets, when the manifest has any: name, what its `tools/list` takes, about.
 fn toolsets_table(registry: &Registry) -> String {
+    let sizes = Sizes::new(registry, Revision::V2025_06);
     let rows: Vec<[String; 3]> = registry
         .toolsets()
         .iter()
         .map(|set| {
-            let size = ListSize::of(registry, Revision::V2025_06, Some(set));
+            let size = sizes.of(set);
             let about = set
                 .title
                 .clone()

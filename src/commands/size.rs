@@ -28,20 +28,54 @@ pub struct ListSize {
     pub tokens: usize,
 }
 
-impl ListSize {
-    /// The answer `revision`'s client gets: every tool served, or the members of `set`.
-    pub fn of(registry: &Registry, revision: Revision, set: Option<&Toolset>) -> Self {
-        let listing = registry.listing(revision);
-        let entries: Vec<usize> = registry
-            .tools()
-            .zip(&listing)
-            .filter(|(tool, _)| set.is_none_or(|set| set.tools.contains(&tool.name)))
-            .map(|(_, entry)| serde_json::to_vec(entry).map_or(0, |bytes| bytes.len()))
+/// Each served tool's entry in one revision's `tools/list`, measured once: the sizes of the
+/// whole list and of every toolset's are sums of these.
+#[derive(Debug)]
+pub struct Sizes {
+    entries: Vec<usize>,
+    position: std::collections::HashMap<String, usize>,
+}
+
+impl Sizes {
+    pub fn new(registry: &Registry, revision: Revision) -> Self {
+        let entries = registry
+            .listing(revision)
+            .iter()
+            .map(|entry| serde_json::to_vec(entry).map_or(0, |bytes| bytes.len()))
             .collect();
-        // `{"tools":[` … `]}` and a comma between entries.
-        let bytes = 12 + entries.iter().sum::<usize>() + entries.len().saturating_sub(1);
+        let position = registry
+            .tools()
+            .enumerate()
+            .map(|(index, tool)| (tool.name.clone(), index))
+            .collect();
+        Self { entries, position }
+    }
+
+    /// The answer a client of that revision gets.
+    pub fn whole(&self) -> ListSize {
+        ListSize::of(self.entries.iter().copied())
+    }
+
+    /// What the list would be with `set`'s tools only.
+    pub fn of(&self, set: &Toolset) -> ListSize {
+        ListSize::of(
+            set.tools
+                .iter()
+                .filter_map(|tool| self.position.get(tool))
+                .map(|index| self.entries[*index]),
+        )
+    }
+}
+
+impl ListSize {
+    /// `{"tools":[` … `]}` around these entries, a comma between each two.
+    fn of(entries: impl Iterator<Item = usize>) -> Self {
+        let (count, sum) = entries.fold((0_usize, 0_usize), |(count, sum), bytes| {
+            (count + 1, sum + bytes)
+        });
+        let bytes = 12 + sum + count.saturating_sub(1);
         Self {
-            tools: entries.len(),
+            tools: count,
             bytes,
             tokens: bytes.div_ceil(4),
         }
@@ -67,15 +101,13 @@ impl ListSize {
 pub fn report(registry: &Registry) -> Value {
     let mut out = Map::new();
     for (revision, version) in MEASURED {
+        let sizes = Sizes::new(registry, revision);
         let toolsets: Map<String, Value> = registry
             .toolsets()
             .iter()
-            .map(|set| {
-                let size = ListSize::of(registry, revision, Some(set));
-                (set.name.clone(), json!(size))
-            })
+            .map(|set| (set.name.clone(), json!(sizes.of(set))))
             .collect();
-        let mut entry = json!(ListSize::of(registry, revision, None));
+        let mut entry = json!(sizes.whole());
         entry["toolsets"] = Value::Object(toolsets);
         out.insert(version.to_owned(), entry);
     }
@@ -85,8 +117,8 @@ pub fn report(registry: &Registry) -> Value {
 /// Why the served `tools/list` is over [`BUDGET_TOKENS`], naming the toolsets that are
 /// over it alone; `None` when it fits.
 pub fn over_budget(registry: &Registry) -> Option<String> {
-    let revision = Revision::V2025_06;
-    let whole = ListSize::of(registry, revision, None);
+    let sizes = Sizes::new(registry, Revision::V2025_06);
+    let whole = sizes.whole();
     if !whole.over_budget() {
         return None;
     }
@@ -103,7 +135,7 @@ pub fn over_budget(registry: &Registry) -> Option<String> {
     message.push_str("; serve fewer with --toolsets (`mcp-serve list` shows each one's size)");
     let over: Vec<&str> = sets
         .iter()
-        .filter(|set| ListSize::of(registry, revision, Some(set)).over_budget())
+        .filter(|set| sizes.of(set).over_budget())
         .map(|set| set.name.as_str())
         .collect();
     if !over.is_empty() {
@@ -186,12 +218,13 @@ content = [{ type = "text", text = "b" }]
             let listing = registry.listing(revision);
             let whole =
                 serde_json::to_vec(&serde_json::json!({ "tools": listing })).expect("serializes");
-            let size = ListSize::of(&registry, revision, None);
+            let sizes = Sizes::new(&registry, revision);
+            let size = sizes.whole();
             assert_eq!((size.tools, size.bytes), (2, whole.len()));
             let one = &registry.toolsets()[0];
             let alone = serde_json::to_vec(&serde_json::json!({ "tools": [listing[0].clone()] }))
                 .expect("serializes");
-            let size = ListSize::of(&registry, revision, Some(one));
+            let size = sizes.of(one);
             assert_eq!((size.tools, size.bytes), (1, alone.len()));
         }
     }

@@ -131,6 +131,12 @@ pub fn command(
     only: Option<&str>,
     audit: crate::audit::Audit,
 ) -> Result<ExitCode, Failure> {
+    // Naming a tool that is not served would pass with nothing run: a green CI for a typo.
+    if let Some(tool) = only {
+        registry
+            .get(tool)
+            .map_err(|unknown| Failure::new(unknown.to_string()))?;
+    }
     let registry = Arc::new(registry);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

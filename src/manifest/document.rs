@@ -113,13 +113,41 @@ pub(super) fn load(source: &str, checker: &mut Checker) -> Option<Registry> {
     let resources = build_resources(&resources, checker);
     let templates = build_templates(&templates, source, checker);
     let toolsets = build_toolsets(&toolsets, &tools, tools_complete, checker);
+    let default_toolsets = server
+        .toolsets
+        .take()
+        .map(|names| default_toolsets(&names, &toolsets, tools_complete, checker));
     build_tools(server, tools, checker).map(|registry| {
         registry
-            .with_toolsets(toolsets)
+            .with_toolsets(toolsets, default_toolsets)
             .with_prompts(prompts)
             .with_resources(resources, templates)
             .with_all_scopes_supported()
     })
+}
+
+/// `[server] toolsets`: each a set the manifest has.
+fn default_toolsets(
+    names: &[Spanned<String>],
+    toolsets: &[crate::toolset::Toolset],
+    complete: bool,
+    checker: &mut Checker,
+) -> Vec<String> {
+    for name in names {
+        if complete && !toolsets.iter().any(|set| &set.name == name.get_ref()) {
+            let known = toolsets.iter().map(|set| set.name.as_str());
+            checker
+                .error(
+                    format!(
+                        "`[server] toolsets` names `{}`, which is no toolset",
+                        name.get_ref()
+                    ),
+                    name.span(),
+                )
+                .suggest(suggest(name.get_ref(), known));
+        }
+    }
+    names.iter().map(|name| name.get_ref().clone()).collect()
 }
 
 /// An array of tables (`[[prompts]]` …), each deserialized on its own.

@@ -43,6 +43,9 @@ pub(super) struct ServerWire {
     /// Advertise schemas with their local `$ref`s inlined, recursive ones aside (default
     /// `true`); `false` advertises them as written.
     pub(super) inline_refs: Option<bool>,
+    /// The toolsets served when `--toolsets` chooses none (default: every tool).
+    #[schemars(with = "Option<Vec<String>>")]
+    pub(super) toolsets: Option<Vec<Spanned<String>>>,
 }
 
 /// `[server.auth]`: this server as an OAuth 2.1 resource server.

@@ -3,7 +3,7 @@
 //! no operation of the description is an error, so a typo never silently keeps everything
 //! or nothing.
 
-use glob::Pattern;
+use globset::GlobMatcher;
 
 use super::document::ImportError;
 use super::operation::Operation;
@@ -38,7 +38,7 @@ impl Filters {
             .chain(&exclude)
             .zip(self.include.iter().chain(&self.exclude))
         {
-            if !keys.iter().any(|key| pattern.matches(key)) {
+            if !keys.iter().any(|key| pattern.is_match(key)) {
                 let flag = if self.include.contains(text) {
                     "--include"
                 } else {
@@ -71,7 +71,7 @@ impl Filters {
         for (pattern, text) in paths.iter().zip(&self.paths) {
             if !operations
                 .iter()
-                .any(|operation| pattern.matches(operation.path))
+                .any(|operation| pattern.is_match(operation.path))
             {
                 let suggestion = suggest(text, operations.iter().map(|operation| operation.path));
                 return Err(nothing("--path", text, suggestion));
@@ -81,13 +81,13 @@ impl Filters {
             .iter()
             .zip(&keys)
             .map(|(operation, key)| {
-                if !include.is_empty() && !include.iter().any(|pattern| pattern.matches(key)) {
+                if !include.is_empty() && !include.iter().any(|pattern| pattern.is_match(key)) {
                     return Err("matches no --include".to_owned());
                 }
                 if let Some((_, text)) = exclude
                     .iter()
                     .zip(&self.exclude)
-                    .find(|(pattern, _)| pattern.matches(key))
+                    .find(|(pattern, _)| pattern.is_match(key))
                 {
                     return Err(format!("--exclude `{text}`"));
                 }
@@ -111,7 +111,8 @@ impl Filters {
                 {
                     return Err("another method (--method)".to_owned());
                 }
-                if !paths.is_empty() && !paths.iter().any(|pattern| pattern.matches(operation.path))
+                if !paths.is_empty()
+                    && !paths.iter().any(|pattern| pattern.is_match(operation.path))
                 {
                     return Err("matches no --path".to_owned());
                 }
@@ -121,15 +122,17 @@ impl Filters {
     }
 }
 
-fn compile(flag: &'static str, patterns: &[String]) -> Result<Vec<Pattern>, ImportError> {
+fn compile(flag: &'static str, patterns: &[String]) -> Result<Vec<GlobMatcher>, ImportError> {
     patterns
         .iter()
         .map(|pattern| {
-            Pattern::new(pattern).map_err(|error| ImportError::Pattern {
-                flag,
-                pattern: pattern.clone(),
-                reason: error.msg.to_owned(),
-            })
+            globset::Glob::new(pattern)
+                .map(|glob| glob.compile_matcher())
+                .map_err(|error| ImportError::Pattern {
+                    flag,
+                    pattern: pattern.clone(),
+                    reason: error.kind().to_string(),
+                })
         })
         .collect()
 }
