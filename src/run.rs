@@ -531,7 +531,10 @@ fn command_run(command: &Command, cli: &Cli) -> Result<ExitCode, Failure> {
             &registry,
             &path,
             *host,
-            *via,
+            commands::install::Start {
+                via: *via,
+                toolsets: &cli.serve.toolsets,
+            },
             name.as_deref(),
             *dry_run,
             *force,

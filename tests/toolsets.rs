@@ -436,3 +436,50 @@ fn the_manifest_names_the_default_sets_and_all_serves_every_tool() {
         assert!(err.contains(hint), "{err}");
     }
 }
+
+#[test]
+fn install_writes_the_chosen_toolsets_into_the_hosts_entry() {
+    let workspace = Workspace::new(SETS);
+    let home = tempfile::tempdir().expect("home");
+    let output = std::process::Command::new(crate::harness::BINARY)
+        .arg("--config")
+        .arg(workspace.manifest())
+        .args([
+            "install",
+            "claude-desktop",
+            "--dry-run",
+            "--toolsets",
+            "pulls",
+        ])
+        .env("HOME", home.path())
+        .env_remove("XDG_CONFIG_HOME")
+        .output()
+        .expect("run install");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let snippet: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    let entry = snippet["mcpServers"]
+        .as_object()
+        .and_then(|servers| servers.values().next())
+        .cloned()
+        .expect("one entry");
+    let args: Vec<String> = entry["args"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|arg| arg.as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(args[2..], ["--toolsets", "pulls"], "{entry}");
+    // Started as the host would, the entry serves the chosen set only.
+    let mut server = Server::start_command(
+        std::process::Command::new(entry["command"].as_str().expect("a command")).args(&args),
+    );
+    server.handshake("2025-11-25");
+    assert_eq!(
+        names(&server.request("tools/list", json!({}))["result"]),
+        ["list_pulls"]
+    );
+}

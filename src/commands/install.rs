@@ -52,6 +52,7 @@ impl Host {
     fn entry(self, launch: &Launch, manifest: &Path) -> Value {
         let mut args = launch.args.clone();
         args.extend(["--config".to_owned(), manifest.display().to_string()]);
+        args.extend(launch.after.iter().cloned());
         match self {
             Self::ClaudeDesktop | Self::Cursor => {
                 json!({"command": launch.command, "args": args})
@@ -75,11 +76,21 @@ pub enum Via {
     Npx,
 }
 
-/// The command and the arguments before `--config` that start the server.
+/// The command and the arguments before `--config` that start the server, and those after
+/// it (the toolsets chosen when it was installed).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Launch {
     pub command: String,
     pub args: Vec<String>,
+    pub after: Vec<String>,
+}
+
+/// How the host is to start the server: through what, with which toolsets chosen.
+#[derive(Debug, Clone, Copy)]
+pub struct Start<'a> {
+    pub via: Via,
+    /// `--toolsets` as given to `install`: the host's server serves the same.
+    pub toolsets: &'a [String],
 }
 
 impl Launch {
@@ -92,7 +103,11 @@ impl Launch {
             Via::Uvx => ("uvx".to_owned(), vec![package.to_owned()]),
             Via::Npx => ("npx".to_owned(), vec!["-y".to_owned(), package.to_owned()]),
         };
-        Self { command, args }
+        Self {
+            command,
+            args,
+            after: Vec::new(),
+        }
     }
 }
 
@@ -217,7 +232,7 @@ pub fn command(
     registry: &Registry,
     manifest: &Path,
     host: Host,
-    via: Via,
+    start: Start<'_>,
     name: Option<&str>,
     dry_run: bool,
     force: bool,
@@ -241,7 +256,10 @@ pub fn command(
     let home = std::env::var_os("HOME")
         .map(PathBuf::from)
         .ok_or_else(|| Failure::new("HOME is not set"))?;
-    let launch = Launch::new(via, &binary);
+    let mut launch = Launch::new(start.via, &binary);
+    if !start.toolsets.is_empty() {
+        launch.after = vec!["--toolsets".to_owned(), start.toolsets.join(",")];
+    }
     let message = install(
         host,
         &name,
