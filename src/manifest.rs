@@ -85,8 +85,26 @@ pub fn json_schema() -> String {
 
 /// Reads and checks the manifest at `path`, its secrets resolved: what serving loads.
 pub fn load(path: &Path) -> Result<Registry, ManifestError> {
+    load_for(path, &crate::toolset::Selection::Every)
+}
+
+/// Like [`load`], for a server that serves `toolsets`: every rule applies to every tool,
+/// but a secret only the tools it does not serve need may be unset (as for `check`, it
+/// stands as [`crate::secret::STAND_IN`]); `Registry::select` then cuts those tools before
+/// anything serves them. A secret that is set is resolved and redacted all the same.
+pub fn load_for(
+    path: &Path,
+    toolsets: &crate::toolset::Selection,
+) -> Result<Registry, ManifestError> {
     let (source, base_dir) = read(path)?;
-    parse(&source, &path.display().to_string(), &base_dir)
+    check(
+        &source,
+        &path.display().to_string(),
+        &base_dir,
+        None,
+        toolsets,
+    )
+    .map(|(registry, _)| registry)
 }
 
 /// A secret reference that could not be resolved while the manifest was checked without
@@ -110,6 +128,7 @@ pub fn load_without_secrets(path: &Path) -> Result<(Registry, Vec<UnsetSecret>),
         &path.display().to_string(),
         &base_dir,
         Some(Vec::new()),
+        &crate::toolset::Selection::Every,
     )
     .map(|(registry, unset)| (registry, unset.unwrap_or_default()))
 }
@@ -130,7 +149,8 @@ fn read(path: &Path) -> Result<(String, PathBuf), ManifestError> {
 /// Checks manifest text; `shown_path` is how diagnostics name the file and `base_dir` is
 /// where relative paths in it resolve.
 pub fn parse(source: &str, shown_path: &str, base_dir: &Path) -> Result<Registry, ManifestError> {
-    check(source, shown_path, base_dir, None).map(|(registry, _)| registry)
+    let every = crate::toolset::Selection::Every;
+    check(source, shown_path, base_dir, None, &every).map(|(registry, _)| registry)
 }
 
 /// Like [`parse`], without the secrets, as [`load_without_secrets`] does.
@@ -139,7 +159,8 @@ pub fn parse_without_secrets(
     shown_path: &str,
     base_dir: &Path,
 ) -> Result<(Registry, Vec<UnsetSecret>), ManifestError> {
-    check(source, shown_path, base_dir, Some(Vec::new()))
+    let every = crate::toolset::Selection::Every;
+    check(source, shown_path, base_dir, Some(Vec::new()), &every)
         .map(|(registry, unset)| (registry, unset.unwrap_or_default()))
 }
 
@@ -148,8 +169,11 @@ fn check(
     shown_path: &str,
     base_dir: &Path,
     unset_secrets: Option<Vec<(crate::secret::SecretError, Range<usize>)>>,
+    toolsets: &crate::toolset::Selection,
 ) -> Result<(Registry, Option<Vec<UnsetSecret>>), ManifestError> {
     let mut checker = Checker {
+        toolsets: toolsets.clone(),
+        unchosen: std::collections::HashSet::new(),
         diagnostics: Vec::new(),
         base_dir: base_dir.to_owned(),
         constraints: HashMap::new(),
@@ -241,6 +265,10 @@ struct Checker {
     /// The manifest's text, for the secret files it names (no folder that holds one is
     /// ever read from).
     source: String,
+    /// The toolsets the load is for, and the tools they leave out, whose unset secrets are
+    /// stood in for (`load_for`).
+    toolsets: crate::toolset::Selection,
+    unchosen: std::collections::HashSet<String>,
 }
 
 impl Checker {

@@ -36,6 +36,9 @@ pub struct Registry {
     toolsets: Vec<Toolset>,
     /// `[server] toolsets`: what is served when `--toolsets` chooses nothing.
     default_toolsets: Option<Vec<String>>,
+    /// The secrets of the tools [`Self::select`] cut: still the manifest's, so still
+    /// redacted from what the served tools return and from every message and log line.
+    unserved: Vec<Redactor>,
     /// Outputs kept for `resources/read`; shared with the registry a reload replaces this
     /// one with, so links handed out before the reload keep working.
     store: Arc<ResourceStore>,
@@ -93,6 +96,7 @@ impl Registry {
             templates: Vec::new(),
             toolsets: Vec::new(),
             default_toolsets: None,
+            unserved: Vec::new(),
             store: Arc::new(ResourceStore::new(ResourceStoreLimits::default())),
             withheld_env: Vec::new(),
             task_settings: crate::tasks::Settings::default(),
@@ -129,7 +133,9 @@ impl Registry {
             .chain(self.launch_secrets.0.iter().cloned())
             .collect();
         Redactor::combined(
-            self.tools().filter_map(|tool| tool.backend.redactor()),
+            self.tools()
+                .filter_map(|tool| tool.backend.redactor())
+                .chain(&self.unserved),
             &server,
         )
     }
@@ -223,8 +229,15 @@ impl Registry {
         };
         let kept: std::collections::HashSet<String> = kept.into_iter().map(str::to_owned).collect();
         let chosen: Vec<String> = selection.names(default).unwrap_or_default().to_vec();
+        let cut = self
+            .tools
+            .values()
+            .filter(|tool| !kept.contains(&tool.name))
+            .filter_map(|tool| tool.backend.redactor().cloned());
+        self.unserved.extend(cut);
         self.tools.retain(|name, _| kept.contains(name));
         self.toolsets.retain(|set| chosen.contains(&set.name));
+        self.set_redactors();
         Ok(self)
     }
 

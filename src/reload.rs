@@ -34,7 +34,7 @@ pub async fn watch(path: PathBuf, toolsets: Selection, handler: Handler) {
             let path = path.clone();
             let toolsets = toolsets.clone();
             tokio::task::spawn_blocking(move || {
-                manifest::load(&path).map(|registry| registry.select(&toolsets))
+                manifest::load_for(&path, &toolsets).map(|registry| registry.select(&toolsets))
             })
             .await
         };

@@ -36,7 +36,7 @@ pub fn run(cli: &Cli) -> ExitCode {
         };
     }
     let prepared = manifest_path(args.config.as_deref()).and_then(|path| {
-        let registry = manifest::load(&path)
+        let registry = manifest::load_for(&path, &toolsets(args))
             .map_err(Failure::from)?
             .select(&toolsets(args))?;
         if args.observe.metrics && args.http.http.is_none() {
@@ -503,7 +503,7 @@ fn command_run(command: &Command, cli: &Cli) -> Result<ExitCode, Failure> {
     let loaded = if matches!(command, Command::List(_)) {
         manifest::load_without_secrets(&path).map(|(registry, _)| registry)
     } else {
-        manifest::load(&path)
+        manifest::load_for(&path, &toolsets(&cli.serve))
     };
     let registry = loaded
         .map_err(Failure::from)?

@@ -483,3 +483,68 @@ fn install_writes_the_chosen_toolsets_into_the_hosts_entry() {
         ["list_pulls"]
     );
 }
+
+#[test]
+fn serving_a_set_needs_only_its_own_tools_secrets_and_still_redacts_the_others() {
+    let manifest = r#"
+[[tools]]
+name = "echo_b"
+toolsets = ["a"]
+arguments.text = { type = "string" }
+[tools.command]
+argv = ["echo", "{text}"]
+
+[[tools]]
+name = "call_b"
+toolsets = ["b"]
+[tools.http]
+url = "http://127.0.0.1:9/x"
+headers = { Authorization = "Bearer ${env:TOOLSETS_TEST_B}" }
+"#;
+    let workspace = Workspace::new(manifest);
+    let path = workspace.manifest();
+    let start = |extra: &[&str], env: &[(&str, &str)]| {
+        let mut command = std::process::Command::new(crate::harness::BINARY);
+        command
+            .arg("--config")
+            .arg(&path)
+            .args(extra)
+            .env_remove("TOOLSETS_TEST_B")
+            .envs(env.iter().copied());
+        command
+    };
+    // The control: serving every tool, the unset secret stops the start.
+    let output = start(&[], &[])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run");
+    assert!(!output.status.success());
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("TOOLSETS_TEST_B"),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    // Serving `a` only, it is not needed.
+    let mut server = Server::start_command(&mut start(&["--toolsets", "a"], &[]));
+    server.handshake("2025-11-25");
+    assert_eq!(
+        names(&server.request("tools/list", json!({}))["result"]),
+        ["echo_b"]
+    );
+    let unknown = server.request("tools/call", json!({"name": "call_b", "arguments": {}}));
+    assert!(
+        unknown["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("unknown tool")),
+        "{unknown}"
+    );
+    // Set, the other set's secret is still redacted from what the served tool returns.
+    let secret = "b-secret-7f3Qx9-never-shown";
+    let mut server = Server::start_command(&mut start(
+        &["--toolsets", "a"],
+        &[("TOOLSETS_TEST_B", secret)],
+    ));
+    server.handshake("2025-11-25");
+    let said = text(&server.call("echo_b", json!({"text": secret}))).to_owned();
+    assert!(!said.contains(secret), "{said}");
+}

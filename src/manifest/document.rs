@@ -117,6 +117,7 @@ pub(super) fn load(source: &str, checker: &mut Checker) -> Option<Registry> {
         .toolsets
         .take()
         .map(|names| default_toolsets(&names, &toolsets, tools_complete, checker));
+    checker.unchosen = unchosen(checker, &toolsets, default_toolsets.as_deref(), &tools);
     build_tools(server, tools, checker).map(|registry| {
         registry
             .with_toolsets(toolsets, default_toolsets)
@@ -124,6 +125,25 @@ pub(super) fn load(source: &str, checker: &mut Checker) -> Option<Registry> {
             .with_resources(resources, templates)
             .with_all_scopes_supported()
     })
+}
+
+/// The tools the load's toolsets leave out (none when the choice does not fit: the cut
+/// reports that).
+fn unchosen(
+    checker: &Checker,
+    toolsets: &[crate::toolset::Toolset],
+    default: Option<&[String]>,
+    tools: &[ToolWire],
+) -> std::collections::HashSet<String> {
+    let Ok(Some(kept)) = checker.toolsets.members(toolsets, default) else {
+        return std::collections::HashSet::new();
+    };
+    tools
+        .iter()
+        .map(|tool| tool.name.get_ref())
+        .filter(|name| !kept.contains(&name.as_str()))
+        .cloned()
+        .collect()
 }
 
 /// `[server] toolsets`: each a set the manifest has.

@@ -59,14 +59,24 @@ pub(super) fn build_tools(
         } else {
             seen.insert(name, index);
         }
-        if let Some(tool) = build_tool(
+        // A tool the server will not serve may lack its secrets, as under `check`.
+        let lenient =
+            checker.unset_secrets.is_none() && checker.unchosen.contains(wire.name.get_ref());
+        if lenient {
+            checker.unset_secrets = Some(Vec::new());
+        }
+        let built = build_tool(
             &wire,
             server_sandbox.as_ref(),
             default_task,
             default_rate,
             inline_refs,
             checker,
-        ) {
+        );
+        if lenient {
+            checker.unset_secrets = None;
+        }
+        if let Some(tool) = built {
             tools.push(tool);
         }
     }
