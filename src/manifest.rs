@@ -61,6 +61,9 @@ pub enum ManifestError {
         /// Every diagnostic rendered against the manifest, then a summary line.
         rendered: String,
     },
+    /// It loads, but has no toolset the load was for ([`load_for`]).
+    #[error(transparent)]
+    Toolsets(#[from] crate::toolset::ToolsetError),
 }
 
 /// For a person: the diagnostics as rendered (each with its `error:` label), or the read
@@ -70,6 +73,7 @@ impl From<ManifestError> for crate::failure::Failure {
         match error {
             ManifestError::Invalid { rendered, .. } => Self::rendered(rendered),
             ManifestError::Read { .. } => Self::new(error.to_string()),
+            ManifestError::Toolsets(error) => Self::from(error),
         }
     }
 }
@@ -88,10 +92,11 @@ pub fn load(path: &Path) -> Result<Registry, ManifestError> {
     load_for(path, &crate::toolset::Selection::Every)
 }
 
-/// Like [`load`], for a server that serves `toolsets`: every rule applies to every tool,
-/// but a secret only the tools it does not serve need may be unset (as for `check`, it
-/// stands as [`crate::secret::STAND_IN`]); `Registry::select` then cuts those tools before
-/// anything serves them. A secret that is set is resolved and redacted all the same.
+/// Like [`load`], cut to `toolsets` (`Registry::select`): what a server that serves them
+/// loads. Every rule applies to every tool, but a secret only the tools it cuts need may be
+/// unset (as for `check`, it stands as [`crate::secret::STAND_IN`]), which is safe because
+/// the cut is made here, before the registry leaves. A secret that is set is resolved and
+/// redacted all the same.
 pub fn load_for(
     path: &Path,
     toolsets: &crate::toolset::Selection,
@@ -104,7 +109,7 @@ pub fn load_for(
         None,
         toolsets,
     )
-    .map(|(registry, _)| registry)
+    .and_then(|(registry, _)| Ok(registry.select(toolsets)?))
 }
 
 /// A secret reference that could not be resolved while the manifest was checked without

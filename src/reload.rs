@@ -33,19 +33,16 @@ pub async fn watch(path: PathBuf, toolsets: Selection, handler: Handler) {
         let loaded = {
             let path = path.clone();
             let toolsets = toolsets.clone();
-            tokio::task::spawn_blocking(move || {
-                manifest::load_for(&path, &toolsets).map(|registry| registry.select(&toolsets))
-            })
-            .await
+            tokio::task::spawn_blocking(move || manifest::load_for(&path, &toolsets)).await
         };
         match loaded {
-            Ok(Ok(Err(error))) => {
+            Ok(Err(ManifestError::Toolsets(error))) => {
                 tracing::warn!(%error, "the changed manifest lacks a chosen toolset; still serving the previous one");
             }
-            Ok(Ok(Ok(registry))) if auth_changed(&handler.registry(), &registry) => {
+            Ok(Ok(registry)) if auth_changed(&handler.registry(), &registry) => {
                 tracing::warn!(manifest = %path.display(), "[server.auth] changed; it is read at start-up, so restart to apply it; still serving the previous manifest");
             }
-            Ok(Ok(Ok(mut registry))) => {
+            Ok(Ok(mut registry)) => {
                 let old = handler.registry();
                 registry.adopt_store(&old);
                 registry.adopt_limits(&old);

@@ -36,9 +36,7 @@ pub fn run(cli: &Cli) -> ExitCode {
         };
     }
     let prepared = manifest_path(args.config.as_deref()).and_then(|path| {
-        let registry = manifest::load_for(&path, &toolsets(args))
-            .map_err(Failure::from)?
-            .select(&toolsets(args))?;
+        let registry = manifest::load_for(&path, &toolsets(args)).map_err(Failure::from)?;
         if args.observe.metrics && args.http.http.is_none() {
             return Err(Failure::new(
                 "--metrics serves /metrics on the HTTP listener; with stdio, use --metrics-addr",
@@ -500,14 +498,14 @@ fn command_run(command: &Command, cli: &Cli) -> Result<ExitCode, Failure> {
         };
         return Ok(commands::check::command(loaded, args));
     }
+    let choice = toolsets(&cli.serve);
     let loaded = if matches!(command, Command::List(_)) {
-        manifest::load_without_secrets(&path).map(|(registry, _)| registry)
+        manifest::load_without_secrets(&path)
+            .and_then(|(registry, _)| Ok(registry.select(&choice)?))
     } else {
-        manifest::load_for(&path, &toolsets(&cli.serve))
+        manifest::load_for(&path, &choice)
     };
-    let registry = loaded
-        .map_err(Failure::from)?
-        .select(&toolsets(&cli.serve))?;
+    let registry = loaded.map_err(Failure::from)?;
     registry.redact_logs();
     match command {
         Command::List(args) => {

@@ -104,6 +104,22 @@ pub fn parse_size(value: &toml::Value) -> Result<usize, UnitError> {
     usize::try_from(bytes).map_err(|_| UnitError::SizeTooLarge)
 }
 
+/// A size for a person: `512 B`, `900.1 KiB`, `3.0 MiB`, `1.0 GiB`.
+pub fn size_text(bytes: u64) -> String {
+    const UNITS: [&str; 3] = ["KiB", "MiB", "GiB"];
+    if bytes < 1024 {
+        return format!("{bytes} B");
+    }
+    #[expect(clippy::cast_precision_loss, reason = "one decimal is shown")]
+    let mut value = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit < UNITS.len() - 1 {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}
+
 #[cfg(test)]
 mod tests {
     use std::time::Duration;

@@ -57,8 +57,9 @@ pub fn render(registry: &Registry, json: bool, protocol_version: &str) -> String
             "{name:name_width$}  {arguments:arguments_width$}  {about}"
         );
     }
-    out.push_str(&toolsets_table(registry));
-    let whole = Sizes::new(registry, Revision::V2025_06).whole();
+    let sizes = Sizes::new(registry, Revision::V2025_06);
+    out.push_str(&toolsets_table(registry, &sizes));
+    let whole = sizes.whole();
     let _ = writeln!(out, "\ntools/list (2025-11-25): {}", whole.describe());
     out.push_str(&prompts_table(registry));
     out.push_str(&resources_table(registry));
@@ -66,8 +67,7 @@ pub fn render(registry: &Registry, json: bool, protocol_version: &str) -> String
 }
 
 /// The toolsets, when the manifest has any: name, what its `tools/list` takes, about.
-fn toolsets_table(registry: &Registry) -> String {
-    let sizes = Sizes::new(registry, Revision::V2025_06);
+fn toolsets_table(registry: &Registry, sizes: &Sizes) -> String {
     let rows: Vec<[String; 3]> = registry
         .toolsets()
         .iter()

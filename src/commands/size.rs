@@ -85,13 +85,13 @@ impl ListSize {
         self.tokens > BUDGET_TOKENS
     }
 
-    /// `12 tools, 4.6 KB, ~1,180 tokens`.
+    /// `12 tools, 4.5 KiB, ~1,180 tokens`.
     pub fn describe(&self) -> String {
         format!(
             "{} tool{}, {}, ~{} tokens",
             self.tools,
             if self.tools == 1 { "" } else { "s" },
-            bytes(self.bytes),
+            crate::units::size_text(u64::try_from(self.bytes).unwrap_or(u64::MAX)),
             thousands(self.tokens)
         )
     }
@@ -144,21 +144,6 @@ pub fn over_budget(registry: &Registry) -> Option<String> {
     Some(message)
 }
 
-fn bytes(count: usize) -> String {
-    #[expect(
-        clippy::cast_precision_loss,
-        reason = "a size shown to one decimal place"
-    )]
-    let value = count as f64;
-    if count < 1000 {
-        format!("{count} B")
-    } else if count < 1_000_000 {
-        format!("{:.1} KB", value / 1e3)
-    } else {
-        format!("{:.1} MB", value / 1e6)
-    }
-}
-
 fn thousands(count: usize) -> String {
     let digits = count.to_string();
     let mut out = String::new();
@@ -181,15 +166,12 @@ mod tests {
         assert_eq!(thousands(999), "999");
         assert_eq!(thousands(1000), "1,000");
         assert_eq!(thousands(1_234_567), "1,234,567");
-        assert_eq!(bytes(999), "999 B");
-        assert_eq!(bytes(4600), "4.6 KB");
-        assert_eq!(bytes(4_600_000), "4.6 MB");
         let size = ListSize {
             tools: 1,
             bytes: 4001,
             tokens: 1001,
         };
-        assert_eq!(size.describe(), "1 tool, 4.0 KB, ~1,001 tokens");
+        assert_eq!(size.describe(), "1 tool, 3.9 KiB, ~1,001 tokens");
         assert!(!size.over_budget());
     }
 

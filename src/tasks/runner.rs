@@ -357,7 +357,7 @@ impl Tasks {
                     tracing::warn!(task = %record.id, bytes, %full, "a task's result was not kept");
                     let message = format!(
                         "the result ({}) was not kept: {full}",
-                        super::store::size(u64::try_from(bytes).unwrap_or(u64::MAX))
+                        crate::units::size_text(u64::try_from(bytes).unwrap_or(u64::MAX))
                     );
                     record.fail(-32603, &message, None, ttl, now_ms());
                 }

@@ -24,6 +24,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::{Limits, Record, Status};
+use crate::units::size_text;
 
 /// The store could not be reached or read. What failed below it is kept as the source, in
 /// an `Arc` because one error can be told to several waiters (the error is `Clone`).
@@ -165,35 +166,19 @@ impl std::fmt::Display for Full {
             Bound::BytesPerCaller => write!(
                 formatter,
                 "the task store keeps at most {} of tasks per caller (`--max-task-bytes-per-caller`), this caller's take {} and this needs {} more",
-                size(limit),
-                size(used),
-                size(needed)
+                size_text(limit),
+                size_text(used),
+                size_text(needed)
             ),
             Bound::Bytes => write!(
                 formatter,
                 "the task store keeps at most {} of tasks in all (`--max-task-bytes`), it holds {} and this needs {} more",
-                size(limit),
-                size(used),
-                size(needed)
+                size_text(limit),
+                size_text(used),
+                size_text(needed)
             ),
         }
     }
-}
-
-/// `512 B`, `900.1 KiB`, `3.0 MiB`, `1.0 GiB`.
-pub fn size(bytes: u64) -> String {
-    const UNITS: [&str; 3] = ["KiB", "MiB", "GiB"];
-    if bytes < 1024 {
-        return format!("{bytes} B");
-    }
-    #[expect(clippy::cast_precision_loss, reason = "one decimal is shown")]
-    let mut value = bytes as f64 / 1024.0;
-    let mut unit = 0;
-    while value >= 1024.0 && unit < UNITS.len() - 1 {
-        value /= 1024.0;
-        unit += 1;
-    }
-    format!("{value:.1} {}", UNITS[unit])
 }
 
 /// What the store holds now, for one owner and in all.
@@ -599,7 +584,7 @@ mod tests {
             (1 << 30, "1.0 GiB"),
             (5 << 40, "5120.0 GiB"),
         ] {
-            assert_eq!(size(bytes), shown);
+            assert_eq!(crate::units::size_text(bytes), shown);
         }
     }
 }
