@@ -40,6 +40,14 @@ name = "whoami"
 content = [{ type = "text", text = "me" }]
 "#;
 
+/// `mcp-serve check` of the workspace's manifest with `flags`: exit code, stdout, stderr.
+fn check(workspace: &Workspace, flags: &[&str]) -> (i32, String, String) {
+    let manifest = workspace.manifest();
+    let mut args = vec!["check", "--config", manifest.to_str().expect("utf-8 path")];
+    args.extend_from_slice(flags);
+    run(&args, workspace.dir.path())
+}
+
 fn names(listed: &Value) -> Vec<String> {
     listed["tools"]
         .as_array()
@@ -221,14 +229,7 @@ fn mistakes_in_toolsets_are_load_errors_that_point_at_them() {
     ];
     for (manifest, error, hint) in cases {
         let workspace = Workspace::new(&manifest);
-        let (code, _, err) = run(
-            &[
-                "check",
-                "--config",
-                workspace.manifest().to_str().expect("utf-8"),
-            ],
-            workspace.dir.path(),
-        );
+        let (code, _, err) = check(&workspace, &[]);
         assert_eq!(code, 2, "{err}");
         assert!(err.contains(&format!("error: {error}\n")), "{error}: {err}");
         assert!(err.contains(" --> "), "points into the file: {err}");
@@ -245,14 +246,7 @@ fn mistakes_in_toolsets_are_load_errors_that_point_at_them() {
         "[tools.static]\ncontent = [{ type = \"text\", text = \"pulls\" }]",
         "[tools.statik]\ncontent = [{ type = \"text\", text = \"pulls\" }]",
     ));
-    let (code, _, err) = run(
-        &[
-            "check",
-            "--config",
-            workspace.manifest().to_str().expect("utf-8"),
-        ],
-        workspace.dir.path(),
-    );
+    let (code, _, err) = check(&workspace, &[]);
     assert_eq!(code, 2);
     assert!(err.contains("due to 1 previous error"), "{err}");
 }
@@ -268,19 +262,14 @@ fn check_warns_when_the_list_is_over_the_budget_and_names_the_sets_over_it() {
         ));
     }
     let workspace = Workspace::new(&manifest);
-    let path = workspace.manifest();
-    let path = path.to_str().expect("utf-8");
-    let (code, _, err) = run(&["check", "--config", path], workspace.dir.path());
+    let (code, _, err) = check(&workspace, &[]);
     assert_eq!(code, 0, "a warning: {err}");
     assert!(
         err.contains("over the 25,000 tokens hosts warn at")
             && err.contains("over it alone: big [list-size]"),
         "{err}"
     );
-    let (_, _, err) = run(
-        &["check", "--config", path, "--toolsets", "small"],
-        workspace.dir.path(),
-    );
+    let (_, _, err) = check(&workspace, &["--toolsets", "small"]);
     assert!(!err.contains("[list-size]"), "the chosen set fits: {err}");
 }
 
@@ -423,14 +412,7 @@ fn the_manifest_names_the_default_sets_and_all_serves_every_tool() {
         ),
     ] {
         let workspace = Workspace::new(&manifest);
-        let (code, _, err) = run(
-            &[
-                "check",
-                "--config",
-                workspace.manifest().to_str().expect("utf-8"),
-            ],
-            workspace.dir.path(),
-        );
+        let (code, _, err) = check(&workspace, &[]);
         assert_eq!(code, 2, "{err}");
         assert!(err.contains(&format!("error: {error}\n")), "{err}");
         assert!(err.contains(hint), "{err}");
