@@ -7,6 +7,7 @@ pub mod files;
 pub mod http;
 pub mod process_group;
 pub mod processes;
+pub mod projector;
 pub mod static_result;
 mod supervise;
 
@@ -15,6 +16,7 @@ use serde_json::{Map, Value};
 use std::sync::Arc;
 
 use crate::caller::Identity;
+use crate::results::project::Shape;
 use crate::results::store::ResourceStore;
 use crate::results::{OutputSpec, ToolResult};
 use crate::schema::CompiledSchema;
@@ -47,6 +49,8 @@ pub struct CallContext<'a> {
     pub clients: &'a HttpClients,
     /// Every secret the manifest references: redacted from every result.
     pub redactor: &'a crate::secret::Redactor,
+    /// Where `project` programs run.
+    pub projector: &'a projector::Projector,
 }
 
 /// A tool's backend.
@@ -71,6 +75,21 @@ impl Backend {
     /// Runs the backend with validated arguments and maps its outcome to a result. Every
     /// failure is a tool error with a one-line reason; nothing here is a protocol error.
     pub async fn call(
+        &self,
+        arguments: &Map<String, Value>,
+        spec: &OutputSpec,
+        output_schema: Option<&CompiledSchema>,
+        context: &CallContext<'_>,
+    ) -> ToolResult {
+        if spec.shape.is_empty() {
+            return self.run(arguments, spec, output_schema, context).await;
+        }
+        // The schema is checked once the output is shaped.
+        let result = self.run(arguments, spec, None, context).await;
+        shaped(result, &spec.shape, output_schema, context).await
+    }
+
+    async fn run(
         &self,
         arguments: &Map<String, Value>,
         spec: &OutputSpec,
@@ -133,4 +152,42 @@ impl Backend {
             }
         }
     }
+}
+
+/// A result whose JSON the tool shapes (`project`, `max-items`): the JSON, redacted (a
+/// program could change a secret past recognition), goes through the program in a worker,
+/// then is capped and checked against the output schema.
+async fn shaped(
+    mut result: ToolResult,
+    shape: &Shape,
+    output_schema: Option<&CompiledSchema>,
+    context: &CallContext<'_>,
+) -> ToolResult {
+    if result.is_error {
+        return result;
+    }
+    let Some(mut value) = result.structured.take() else {
+        return ToolResult::error(
+            "the tool's output is not JSON, which its `project` and `max-items` need",
+        );
+    };
+    if let Some(program) = &shape.project {
+        context.redactor.redact_json(&mut value);
+        let input = value.to_string();
+        value = match context.projector.project(program, input.as_bytes()).await {
+            Ok(bytes) => match serde_json::from_slice(&bytes) {
+                Ok(value) => value,
+                Err(error) => {
+                    return ToolResult::error(format!(
+                        "the projection's value is not JSON: {error}"
+                    ));
+                }
+            },
+            Err(error) => {
+                tracing::info!(tool = context.tool, %error, "projection failed");
+                return ToolResult::error(error.to_string());
+            }
+        };
+    }
+    crate::results::project::reshape(result, value, shape.max_items, output_schema)
 }

@@ -76,12 +76,17 @@ pub struct Services {
     pub tasks: Option<Arc<Tasks>>,
     /// The egress proxy, through which commands with a host list reach the network.
     pub egress: Arc<crate::egress::Egress>,
+    /// The workers `project` programs run in.
+    pub projector: Arc<crate::backend::projector::Projector>,
 }
 
 impl Services {
     /// For one command at a terminal (`call`, `test`): no server limit, no metrics.
     pub fn terminal(processes: Arc<Processes>, clients: HttpClients) -> Self {
         Self {
+            projector: Arc::new(crate::backend::projector::Projector::new(Arc::clone(
+                &processes,
+            ))),
             processes,
             clients,
             metrics: None,
@@ -372,6 +377,7 @@ async fn execute(
         egress: &services.egress,
         clients: &services.clients,
         redactor: served.registry.redactor(),
+        projector: &services.projector,
     };
     let schema = tool.output.as_ref().map(|output| &output.compiled);
     // Only a tool that names the caller gets the identity (a copy of the arguments);

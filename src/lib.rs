@@ -91,7 +91,10 @@
 //!   written ones validate) and `prepare` (defaults, validation); [`call`] runs it (above). The output pipeline is in
 //!   [`results`] (a command's stdout or an HTTP response becomes content blocks and
 //!   structured output; truncation; the resource store, scoped to the caller, bounded on
-//!   disk, kept across reloads).
+//!   disk, kept across reloads). A tool that shapes its JSON (`project`, `max-items`) has it
+//!   redacted, run through its jq program in a worker process (`results::project::worker`,
+//!   the server's binary started again, bounded in time and memory; kept between calls by
+//!   `backend::projector`), capped, and only then checked against the output schema.
 //! - [`ask`] is what a tool asks the user before it runs (`confirm`, `[tools.ask]`) or the
 //!   client's model (`[tools.sample]`); [`inputs`] is the one engine that gathers them, with
 //!   the client's roots, in rounds; its drivers are the pipeline's gatherers: `mcp::elicit`

@@ -24,6 +24,7 @@ pub(crate) use http::{CREDENTIAL_HEADERS, FORBIDDEN_HEADERS};
 mod identity;
 mod json;
 mod output;
+mod project;
 mod prompt;
 mod rate;
 mod resource;

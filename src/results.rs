@@ -5,6 +5,7 @@
 mod captured;
 pub mod content;
 pub mod mime;
+pub mod project;
 pub mod response;
 pub mod store;
 
@@ -81,6 +82,8 @@ pub struct OutputSpec {
     pub files: Option<FilesSpec>,
     /// Keep the whole stdout as a resource when it is cut short.
     pub keep_full_output: bool,
+    /// How JSON output is narrowed and capped before the output schema is checked.
+    pub shape: project::Shape,
 }
 
 /// A file from the command's output directory.

@@ -52,6 +52,11 @@ const DOORS: &[(&str, &str)] = &[
         "src/bin/mcp-serve-sandbox.rs",
         "the trampoline binary's usage line",
     ),
+    (
+        "src/results/project/worker.rs",
+        "a projection worker's answers, on the pipe to the server that started it (a JSON value \
+         redacted before it was sent, or why the program failed); never a client's stdout",
+    ),
 ];
 
 /// The commands people run print through `commands::print` and their own stderr lines:

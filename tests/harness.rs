@@ -16,6 +16,22 @@ pub(crate) fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The `OpenAPI` descriptions vendored for the tests.
+pub(crate) fn openapi_fixtures() -> PathBuf {
+    repo_root().join("tests/fixtures/openapi")
+}
+
+/// GitHub's description, unpacked (13 MB).
+pub(crate) fn github() -> Vec<u8> {
+    let output = Command::new("gzip")
+        .args(["-dc", "github.json.gz"])
+        .current_dir(openapi_fixtures())
+        .output()
+        .expect("gzip runs");
+    assert!(output.status.success(), "gzip -dc github.json.gz");
+    output.stdout
+}
+
 /// Held while the example's rates service runs on its fixed port, 8765.
 static RATES_PORT: std::sync::Mutex<()> = std::sync::Mutex::new(());
 

@@ -3,14 +3,12 @@
 //! `UPDATE_SNAPSHOTS=1` rewrites the snapshots; read their diff before committing.
 
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 use crate::harness::{BINARY, repo_root, run};
 
-pub(crate) fn fixtures() -> PathBuf {
-    repo_root().join("tests/fixtures/openapi")
-}
+pub(crate) use crate::harness::{github, openapi_fixtures as fixtures};
 
 /// Runs `mcp-serve import openapi ARGS` in the fixtures folder, `input` on stdin.
 pub(crate) fn import(args: &[&str], input: Option<&[u8]>) -> (i32, String, String) {
@@ -35,17 +33,6 @@ pub(crate) fn import(args: &[&str], input: Option<&[u8]>) -> (i32, String, Strin
         String::from_utf8_lossy(&output.stdout).into_owned(),
         String::from_utf8_lossy(&output.stderr).into_owned(),
     )
-}
-
-/// GitHub's description, unpacked (13 MB).
-pub(crate) fn github() -> Vec<u8> {
-    let output = Command::new("gzip")
-        .args(["-dc", "github.json.gz"])
-        .current_dir(fixtures())
-        .output()
-        .expect("gzip runs");
-    assert!(output.status.success(), "gzip -dc github.json.gz");
-    output.stdout
 }
 
 fn assert_snapshot(name: &str, actual: &str) {

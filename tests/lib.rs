@@ -51,6 +51,7 @@ mod oauth_client;
 mod oauth_scopes;
 mod outgoing;
 mod pipeline;
+mod projection;
 mod prompts;
 mod properties;
 mod rate_limits;

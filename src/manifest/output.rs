@@ -85,6 +85,7 @@ pub(super) fn output_spec(
         mode,
         files,
         keep_full_output: wire.keep_output.unwrap_or(false),
+        shape: crate::results::project::Shape::default(),
     }
 }
 

@@ -336,18 +336,26 @@ fn backend(
         return None;
     }
     if let Some(http) = &wire.http {
+        let shape = super::project::shape(wire, Ok(()), checker);
         let backend = build_http(http, name, facts, checker)?;
         let spec = OutputSpec {
             tool: name.to_owned(),
             mode: OutputMode::Content,
             files: None,
             keep_full_output: false,
+            shape,
         };
         return Some((Backend::Http(Box::new(backend)), spec));
     }
     match (&wire.command, &wire.static_result) {
         (Some(command), None) => {
-            let spec = output_spec(name, command.get_ref(), output.is_some(), checker);
+            let mut spec = output_spec(name, command.get_ref(), output.is_some(), checker);
+            let applies = if spec.mode == OutputMode::Json {
+                Ok(())
+            } else {
+                Err("this command's output is not `output = \"json\"`")
+            };
+            spec.shape = super::project::shape(wire, applies, checker);
             let backend = build_command(command, name, facts, checker)?;
             Some((Backend::Command(backend), spec))
         }
@@ -358,11 +366,14 @@ fn backend(
                 output.map(|output| &output.compiled),
                 checker,
             )?;
+            let shape =
+                super::project::shape(wire, Err("a static tool's result is declared"), checker);
             let spec = OutputSpec {
                 tool: name.to_owned(),
                 mode: OutputMode::Content,
                 files: None,
                 keep_full_output: false,
+                shape,
             };
             Some((Backend::Static(result), spec))
         }

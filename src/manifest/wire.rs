@@ -195,6 +195,14 @@ pub(super) struct ToolWire {
     pub(super) output_schema: Option<Spanned<toml::Value>>,
     #[schemars(with = "Option<String>")]
     pub(super) output_schema_file: Option<Spanned<String>>,
+    /// A jq program that narrows the tool's JSON output (a command's `output = "json"`, an
+    /// HTTP tool's JSON response) before its output schema is checked.
+    #[schemars(with = "Option<String>")]
+    pub(super) project: Option<Spanned<String>>,
+    /// The most items each array of the JSON output keeps (the output's own array, or each
+    /// array field of its object); the result says how many were left out.
+    #[schemars(with = "Option<i64>", range(min = 1, max = 100_000))]
+    pub(super) max_items: Option<Spanned<i64>>,
     /// Examples that `mcp-serve test` runs.
     #[serde(default)]
     #[schemars(with = "Vec<ExampleWire>")]

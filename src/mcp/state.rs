@@ -207,6 +207,9 @@ impl Handler {
             state: Arc::new(State {
                 current: RwLock::new(Arc::new(snapshot)),
                 services: Arc::new(crate::call::Services {
+                    projector: Arc::new(crate::backend::projector::Projector::new(Arc::clone(
+                        &options.processes,
+                    ))),
                     processes: options.processes,
                     clients: HttpClients::default(),
                     egress: Arc::new(crate::egress::Egress::new(options.metrics.clone())),

@@ -15,6 +15,7 @@ fn spec(mode: OutputMode) -> OutputSpec {
         mode,
         files: None,
         keep_full_output: false,
+        shape: super::project::Shape::default(),
     }
 }
 
