@@ -741,7 +741,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__import__subcmd__openapi)
-            opts="-o -c -v -h --output --force --include --exclude --tag --method --path --base-url --env-prefix --name --no-output-schema --max-output-schema --config --toolsets --verbose --task-store --data-dir --task-lease --log-format --help"
+            opts="-o -c -v -h --output --force --include --exclude --tag --method --path --base-url --env-prefix --name --no-output-schema --max-output-schema --project --max-items --config --toolsets --verbose --task-store --data-dir --task-lease --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -788,6 +788,10 @@ _mcp__serve() {
                     return 0
                     ;;
                 --max-output-schema)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-items)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -181,6 +181,7 @@ complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand import; and __fish_s
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand import; and __fish_seen_subcommand_from openapi" -l env-prefix -d 'Put in front of each credential variable\'s name [default: the server name, as `SWAGGER_PETSTORE_`]' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand import; and __fish_seen_subcommand_from openapi" -l name -d 'The server\'s name [default: from the description\'s title]' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand import; and __fish_seen_subcommand_from openapi" -l max-output-schema -d 'Leave out an output schema larger than this (as compact JSON): every client reads it in `tools/list`' -r
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand import; and __fish_seen_subcommand_from openapi" -l max-items -d 'Give each tool whose response has lists `max-items = N`' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand import; and __fish_seen_subcommand_from openapi" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand import; and __fish_seen_subcommand_from openapi" -l toolsets -d 'Serve only the tools of these toolsets (comma-separated; `all`: every tool); `list`, `check`, `call` and reloads see the same choice [default: the manifest\'s `[server] toolsets`, else every tool]' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand import; and __fish_seen_subcommand_from openapi" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
@@ -190,6 +191,7 @@ complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand import; and __fish_s
 json\t''"
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand import; and __fish_seen_subcommand_from openapi" -l force -d 'Replace an existing --output file'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand import; and __fish_seen_subcommand_from openapi" -l no-output-schema -d 'Leave out output schemas (for an API whose responses stray from its description)'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand import; and __fish_seen_subcommand_from openapi" -l project -d 'Give each tool a `project` keeping its response\'s readable top-level fields (of each item, for a list): strings that are no link, numbers, booleans and lists of those; the output schema says the same'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand import; and __fish_seen_subcommand_from openapi" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand import; and __fish_seen_subcommand_from openapi" -s h -l help -d 'Print help'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand import; and __fish_seen_subcommand_from help" -f -a "openapi" -d 'One HTTP tool per operation of an `OpenAPI` 3.0 or 3.1 description (JSON or YAML)'

@@ -342,6 +342,14 @@ pub struct OpenapiArgs {
     /// it in `tools/list`
     #[arg(long, value_name = "SIZE", default_value = "16KiB", value_parser = parse_size_text)]
     pub max_output_schema: usize,
+    /// Give each tool a `project` keeping its response's readable top-level fields (of each
+    /// item, for a list): strings that are no link, numbers, booleans and lists of those;
+    /// the output schema says the same
+    #[arg(long)]
+    pub project: bool,
+    /// Give each tool whose response has lists `max-items = N`
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub max_items: Option<u32>,
 }
 
 /// `mcp-serve tasks`.

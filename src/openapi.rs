@@ -39,6 +39,10 @@ pub struct Options {
     pub no_output_schema: bool,
     /// An output schema larger than this many bytes of compact JSON is left out.
     pub max_output_schema: usize,
+    /// Write a projection keeping each response's readable top-level fields (`project`).
+    pub project: bool,
+    /// Write `max-items` on tools whose responses have lists.
+    pub max_items: Option<usize>,
     /// The server's name; default: from the description's title.
     pub server_name: Option<String>,
     /// The command line that made the manifest, for its header comment.

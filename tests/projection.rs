@@ -404,3 +404,83 @@ url = "http://127.0.0.1:9/x"
     );
     assert!(stderr.contains("due to 5 previous errors"), "{stderr}");
 }
+
+/// Imports GitHub's issue operations against `base`, with `flags`, into a workspace.
+#[cfg(feature = "openapi")]
+fn imported(base: &str, flags: &[&str]) -> Workspace {
+    let mut args = vec!["-", "--base-url", base, "--tag", "issues"];
+    args.extend_from_slice(flags);
+    let (code, manifest, summary) = crate::import_openapi::import(&args, Some(&github()));
+    assert_eq!(code, 0, "{summary}");
+    Workspace::new(&manifest)
+}
+
+#[cfg(feature = "openapi")]
+#[test]
+fn an_api_imported_with_project_answers_the_fields_a_model_reads() {
+    let page = issue_page();
+    let body = page.to_string();
+    let api = Upstream::start(move |_, _| Reply::new(200, "application/json", body.clone()));
+    let base = format!("{}/base", api.base());
+    let arguments = json!({"owner": "o", "repo": "r"});
+
+    let workspace = imported(&base, &["--project", "--max-items", "5"]);
+    let manifest = workspace.manifest();
+    let (code, _, stderr) = run(
+        &["check", "--config", manifest.to_str().expect("path")],
+        workspace.dir.path(),
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let mut server = Server::start(&manifest);
+    server.handshake("2025-11-25");
+    let result = server.call("issues_list-for-repo", arguments.clone());
+    assert_ne!(
+        result["isError"],
+        json!(true),
+        "checked against the narrowed schema: {result}"
+    );
+    let items = result["structuredContent"]["result"]
+        .as_array()
+        .expect("a list");
+    assert_eq!(items.len(), 5, "{result}");
+    for item in items {
+        let fields = item.as_object().expect("an issue");
+        assert!(
+            fields.contains_key("number") && fields.contains_key("title"),
+            "{item}"
+        );
+        assert!(
+            fields
+                .keys()
+                .all(|name| name != "url" && !name.ends_with("_url")),
+            "{item}"
+        );
+        assert!(fields.values().all(|value| !value.is_object()), "{item}");
+    }
+    assert!(
+        text(&result).len() * 10 < page.to_string().len(),
+        "{}",
+        text(&result).len()
+    );
+    assert!(
+        result["content"][1]["text"]
+            .as_str()
+            .is_some_and(|note| note.contains("25 more items left out")),
+        "{result}"
+    );
+
+    // The control: imported without them, the same call answers every field of every issue.
+    let whole = imported(&base, &[]);
+    let mut server = Server::start(&whole.manifest());
+    server.handshake("2025-11-25");
+    let result = server.call("issues_list-for-repo", arguments);
+    let items = result["structuredContent"]["result"]
+        .as_array()
+        .expect("a list");
+    assert_eq!(items.len(), 30, "{result}");
+    assert!(
+        items[0]["user"].is_object() && items[0]["url"].is_string(),
+        "{}",
+        items[0]
+    );
+}

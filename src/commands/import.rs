@@ -32,6 +32,8 @@ pub fn openapi(args: &OpenapiArgs) -> Result<String, Failure> {
         env_prefix: args.env_prefix.clone().unwrap_or_default(),
         no_output_schema: args.no_output_schema,
         max_output_schema: args.max_output_schema,
+        project: args.project,
+        max_items: args.max_items.and_then(|max| usize::try_from(max).ok()),
         server_name: args.name.clone(),
         command_line: command_line(),
     };

@@ -180,6 +180,12 @@ fn tool_table(out: &mut String, tool: &Tool) {
     if let Some(schema) = &tool.output_schema {
         let _ = writeln!(out, "output-schema = {}", json_text(schema));
     }
+    if let Some(program) = &tool.project {
+        let _ = writeln!(out, "project = {}", string(program));
+    }
+    if let Some(max) = tool.max_items {
+        let _ = writeln!(out, "max-items = {max}");
+    }
     let _ = writeln!(out, "[tools.http]");
     let _ = writeln!(out, "method = {}", string(&tool.method));
     let _ = writeln!(out, "url = {}", string(&tool.url));

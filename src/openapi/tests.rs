@@ -13,6 +13,8 @@ fn options() -> Options {
         env_prefix: "T_".to_owned(),
         no_output_schema: false,
         max_output_schema: 16 * 1024,
+        project: false,
+        max_items: None,
         server_name: None,
         command_line: "mcp-serve import openapi spec.json".to_owned(),
     }
@@ -94,7 +96,19 @@ proptest! {
                     "servers": [{"url": format!("https://api.example.com/{server_path}")}],
                     "get": {"operationId": id, "responses": {"204": {"description": "none"}}}
                 },
-                "/always": {"get": {"operationId": "always", "responses": {"204": {"description": "none"}}}},
+                // A response whose fields have hostile names: `--project` writes them into
+                // a jq program, which must compile as the manifest loads.
+                "/always": {"get": {"operationId": "always", "responses": {"200": {
+                    "description": "fields",
+                    "content": {"application/json": {"schema": {"type": "array", "items": {
+                        "type": "object", "required": [field.clone()],
+                        "properties": {
+                            field.clone(): {"type": "string"},
+                            "links_url": {"type": "string"},
+                            "nested": {"type": "object"}
+                        }
+                    }}}}
+                }}}},
                 // The newer sinks: styled and reserved query values, a reserved path
                 // value, a multipart body with a file part, under hostile names.
                 format!("/up/{{{path_name}}}"): {
@@ -118,7 +132,14 @@ proptest! {
         });
         let mut options = options();
         options.env_prefix = String::new();
+        options.project = true;
+        options.max_items = Some(3);
         let imported = import(&document.to_string(), &options).expect("one operation always imports");
+        let always = imported.kept.iter().find(|tool| tool.name == "always").expect("always");
+        if field != "links_url" && field != "nested" && !field.ends_with("_url") && field != "url" && field != "href" && !field.ends_with("Url") {
+            prop_assert!(always.project.as_ref().is_some_and(|program| program.contains("any(. == $k)")), "{:?}", always.project);
+            prop_assert_eq!(always.max_items, Some(3));
+        }
         // Only the credentials' own variables are read: nothing from a description's text.
         let mut table = "";
         for line in imported.manifest.lines() {

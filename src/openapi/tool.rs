@@ -15,6 +15,7 @@ use super::security::{Place, Secrets};
 
 mod body;
 mod parameters;
+mod shape;
 
 /// The largest input schema a tool gets, as compact JSON: every client reads it, and every
 /// call is validated against it.
@@ -36,6 +37,10 @@ pub struct Tool {
     pub idempotent: bool,
     pub input_schema: Value,
     pub output_schema: Option<Value>,
+    /// `--project`: a jq program keeping the response's readable fields.
+    pub project: Option<String>,
+    /// `--max-items`, where the response has lists.
+    pub max_items: Option<usize>,
     pub url: String,
     pub query: Vec<(String, String)>,
     /// Query parameters sent in another style than repeated keys: name, style, explode.
@@ -178,22 +183,8 @@ pub fn build(
             MAX_INPUT_SCHEMA / 1024
         ));
     }
-    let output_schema = if options.no_output_schema {
-        None
-    } else {
-        output_schema(document, operation, &mut arguments.notes).filter(|schema| {
-            let size = schema.to_string().len();
-            let fits = size <= options.max_output_schema;
-            if !fits {
-                arguments.notes.push(format!(
-                    "output schema left out: {} KiB, over --max-output-schema {} KiB",
-                    size.div_ceil(1024),
-                    options.max_output_schema / 1024
-                ));
-            }
-            fits
-        })
-    };
+    let (output_schema, project, max_items) =
+        response(document, operation, options, &mut arguments.notes);
     let method = operation.method.clone();
     let deprecated = operation.operation.get("deprecated") == Some(&Value::Bool(true));
     let (title, description) = texts(operation, deprecated);
@@ -213,6 +204,8 @@ pub fn build(
         toolsets: toolsets(&operation.tags),
         input_schema,
         output_schema,
+        project,
+        max_items,
         url: format!("{}{path}", base.trim_end_matches('/')),
         query,
         query_styles: placed_styles,
@@ -221,6 +214,46 @@ pub fn build(
         body,
         notes: arguments.notes,
     })
+}
+
+/// What the tool says of its response: the output schema (unless left out), and the
+/// projection and cap `--project` and `--max-items` ask for.
+fn response(
+    document: &Document,
+    operation: &Operation<'_>,
+    options: &Options,
+    notes: &mut Vec<String>,
+) -> (Option<Value>, Option<String>, Option<usize>) {
+    let wants_response =
+        !options.no_output_schema || options.project || options.max_items.is_some();
+    let mut response = wants_response
+        .then(|| output_schema(document, operation, notes))
+        .flatten();
+    // The projection first: the output schema written describes what it keeps.
+    let project = response
+        .as_mut()
+        .filter(|_| options.project)
+        .and_then(shape::projection);
+    let max_items = options
+        .max_items
+        .filter(|_| response.as_ref().is_some_and(shape::has_lists));
+    let output_schema = if options.no_output_schema {
+        None
+    } else {
+        response.filter(|schema| {
+            let size = schema.to_string().len();
+            let fits = size <= options.max_output_schema;
+            if !fits {
+                notes.push(format!(
+                    "output schema left out: {} KiB, over --max-output-schema {} KiB",
+                    size.div_ceil(1024),
+                    options.max_output_schema / 1024
+                ));
+            }
+            fits
+        })
+    };
+    (output_schema, project, max_items)
 }
 
 /// Whether HTTP calls the method idempotent (RFC 9110, 9.2.2).
