@@ -342,6 +342,33 @@ fn workers_end_with_the_server() {
 }
 
 #[test]
+fn a_worker_killed_while_idle_is_replaced_not_blamed_on_the_next_call() {
+    let api = upstream(json!([]));
+    let workspace = manifest(&api);
+    let mut server = serve(&workspace);
+    server.handshake("2025-11-25");
+    let _ = server.call("countdown", json!({"n": "1"}));
+    let idle = workers(&server);
+    assert_eq!(idle.len(), 1, "{idle:?}");
+    let killed = std::process::Command::new("kill")
+        .args(["-KILL", &idle[0].to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(killed.success());
+    assert!(wait_gone(idle[0]) || !alive(idle[0]));
+    let result = server.call("countdown", json!({"n": "2"}));
+    assert_eq!(
+        result["structuredContent"],
+        json!({"result": 0}),
+        "{result} {}",
+        server.stderr()
+    );
+    let now = workers(&server);
+    assert_eq!(now.len(), 1, "a new worker, kept: {now:?}");
+    assert_ne!(now[0], idle[0]);
+}
+
+#[test]
 fn check_points_into_the_program_and_refuses_shaping_what_is_never_json() {
     let workspace = Workspace::new(
         r#"

@@ -1,8 +1,8 @@
 //! Where projections run: worker processes (`results::project::worker`), kept between
 //! calls so that a call pays for a round trip on a pipe, not for starting a process.
 //!
-//! A call takes an idle worker, or starts one; sends the program and the JSON; and waits
-//! for the answer until [`DEADLINE`]. A worker that answers goes back to the idle ones
+//! A call takes an idle worker (one found dead is replaced by a new one, once), or starts
+//! one; sends the program and the JSON; and waits for the answer until [`DEADLINE`]. A worker that answers goes back to the idle ones
 //! (at most one per core stay); one that misses its deadline, dies (an allocation past its
 //! memory limit, a recursion past its stack) or garbles its answer is killed and never
 //! used again, so one program's failure costs no other call anything. Workers start as
@@ -85,15 +85,28 @@ impl Projector {
     }
 
     /// Runs `program` on the JSON text `input`: the JSON text of its one value.
+    /// A kept worker that turns out dead (killed between calls) is replaced once by a new
+    /// one; a new worker's death is the program's.
     pub async fn project(
         &self,
         program: &Program,
         input: &[u8],
     ) -> Result<Vec<u8>, ProjectionError> {
-        let mut worker = match self.take() {
-            Some(worker) => worker,
-            None => self.start()?,
-        };
+        if let Some(worker) = self.take() {
+            match self.run(worker, program, input).await {
+                Err(ProjectionError::Died) => {}
+                done => return done,
+            }
+        }
+        self.run(self.start()?, program, input).await
+    }
+
+    async fn run(
+        &self,
+        mut worker: Worker,
+        program: &Program,
+        input: &[u8],
+    ) -> Result<Vec<u8>, ProjectionError> {
         let answer = tokio::time::timeout(DEADLINE, worker.exchange(program.code(), input)).await;
         match answer {
             Ok(Ok(answer)) => {
@@ -105,8 +118,16 @@ impl Projector {
         }
     }
 
+    /// An idle worker that is still alive (one killed while idle is dropped here, not
+    /// found dead by the call that takes it).
     fn take(&self) -> Option<Worker> {
-        self.idle.lock().ok()?.pop()
+        let mut idle = self.idle.lock().ok()?;
+        while let Some(mut worker) = idle.pop() {
+            if matches!(worker.child.try_wait(), Ok(None)) {
+                return Some(worker);
+            }
+        }
+        None
     }
 
     fn give_back(&self, worker: Worker) {
