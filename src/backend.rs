@@ -84,9 +84,15 @@ impl Backend {
         if spec.shape.is_empty() {
             return self.run(arguments, spec, output_schema, context).await;
         }
-        // The schema is checked once the output is shaped.
+        // The schema is checked once the output is shaped, which may be no larger than the
+        // output the tool may return.
+        let limit = match self {
+            Self::Command(command) => command.max_output,
+            Self::Http(http) => http.max_response,
+            Self::Static(_) => usize::MAX,
+        };
         let result = self.run(arguments, spec, None, context).await;
-        shaped(result, &spec.shape, output_schema, context).await
+        shaped(result, &spec.shape, output_schema, limit, context).await
     }
 
     async fn run(
@@ -161,6 +167,7 @@ async fn shaped(
     mut result: ToolResult,
     shape: &Shape,
     output_schema: Option<&CompiledSchema>,
+    limit: usize,
     context: &CallContext<'_>,
 ) -> ToolResult {
     if result.is_error {
@@ -174,12 +181,17 @@ async fn shaped(
     if let Some(program) = &shape.project {
         context.redactor.redact_json(&mut value);
         let input = value.to_string();
-        value = match context.projector.project(program, input.as_bytes()).await {
+        value = match context
+            .projector
+            .project(program, input.as_bytes(), limit)
+            .await
+        {
             Ok(bytes) => match serde_json::from_slice(&bytes) {
                 Ok(value) => value,
+                // What jq writes is JSON; what the server reads is nested 128 deep at most.
                 Err(error) => {
                     return ToolResult::error(format!(
-                        "the projection's value is not JSON: {error}"
+                        "the projection's value could not be read: {error}"
                     ));
                 }
             },

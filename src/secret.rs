@@ -122,7 +122,8 @@ pub fn resolve_checked(
 /// Replaces known secret values with `[redacted]`, in every form a value takes on its way
 /// into a request and back out of a response: as written, percent-encoded (path segments,
 /// upper- and lower-case hex), form-encoded (query strings and form bodies, where a space
-/// is `+`), escaped inside a JSON string, in base64 (standard and URL-safe, wherever it
+/// is `+`: WHATWG's set, and Python's `quote_plus` and Go's `QueryEscape`, which keep `~`),
+/// escaped inside a JSON string, a number whose text holds it (in structured content), in base64 (standard and URL-safe, wherever it
 /// starts in a 3-byte group; secrets of 6 bytes or more), and with any of its characters
 /// written as `\uXXXX`, `\/` or `%XX` (found in a decoded view, [`decoded`], and redacted in
 /// the original). Blobs are redacted before they are base64-encoded. Its `Debug` shows how
@@ -351,6 +352,11 @@ impl Redactor {
         }
         match value {
             serde_json::Value::String(text) => *text = self.redact(text),
+            // A secret of digits arrives as a number (and a float's text, `9.87e14`, reads
+            // as its digits): it becomes the redacted text.
+            serde_json::Value::Number(number) if self.finds(number.to_string().as_bytes()) => {
+                *value = serde_json::Value::String(REDACTED.to_owned());
+            }
             serde_json::Value::Array(items) => {
                 for item in items {
                     self.redact_json(item);
@@ -429,6 +435,9 @@ fn forms_of(secret: &str) -> Vec<String> {
     let python = utf8_percent_encode(secret, PYTHON_QUOTE).to_string();
     let go_path = utf8_percent_encode(secret, GO_PATH).to_string();
     let form: String = form_urlencoded::byte_serialize(secret.as_bytes()).collect();
+    let query_escape = utf8_percent_encode(secret, QUERY_ESCAPE)
+        .to_string()
+        .replace("%20", "+");
     let json = serde_json::to_string(secret).unwrap_or_default();
     let json = json
         .strip_prefix('"')
@@ -444,6 +453,8 @@ fn forms_of(secret: &str) -> Vec<String> {
         lower_hex(&percent),
         lower_hex(&segment),
         lower_hex(&form),
+        lower_hex(&query_escape),
+        query_escape,
         json.replace('/', "\\/"),
         ascii_json(&json),
         ascii_json(&html_safe),
@@ -521,6 +532,14 @@ const PYTHON_QUOTE: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANU
     .remove(b'.')
     .remove(b'~')
     .remove(b'/');
+
+/// Python's `quote_plus` and Go's `url.QueryEscape`: all but the unreserved characters
+/// percent-encoded, then a space as `+` (the WHATWG form set also encodes `~`).
+const QUERY_ESCAPE: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'~');
 
 /// What Go's `url.PathEscape` leaves alone: letters, digits, `-_.~` and `$&+,:;=@`.
 const GO_PATH: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
@@ -606,6 +625,39 @@ mod tests {
             redactor.redact("GET http://127.0.0.1/0123456789/items/1 and /0123456789/x"),
             "GET [redacted]/items/1 and [redacted]/x"
         );
+    }
+
+    #[test]
+    fn a_secret_of_digits_is_redacted_where_it_arrives_as_a_number() {
+        let redactor = Redactor::new(&["987654321012345".into()]);
+        let mut value = serde_json::json!({
+            "int": 987_654_321_012_345_u64,
+            "float": 9.876_543_210_123_45e14,
+            "inside": [1_987_654_321_012_345_u64],
+            "other": 12_345,
+        });
+        redactor.redact_json(&mut value);
+        assert_eq!(
+            value,
+            serde_json::json!({"int": REDACTED, "float": REDACTED, "inside": [REDACTED], "other": 12_345})
+        );
+    }
+
+    #[test]
+    fn a_secret_as_python_quote_plus_and_go_query_escape_write_it_is_redacted() {
+        // A space as `+` and `~` kept: the WHATWG form set would write `%7E`.
+        let redactor = Redactor::new(&["Ab/Cd+Ef=Gh Ij~Kl:Mn@Op".into()]);
+        for form in [
+            "Ab%2FCd%2BEf%3DGh+Ij~Kl%3AMn%40Op",
+            "Ab%2fCd%2bEf%3dGh+Ij~Kl%3aMn%40Op",
+            "Ab%2FCd%2BEf%3DGh+Ij%7EKl%3AMn%40Op",
+        ] {
+            assert_eq!(
+                redactor.redact(&format!("a={form}&b")),
+                "a=[redacted]&b",
+                "{form}"
+            );
+        }
     }
 
     #[test]

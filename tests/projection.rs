@@ -96,6 +96,17 @@ argv = ["echo", "{{n}}"]
 output = "json"
 
 [[tools]]
+name = "bounded"
+description = "A string of n characters, from a tool that may return 1 KiB"
+project = '"x" * .'
+[tools.arguments.n]
+type = "string"
+[tools.command]
+argv = ["echo", "{{n}}"]
+output = "json"
+max-output = "1KiB"
+
+[[tools]]
 name = "environment"
 description = "What jq's env sees"
 project = "env"
@@ -123,6 +134,22 @@ headers = {{ Authorization = "Bearer ${{env:PJ_TOKEN}}" }}
 
 fn serve(workspace: &Workspace) -> Server {
     Server::start_with(&workspace.manifest(), &[], &[("PJ_TOKEN", SECRET)])
+}
+
+/// A 2025 client's server on the test manifest, with the upstream and workspace it needs.
+fn served() -> (Upstream, Workspace, Server) {
+    let api = upstream(json!([]));
+    let workspace = manifest(&api);
+    let mut server = serve(&workspace);
+    server.handshake("2025-11-25");
+    (api, workspace, server)
+}
+
+/// What `tool` gives for `n`: the value of a 2025 client's wrapped structured content.
+fn answer(server: &mut Server, tool: &str, n: &str) -> Value {
+    let result = server.call(tool, json!({"n": n}));
+    assert_ne!(result["isError"], json!(true), "{result}");
+    result["structuredContent"]["result"].clone()
 }
 
 /// Calls `tool` in the 2026-07-28 era (no handshake; `_meta` on the request).
@@ -219,18 +246,10 @@ fn an_http_tools_json_is_projected_capped_then_checked_in_both_eras() {
 
 #[test]
 fn a_program_that_never_ends_is_stopped_and_its_worker_killed() {
-    let api = upstream(json!([]));
-    let workspace = manifest(&api);
-    let mut server = serve(&workspace);
-    server.handshake("2025-11-25");
+    let (_api, _workspace, mut server) = served();
 
     // The control: the same recursion, bounded by its input, runs to its end.
-    let result = server.call("countdown", json!({"n": "10000"}));
-    assert_eq!(
-        result["structuredContent"],
-        json!({"result": 0}),
-        "{result}"
-    );
+    assert_eq!(answer(&mut server, "countdown", "10000"), json!(0));
     let before = workers(&server);
     assert_eq!(before.len(), 1, "one worker, kept for the next call");
 
@@ -249,27 +268,17 @@ fn a_program_that_never_ends_is_stopped_and_its_worker_killed() {
     );
 
     // The server and the next projection are not held up by it.
-    let result = server.call("countdown", json!({"n": "3"}));
-    assert_eq!(
-        result["structuredContent"],
-        json!({"result": 0}),
-        "{result}"
-    );
+    assert_eq!(answer(&mut server, "countdown", "3"), json!(0));
 }
 
 #[test]
 fn a_program_that_allocates_without_end_is_stopped_at_its_memory_limit() {
-    let api = upstream(json!([]));
-    let workspace = manifest(&api);
-    let mut server = serve(&workspace);
-    server.handshake("2025-11-25");
+    let (_api, _workspace, mut server) = served();
 
     // The control: the same program, on a size the limit allows.
-    let result = server.call("repeat", json!({"n": "100000000"}));
     assert_eq!(
-        result["structuredContent"],
-        json!({"result": 100_000_000}),
-        "{result}"
+        answer(&mut server, "repeat", "100000000"),
+        json!(100_000_000)
     );
     // 4 GiB: far below this machine's memory, far above a worker's limit.
     let result = server.call("repeat", json!({"n": "4294967296"}));
@@ -278,20 +287,70 @@ fn a_program_that_allocates_without_end_is_stopped_at_its_memory_limit() {
         text(&result).contains("more than 1024 MiB of memory"),
         "{result}"
     );
-    let result = server.call("repeat", json!({"n": "3"}));
+    assert_eq!(answer(&mut server, "repeat", "3"), json!(3));
+}
+
+#[test]
+fn a_projection_returns_no_more_than_its_tool_may() {
+    let (_api, _workspace, mut server) = served();
+    // The control: within the tool's 1 KiB.
     assert_eq!(
-        result["structuredContent"],
-        json!({"result": 3}),
+        answer(&mut server, "bounded", "500"),
+        json!("x".repeat(500))
+    );
+    let result = server.call("bounded", json!({"n": "5000"}));
+    assert_eq!(result["isError"], json!(true), "{result}");
+    assert!(
+        text(&result).contains("5002 bytes, more than the 1024 this tool may return"),
         "{result}"
     );
+    assert_eq!(answer(&mut server, "bounded", "3"), json!("xxx"));
+}
+
+#[test]
+fn a_burst_of_calls_runs_one_program_per_core_at_a_time() {
+    let cores = std::thread::available_parallelism()
+        .map_or(2, std::num::NonZero::get)
+        .max(2);
+    let (_api, _workspace, mut server) = served();
+    let calls = cores + 3;
+    let ids: Vec<i64> = (0..calls)
+        .map(|_| {
+            server.start_request(
+                "tools/call",
+                json!({"name": "countdown", "arguments": {"n": "1e300"}}),
+            )
+        })
+        .collect();
+    let mut most = 0;
+    let sampled = Instant::now();
+    while sampled.elapsed() < Duration::from_secs(3) {
+        most = most.max(workers(&server).len());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(most <= cores, "{most} workers at once, on {cores} cores");
+    assert!(most >= 2, "the calls ran side by side: {most}");
+    // Each is stopped at its own deadline, counted from when it ran.
+    let mut pending: std::collections::HashSet<i64> = ids.into_iter().collect();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !pending.is_empty() {
+        let message = server
+            .next_message(deadline)
+            .expect("every call is answered");
+        if let Some(id) = message["id"].as_i64()
+            && pending.remove(&id)
+        {
+            assert!(
+                message.to_string().contains("took longer than 2s"),
+                "{message}"
+            );
+        }
+    }
 }
 
 #[test]
 fn a_program_reads_no_environment_and_never_sees_a_secret() {
-    let api = upstream(json!([]));
-    let workspace = manifest(&api);
-    let mut server = serve(&workspace);
-    server.handshake("2025-11-25");
+    let (_api, workspace, mut server) = served();
 
     // The server's environment has PJ_TOKEN, PATH and HOME; the worker's has nothing.
     let result = server.call("environment", json!({}));
@@ -328,10 +387,7 @@ fn a_program_reads_no_environment_and_never_sees_a_secret() {
 
 #[test]
 fn workers_end_with_the_server() {
-    let api = upstream(json!([]));
-    let workspace = manifest(&api);
-    let mut server = serve(&workspace);
-    server.handshake("2025-11-25");
+    let (_api, _workspace, mut server) = served();
     let _ = server.call("countdown", json!({"n": "1"}));
     let found = workers(&server);
     assert_eq!(found.len(), 1, "{found:?}");
@@ -343,10 +399,7 @@ fn workers_end_with_the_server() {
 
 #[test]
 fn a_worker_killed_while_idle_is_replaced_not_blamed_on_the_next_call() {
-    let api = upstream(json!([]));
-    let workspace = manifest(&api);
-    let mut server = serve(&workspace);
-    server.handshake("2025-11-25");
+    let (_api, _workspace, mut server) = served();
     let _ = server.call("countdown", json!({"n": "1"}));
     let idle = workers(&server);
     assert_eq!(idle.len(), 1, "{idle:?}");

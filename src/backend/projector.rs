@@ -1,8 +1,10 @@
 //! Where projections run: worker processes (`results::project::worker`), kept between
 //! calls so that a call pays for a round trip on a pipe, not for starting a process.
 //!
-//! A call takes an idle worker (one found dead is replaced by a new one, once), or starts
-//! one; sends the program and the JSON; and waits for the answer until [`DEADLINE`]. A worker that answers goes back to the idle ones
+//! A call waits for one of a running permit per core (so a burst of calls runs that many
+//! programs at a time, not a process per call), takes an idle worker (one found dead is
+//! replaced by a new one, once), or starts one; sends the program and the JSON; and waits
+//! for the answer until [`DEADLINE`], reading no more than the tool may return. A worker that answers goes back to the idle ones
 //! (at most one per core stay); one that misses its deadline, dies (an allocation past its
 //! memory limit, a recursion past its stack) or garbles its answer is killed and never
 //! used again, so one program's failure costs no other call anything. Workers start as
@@ -23,8 +25,8 @@ use crate::results::project::{Program, worker};
 /// How long one projection may take.
 pub const DEADLINE: Duration = Duration::from_secs(2);
 
-/// The largest value a worker may send back.
-const MAX_ANSWER: usize = 64 << 20;
+/// The longest reason for a failure a worker may send back.
+const MAX_REASON: usize = 64 * 1024;
 
 /// The server's binary, as it was started (an upgrade on disk changes nothing here).
 const SELF_EXE: &str = "/proc/self/exe";
@@ -42,8 +44,11 @@ pub enum ProjectionError {
         worker::MEMORY_LIMIT >> 20
     )]
     Died,
-    #[error("the projection's value is larger than {} MiB", MAX_ANSWER >> 20)]
-    TooLarge,
+    #[error(
+        "the projection's value is {size} bytes, more than the {limit} this tool may return \
+         (`max-output`, or `max-response`)"
+    )]
+    TooLarge { size: usize, limit: usize },
     #[error("could not start a worker for the projection: {0}")]
     Start(#[source] std::io::Error),
     #[error("the projection's worker failed: {0}")]
@@ -55,7 +60,11 @@ pub enum ProjectionError {
 pub struct Projector {
     processes: Arc<Processes>,
     idle: Mutex<Vec<Worker>>,
+    /// Workers kept idle, and workers running at once: one per core.
     keep: usize,
+    /// A permit per running worker: a burst of calls runs `keep` programs at a time, never
+    /// one process (and up to its memory limit) per call.
+    running: tokio::sync::Semaphore,
 }
 
 #[derive(Debug)]
@@ -77,28 +86,37 @@ impl Drop for Worker {
 
 impl Projector {
     pub fn new(processes: Arc<Processes>) -> Self {
+        let keep = std::thread::available_parallelism()
+            .map_or(2, std::num::NonZero::get)
+            .max(2);
         Self {
             processes,
             idle: Mutex::new(Vec::new()),
-            keep: std::thread::available_parallelism().map_or(2, std::num::NonZero::get),
+            keep,
+            running: tokio::sync::Semaphore::new(keep),
         }
     }
 
     /// Runs `program` on the JSON text `input`: the JSON text of its one value.
-    /// A kept worker that turns out dead (killed between calls) is replaced once by a new
-    /// one; a new worker's death is the program's.
+    /// Its value may be at most `limit` bytes (the tool's own output limit). It waits for
+    /// one of the running permits first; the deadline starts when it runs. A kept worker
+    /// that turns out dead (killed between calls) is replaced once by a new one; a new
+    /// worker's death is the program's.
     pub async fn project(
         &self,
         program: &Program,
         input: &[u8],
+        limit: usize,
     ) -> Result<Vec<u8>, ProjectionError> {
+        // Never closed: the semaphore lives as long as the projector.
+        let _running = self.running.acquire().await.ok();
         if let Some(worker) = self.take() {
-            match self.run(worker, program, input).await {
+            match self.run(worker, program, input, limit).await {
                 Err(ProjectionError::Died) => {}
                 done => return done,
             }
         }
-        self.run(self.start()?, program, input).await
+        self.run(self.start()?, program, input, limit).await
     }
 
     async fn run(
@@ -106,8 +124,10 @@ impl Projector {
         mut worker: Worker,
         program: &Program,
         input: &[u8],
+        limit: usize,
     ) -> Result<Vec<u8>, ProjectionError> {
-        let answer = tokio::time::timeout(DEADLINE, worker.exchange(program.code(), input)).await;
+        let answer =
+            tokio::time::timeout(DEADLINE, worker.exchange(program.code(), input, limit)).await;
         match answer {
             Ok(Ok(answer)) => {
                 self.give_back(worker);
@@ -174,6 +194,7 @@ impl Worker {
         &mut self,
         program: &str,
         input: &[u8],
+        limit: usize,
     ) -> Result<Result<Vec<u8>, String>, ProjectionError> {
         let mut request = Vec::with_capacity(8 + program.len() + input.len());
         worker::write_frame(&mut request, program.as_bytes()).map_err(ProjectionError::Io)?;
@@ -188,8 +209,18 @@ impl Worker {
         self.stdin.flush().await.map_err(died)?;
         let status = self.stdout.read_u8().await.map_err(died)?;
         let length = self.stdout.read_u32_le().await.map_err(died)? as usize;
-        if length > MAX_ANSWER {
-            return Err(ProjectionError::TooLarge);
+        // Refused before it is read: the worker, with the rest unread, is not used again.
+        if status == worker::OK && length > limit {
+            return Err(ProjectionError::TooLarge {
+                size: length,
+                limit,
+            });
+        }
+        // A reason is cut to what a person reads.
+        if status != worker::OK && length > MAX_REASON {
+            return Err(ProjectionError::Program(
+                "the projection failed, and its reason is too long to show".to_owned(),
+            ));
         }
         let mut bytes = vec![0; length];
         self.stdout.read_exact(&mut bytes).await.map_err(died)?;
