@@ -22,6 +22,7 @@ mod http;
 mod issuer;
 mod manifest;
 mod measure;
+mod projection;
 mod report;
 mod serve;
 mod stats;
@@ -124,7 +125,7 @@ fn main() -> anyhow::Result<()> {
     let options = options()?;
     let dir = tempfile::tempdir()?;
     let issuer = issuer::Issuer::new(dir.path())?;
-    let upstream = upstream::start(issuer.jwks.clone())?;
+    let upstream = upstream::start(issuer.jwks.clone(), projection::issue_page()?)?;
     let manifests = Manifests {
         tools: manifest::write(dir.path(), "tools.toml", &manifest::tools(&upstream))?,
         big: [1_000, 10_000]
@@ -142,6 +143,11 @@ fn main() -> anyhow::Result<()> {
             dir.path(),
             "tools-auth.toml",
             &manifest::tools_with_auth(&upstream),
+        )?,
+        projection: manifest::write(
+            dir.path(),
+            "projection.toml",
+            &projection::manifest(&upstream),
         )?,
         upstream,
     };

@@ -26,10 +26,12 @@ pub(crate) struct Manifests {
     pub(crate) upstream: String,
     /// The tools behind `[server.auth]`, and a token the upstream's key signed.
     pub(crate) tools_with_auth: PathBuf,
+    /// An issue page whole and projected (`crate::projection`).
+    pub(crate) projection: PathBuf,
     pub(crate) token: String,
 }
 
-fn latency(figures: &mut Figures, name: &str, latency: &Latency) {
+pub(crate) fn latency(figures: &mut Figures, name: &str, latency: &Latency) {
     figures.insert(format!("{name}.p50_us"), latency.p50);
     figures.insert(format!("{name}.p90_us"), latency.p90);
     figures.insert(format!("{name}.p99_us"), latency.p99);
@@ -88,6 +90,14 @@ pub(crate) fn binary(
     figures.insert("binary.size_mib".into(), size as f64 / 1_048_576.0);
     cold_start(options, binary, &manifests.tools, &mut figures)?;
     stdio_calls(options, binary, &manifests.tools, &mut figures)?;
+    crate::projection::measure(
+        options.calls,
+        options.warmup,
+        binary,
+        &manifests.projection,
+        &mut figures,
+    )
+    .context("projection")?;
     http_load(options, binary, &manifests.tools, &mut figures)?;
     auth_load(options, binary, manifests, &mut figures)?;
     traced_load(options, binary, manifests, &mut figures)?;

@@ -105,6 +105,22 @@ const ROWS: &[Row] = &[
     ),
     row("stdio HTTP-backed p90 (µs)", "stdio.http.p90_us", None),
     row("stdio HTTP-backed p99 (µs)", "stdio.http.p99_us", None),
+    row(
+        "stdio HTTP, a page of 30 GitHub issues, p50 (µs)",
+        "stdio.issues.p50_us",
+        None,
+    ),
+    row(
+        "stdio HTTP, the same page projected (`project`), p50 (µs)",
+        "stdio.issues_projected.p50_us",
+        None,
+    ),
+    row("answer bytes, the page", "bytes.issues", None),
+    row(
+        "answer bytes, the page projected",
+        "bytes.issues_projected",
+        None,
+    ),
     rate(
         "HTTP static, 1 client (calls/s)",
         "http.static_c1.per_s",

@@ -132,6 +132,16 @@ impl StdioServer {
         Ok(samples)
     }
 
+    /// The size in bytes of one `tools/call` answer, as it came on the pipe.
+    pub(crate) fn answer_bytes(&mut self, tool: &str, arguments: &Value) -> anyhow::Result<usize> {
+        let (result, bytes, _) =
+            self.request("tools/call", &json!({"name": tool, "arguments": arguments}))?;
+        if result["isError"] == json!(true) {
+            bail!("{tool} failed: {result}");
+        }
+        Ok(bytes)
+    }
+
     /// Times `count` `tools/list` requests.
     pub(crate) fn lists(&mut self, count: usize) -> anyhow::Result<Vec<Duration>> {
         (0..count)
@@ -142,6 +152,11 @@ impl StdioServer {
     /// Peak resident memory so far, in KiB.
     pub(crate) fn peak_rss_kib(&self) -> anyhow::Result<u64> {
         peak_rss_kib(self.child.id())
+    }
+
+    /// The server's process id.
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     /// Closes stdin and waits for the exit.

@@ -13,7 +13,7 @@ use hyper_util::rt::TokioIo;
 
 /// Starts the upstream and returns its base URL. It runs until the process exits. It is
 /// also the auth rows' issuer: its metadata names `/jwks`, which serves `jwks`.
-pub(crate) fn start(jwks: String) -> anyhow::Result<String> {
+pub(crate) fn start(jwks: String, issues: String) -> anyhow::Result<String> {
     let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
     listener.set_nonblocking(true)?;
     let address: SocketAddr = listener.local_addr()?;
@@ -25,7 +25,14 @@ pub(crate) fn start(jwks: String) -> anyhow::Result<String> {
                 .build()
             {
                 Ok(runtime) => {
-                    runtime.block_on(serve(listener, Arc::new(Issued { jwks, address })));
+                    runtime.block_on(serve(
+                        listener,
+                        Arc::new(Issued {
+                            jwks,
+                            address,
+                            issues,
+                        }),
+                    ));
                 }
                 Err(error) => eprintln!("the upstream could not start: {error}"),
             }
@@ -38,6 +45,8 @@ pub(crate) fn start(jwks: String) -> anyhow::Result<String> {
 struct Issued {
     jwks: String,
     address: SocketAddr,
+    /// `GET /issues`: a page of GitHub's issue list (`crate::projection`).
+    issues: String,
 }
 
 async fn serve(listener: std::net::TcpListener, issued: Arc<Issued>) {
@@ -61,7 +70,8 @@ async fn serve(listener: std::net::TcpListener, issued: Arc<Issued>) {
     }
 }
 
-/// `GET /items/{id}` answers the item; the issuer's metadata and keys; anything else is 404.
+/// `GET /items/{id}` answers the item; `/issues` a page of issues; the issuer's metadata and
+/// keys; anything else is 404.
 fn answer(
     request: &Request<hyper::body::Incoming>,
     issued: &Issued,
@@ -78,6 +88,7 @@ fn answer(
             return json(format!(r#"{{"issuer":"{base}","jwks_uri":"{base}/jwks"}}"#));
         }
         "/jwks" => return json(issued.jwks.clone()),
+        "/issues" => return json(issued.issues.clone()),
         // The traced rows' OTLP receiver: every export accepted.
         "/v1/traces" => {
             return Ok(Response::builder()
