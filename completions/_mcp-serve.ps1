@@ -71,6 +71,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcp-serve' -ScriptBlock {
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Validate the manifest and lint it for the hosts you target')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Show the tools, as a table or as the exact `tools/list` JSON')
             [CompletionResult]::new('call', 'call', [CompletionResultType]::ParameterValue, 'Run one tool exactly as the server would, from the terminal')
+            [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Find the tools that do what you describe, best first')
             [CompletionResult]::new('test', 'test', [CompletionResultType]::ParameterValue, 'Run the examples the manifest declares for its tools')
             [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Write a commented starter manifest (and its JSON Schema) that passes `check`')
             [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Add this server to a host''s configuration, with absolute paths')
@@ -129,6 +130,22 @@ Register-ArgumentCompleter -Native -CommandName 'mcp-serve' -ScriptBlock {
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print what would run (argv, environment, stdin, HTTP request), secrets redacted, and run nothing')
             [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Answer yes to the tool''s confirmation (`confirm`)')
             [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'Run the call as a task in the task store (--task-store, --data-dir), so `mcp-serve tasks` sees it from elsewhere, and follow it; Ctrl-C cancels it')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'mcp-serve;search' {
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'How many tools to show')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'The manifest [default: ./tools.toml]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The manifest [default: ./tools.toml]')
+            [CompletionResult]::new('--toolsets', '--toolsets', [CompletionResultType]::ParameterName, 'Serve only the tools of these toolsets (comma-separated; `all`: every tool); `list`, `check`, `call` and reloads see the same choice [default: the manifest''s `[server] toolsets`, else every tool]')
+            [CompletionResult]::new('--task-store', '--task-store', [CompletionResultType]::ParameterName, 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir')
+            [CompletionResult]::new('--data-dir', '--data-dir', [CompletionResultType]::ParameterName, 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]')
+            [CompletionResult]::new('--task-lease', '--task-lease', [CompletionResultType]::ParameterName, 'A running task''s lease: its server renews it; a task whose server died reads as failed once it runs out')
+            [CompletionResult]::new('--log-format', '--log-format', [CompletionResultType]::ParameterName, 'Log lines for people, or one JSON object per line for a collector')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the tools found as JSON: each one''s name, title, description and score')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
@@ -352,6 +369,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcp-serve' -ScriptBlock {
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Validate the manifest and lint it for the hosts you target')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Show the tools, as a table or as the exact `tools/list` JSON')
             [CompletionResult]::new('call', 'call', [CompletionResultType]::ParameterValue, 'Run one tool exactly as the server would, from the terminal')
+            [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Find the tools that do what you describe, best first')
             [CompletionResult]::new('test', 'test', [CompletionResultType]::ParameterValue, 'Run the examples the manifest declares for its tools')
             [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Write a commented starter manifest (and its JSON Schema) that passes `check`')
             [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Add this server to a host''s configuration, with absolute paths')
@@ -369,6 +387,9 @@ Register-ArgumentCompleter -Native -CommandName 'mcp-serve' -ScriptBlock {
             break
         }
         'mcp-serve;help;call' {
+            break
+        }
+        'mcp-serve;help;search' {
             break
         }
         'mcp-serve;help;test' {

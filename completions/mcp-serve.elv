@@ -68,6 +68,7 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
             cand check 'Validate the manifest and lint it for the hosts you target'
             cand list 'Show the tools, as a table or as the exact `tools/list` JSON'
             cand call 'Run one tool exactly as the server would, from the terminal'
+            cand search 'Find the tools that do what you describe, best first'
             cand test 'Run the examples the manifest declares for its tools'
             cand init 'Write a commented starter manifest (and its JSON Schema) that passes `check`'
             cand install 'Add this server to a host''s configuration, with absolute paths'
@@ -123,6 +124,21 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
             cand --dry-run 'Print what would run (argv, environment, stdin, HTTP request), secrets redacted, and run nothing'
             cand --yes 'Answer yes to the tool''s confirmation (`confirm`)'
             cand --task 'Run the call as a task in the task store (--task-store, --data-dir), so `mcp-serve tasks` sees it from elsewhere, and follow it; Ctrl-C cancels it'
+            cand -v 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
+            cand --verbose 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'mcp-serve;search'= {
+            cand --limit 'How many tools to show'
+            cand -c 'The manifest [default: ./tools.toml]'
+            cand --config 'The manifest [default: ./tools.toml]'
+            cand --toolsets 'Serve only the tools of these toolsets (comma-separated; `all`: every tool); `list`, `check`, `call` and reloads see the same choice [default: the manifest''s `[server] toolsets`, else every tool]'
+            cand --task-store 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir'
+            cand --data-dir 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]'
+            cand --task-lease 'A running task''s lease: its server renews it; a task whose server died reads as failed once it runs out'
+            cand --log-format 'Log lines for people, or one JSON object per line for a collector'
+            cand --json 'Print the tools found as JSON: each one''s name, title, description and score'
             cand -v 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
             cand --verbose 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
             cand -h 'Print help'
@@ -326,6 +342,7 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
             cand check 'Validate the manifest and lint it for the hosts you target'
             cand list 'Show the tools, as a table or as the exact `tools/list` JSON'
             cand call 'Run one tool exactly as the server would, from the terminal'
+            cand search 'Find the tools that do what you describe, best first'
             cand test 'Run the examples the manifest declares for its tools'
             cand init 'Write a commented starter manifest (and its JSON Schema) that passes `check`'
             cand install 'Add this server to a host''s configuration, with absolute paths'
@@ -340,6 +357,8 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
         &'mcp-serve;help;list'= {
         }
         &'mcp-serve;help;call'= {
+        }
+        &'mcp-serve;help;search'= {
         }
         &'mcp-serve;help;test'= {
         }

@@ -71,6 +71,7 @@ complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -s V -l version -d 'Pr
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -f -a "check" -d 'Validate the manifest and lint it for the hosts you target'
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -f -a "list" -d 'Show the tools, as a table or as the exact `tools/list` JSON'
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -f -a "call" -d 'Run one tool exactly as the server would, from the terminal'
+complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -f -a "search" -d 'Find the tools that do what you describe, best first'
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -f -a "test" -d 'Run the examples the manifest declares for its tools'
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -f -a "init" -d 'Write a commented starter manifest (and its JSON Schema) that passes `check`'
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -f -a "install" -d 'Add this server to a host\'s configuration, with absolute paths'
@@ -124,6 +125,17 @@ complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -l yes -d 'Ans
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -l task -d 'Run the call as a task in the task store (--task-store, --data-dir), so `mcp-serve tasks` sees it from elsewhere, and follow it; Ctrl-C cancels it'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -s h -l help -d 'Print help'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand search" -l limit -d 'How many tools to show' -r
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand search" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand search" -l toolsets -d 'Serve only the tools of these toolsets (comma-separated; `all`: every tool); `list`, `check`, `call` and reloads see the same choice [default: the manifest\'s `[server] toolsets`, else every tool]' -r
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand search" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand search" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand search" -l task-lease -d 'A running task\'s lease: its server renews it; a task whose server died reads as failed once it runs out' -r
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand search" -l log-format -d 'Log lines for people, or one JSON object per line for a collector' -r -f -a "text\t''
+json\t''"
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand search" -l json -d 'Print the tools found as JSON: each one\'s name, title, description and score'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand search" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand search" -s h -l help -d 'Print help'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand test" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand test" -l toolsets -d 'Serve only the tools of these toolsets (comma-separated; `all`: every tool); `list`, `check`, `call` and reloads see the same choice [default: the manifest\'s `[server] toolsets`, else every tool]' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand test" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
@@ -260,17 +272,18 @@ complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand completions" -l log-
 json\t''"
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand completions" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand completions" -s h -l help -d 'Print help'
-complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call test init install import tasks schema completions help" -f -a "check" -d 'Validate the manifest and lint it for the hosts you target'
-complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call test init install import tasks schema completions help" -f -a "list" -d 'Show the tools, as a table or as the exact `tools/list` JSON'
-complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call test init install import tasks schema completions help" -f -a "call" -d 'Run one tool exactly as the server would, from the terminal'
-complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call test init install import tasks schema completions help" -f -a "test" -d 'Run the examples the manifest declares for its tools'
-complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call test init install import tasks schema completions help" -f -a "init" -d 'Write a commented starter manifest (and its JSON Schema) that passes `check`'
-complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call test init install import tasks schema completions help" -f -a "install" -d 'Add this server to a host\'s configuration, with absolute paths'
-complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call test init install import tasks schema completions help" -f -a "import" -d 'Write a manifest from an API description'
-complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call test init install import tasks schema completions help" -f -a "tasks" -d 'Read and cancel the tasks in the store (--task-store, --data-dir)'
-complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call test init install import tasks schema completions help" -f -a "schema" -d 'Print the JSON Schema of the manifest format'
-complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call test init install import tasks schema completions help" -f -a "completions" -d 'Print shell completions'
-complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call test init install import tasks schema completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call search test init install import tasks schema completions help" -f -a "check" -d 'Validate the manifest and lint it for the hosts you target'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call search test init install import tasks schema completions help" -f -a "list" -d 'Show the tools, as a table or as the exact `tools/list` JSON'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call search test init install import tasks schema completions help" -f -a "call" -d 'Run one tool exactly as the server would, from the terminal'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call search test init install import tasks schema completions help" -f -a "search" -d 'Find the tools that do what you describe, best first'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call search test init install import tasks schema completions help" -f -a "test" -d 'Run the examples the manifest declares for its tools'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call search test init install import tasks schema completions help" -f -a "init" -d 'Write a commented starter manifest (and its JSON Schema) that passes `check`'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call search test init install import tasks schema completions help" -f -a "install" -d 'Add this server to a host\'s configuration, with absolute paths'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call search test init install import tasks schema completions help" -f -a "import" -d 'Write a manifest from an API description'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call search test init install import tasks schema completions help" -f -a "tasks" -d 'Read and cancel the tasks in the store (--task-store, --data-dir)'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call search test init install import tasks schema completions help" -f -a "schema" -d 'Print the JSON Schema of the manifest format'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call search test init install import tasks schema completions help" -f -a "completions" -d 'Print shell completions'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call search test init install import tasks schema completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and __fish_seen_subcommand_from import" -f -a "openapi" -d 'One HTTP tool per operation of an `OpenAPI` 3.0 or 3.1 description (JSON or YAML)'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and __fish_seen_subcommand_from tasks" -f -a "list" -d 'Every task not yet forgotten, oldest first'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and __fish_seen_subcommand_from tasks" -f -a "get" -d 'One task as `tasks/get` shows it, with its progress and logs'

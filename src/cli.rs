@@ -234,6 +234,8 @@ pub enum Command {
     List(ListArgs),
     /// Run one tool exactly as the server would, from the terminal
     Call(CallArgs),
+    /// Find the tools that do what you describe, best first
+    Search(SearchArgs),
     /// Run the examples the manifest declares for its tools
     Test {
         /// Only this tool's examples
@@ -408,6 +410,20 @@ pub struct ListArgs {
         requires = "json"
     )]
     pub protocol_version: String,
+}
+
+/// `mcp-serve search`.
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    /// What the tool should do, in words: `create an issue`
+    #[arg(required = true, num_args = 1..)]
+    pub query: Vec<String>,
+    /// How many tools to show
+    #[arg(long, value_name = "N", default_value_t = 5, value_parser = clap::value_parser!(u16).range(1..=1000))]
+    pub limit: u16,
+    /// Print the tools found as JSON: each one's name, title, description and score
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `mcp-serve call`.

@@ -14,6 +14,7 @@ pub mod import;
 pub mod init;
 pub mod install;
 pub mod list;
+pub mod search;
 pub mod size;
 pub mod tasks;
 pub mod test;

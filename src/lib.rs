@@ -40,7 +40,7 @@
 //! 8 front      commands cli reload
 //! 7 adapters   mcp openapi
 //! 6 pipeline   call manifest
-//! 5 catalogue  registry tool toolset prompt
+//! 5 catalogue  registry tool toolset prompt discovery
 //! 4 runners    backend audit tasks
 //! 3 output     results resource secret inputs sandbox egress
 //! 2 facts      caller metrics template ask
@@ -82,6 +82,8 @@
 //!   the `tools/list` answer of each protocol [`revision`] once (`mcp::listing`; over stdio,
 //!   serialized once). A revision says what the wire carries and which lifecycle it has
 //!   (`initialize` and a session, or stateless requests).
+//! - [`discovery`] finds tools by what they do (BM25 over names and titles, and at half
+//!   weight the first paragraph of descriptions and argument names; `mcp-serve search`).
 //! - [`toolset`]s name sets of tools (`[[toolsets]]`, a tool's `toolsets`); `--toolsets`
 //!   cuts the registry to their members as it is loaded (`Registry::select`, at start and
 //!   on every reload), so what is not chosen is neither listed nor found by any entry point.
@@ -201,6 +203,7 @@ pub mod cli;
 pub mod commands;
 pub mod connections;
 pub mod diagnostic;
+pub mod discovery;
 pub mod egress;
 pub mod events;
 pub mod failure;

@@ -499,7 +499,7 @@ fn command_run(command: &Command, cli: &Cli) -> Result<ExitCode, Failure> {
         return Ok(commands::check::command(loaded, args));
     }
     let choice = toolsets(&cli.serve);
-    let loaded = if matches!(command, Command::List(_)) {
+    let loaded = if matches!(command, Command::List(_) | Command::Search(_)) {
         manifest::load_without_secrets(&path)
             .and_then(|(registry, _)| Ok(registry.select(&choice)?))
     } else {
@@ -508,6 +508,10 @@ fn command_run(command: &Command, cli: &Cli) -> Result<ExitCode, Failure> {
     let registry = loaded.map_err(Failure::from)?;
     registry.redact_logs();
     match command {
+        Command::Search(args) => {
+            commands::print(&commands::search::render(&registry, args));
+            Ok(ExitCode::SUCCESS)
+        }
         Command::List(args) => {
             commands::print(&commands::list::render(
                 &registry,

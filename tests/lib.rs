@@ -24,6 +24,7 @@ mod command_backend;
 mod conformance;
 mod connections;
 mod cookbook;
+mod discovery;
 mod dist;
 mod docs;
 mod doors;
