@@ -58,6 +58,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcp-serve' -ScriptBlock {
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides')
             [CompletionResult]::new('--watch', '--watch', [CompletionResultType]::ParameterName, 'Reload the manifest when it changes (a broken edit keeps the previous tools), and tell clients that the tool list changed')
+            [CompletionResult]::new('--discovery', '--discovery', [CompletionResultType]::ParameterName, 'List two tools that find and call the others (`find_tools`, `call_tool`) instead of every tool, as `[server] discovery = true` does')
             [CompletionResult]::new('--sessions', '--sessions', [CompletionResultType]::ParameterName, 'Give legacy (2025) clients sessions: a GET stream and resumable responses. The 2026 protocol is always stateless')
             [CompletionResult]::new('--sse', '--sse', [CompletionResultType]::ParameterName, 'Answer every POST with an SSE stream; by default the answer is plain JSON unless a notification (progress, a log) comes before the result')
             [CompletionResult]::new('--allow-unauthenticated', '--allow-unauthenticated', [CompletionResultType]::ParameterName, 'Serve a non-loopback address without a token (when something in front authenticates)')

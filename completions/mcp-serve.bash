@@ -143,7 +143,7 @@ _mcp__serve() {
 
     case "${cmd}" in
         mcp__serve)
-            opts="-c -v -h -V --config --toolsets --verbose --max-calls --queue --watch --state-key-file --heartbeat --task-store --data-dir --task-lease --max-tasks --max-task-bytes --max-tasks-per-caller --max-task-bytes-per-caller --http --path --sessions --max-sessions --session-idle --sse --allowed-host --allowed-origin --auth-token-env --auth-token-file --allow-unauthenticated --max-body --request-rate --request-burst --header-timeout --body-timeout --trusted-proxy --max-connections --max-connections-per-address --shutdown-grace --metrics --metrics-addr --log-format --audit --audit-values --otlp-endpoint --help --version check list call search test init install import tasks schema completions help"
+            opts="-c -v -h -V --config --toolsets --verbose --max-calls --queue --watch --discovery --state-key-file --heartbeat --task-store --data-dir --task-lease --max-tasks --max-task-bytes --max-tasks-per-caller --max-task-bytes-per-caller --http --path --sessions --max-sessions --session-idle --sse --allowed-host --allowed-origin --auth-token-env --auth-token-file --allow-unauthenticated --max-body --request-rate --request-burst --header-timeout --body-timeout --trusted-proxy --max-connections --max-connections-per-address --shutdown-grace --metrics --metrics-addr --log-format --audit --audit-values --otlp-endpoint --help --version check list call search test init install import tasks schema completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -108,6 +108,11 @@ pub struct ServeArgs {
     #[arg(long)]
     pub watch: bool,
 
+    /// List two tools that find and call the others (`find_tools`, `call_tool`) instead of
+    /// every tool, as `[server] discovery = true` does
+    #[arg(long)]
+    pub discovery: bool,
+
     /// Seal the state of 2026 calls that ask the client (`input_required`) with the key in
     /// this file (at least 32 bytes), so every replica accepts it; default: a random key
     #[arg(long, value_name = "PATH")]

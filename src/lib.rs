@@ -84,6 +84,9 @@
 //!   (`initialize` and a session, or stateless requests).
 //! - [`discovery`] finds tools by what they do (BM25 over names and titles, and at half
 //!   weight the first paragraph of descriptions and argument names; `mcp-serve search`).
+//!   In discovery mode (`--discovery`, `[server] discovery`) `tools/list` is its two tools:
+//!   `mcp::handler` answers `find_tools` itself and turns `call_tool` into the found tool's
+//!   own call before the pipeline, so every stage names the real tool.
 //! - [`toolset`]s name sets of tools (`[[toolsets]]`, a tool's `toolsets`); `--toolsets`
 //!   cuts the registry to their members as it is loaded (`Registry::select`, at start and
 //!   on every reload), so what is not chosen is neither listed nor found by any entry point.

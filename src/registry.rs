@@ -21,6 +21,8 @@ pub struct ServerIdentity {
     /// The MCP `Implementation` object (`name`, `version`, `title`, …).
     pub implementation: Map<String, Value>,
     pub instructions: Option<String>,
+    /// `[server] discovery`: `tools/list` is `crate::discovery`'s two tools.
+    pub discovery: bool,
 }
 
 /// Every tool the manifest declares.

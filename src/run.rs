@@ -149,6 +149,7 @@ fn serve(
         tasks: Some(Arc::clone(&tasks)),
         metrics: metrics.clone(),
         audit: audit(args),
+        discovery: args.discovery,
     };
     let handler = Handler::new(Arc::new(registry), handler_options)
         .context("could not prepare the tool list")?;

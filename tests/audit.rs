@@ -25,7 +25,7 @@ argv = ["false"]
 "#;
 
 /// The audit records on stderr so far, waiting until there are `count`.
-fn records(server: &Server, count: usize) -> Vec<Value> {
+pub(crate) fn records(server: &Server, count: usize) -> Vec<Value> {
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         let log = server.stderr();

@@ -219,3 +219,252 @@ content = [{type = "text", text = "x"}]
     );
     assert_eq!(code, 2, "{err}");
 }
+
+/// A manifest in discovery mode: a command tool, a rate-limited one, and twenty more.
+fn discovering(discovery: bool) -> crate::harness::Workspace {
+    let mut manifest = format!(
+        r#"
+[server]
+name = "many"
+discovery = {discovery}
+
+[[tools]]
+name = "echo"
+title = "Echo a message"
+description = "Prints the message it is given back"
+annotations = {{ read-only = true }}
+[tools.arguments.message]
+type = "string"
+[tools.command]
+argv = ["echo", "{{message}}"]
+
+[[tools]]
+name = "limited"
+title = "Count sheep"
+description = "Counts sheep, once a minute"
+rate = "1/m"
+[tools.static]
+content = [{{type = "text", text = "one sheep"}}]
+"#
+    );
+    for number in 0..20 {
+        let _ = write!(
+            manifest,
+            "\n[[tools]]\nname = \"report-{number}\"\ntitle = \"Sales report {number}\"\n\
+             description = \"The sales figures of region {number}, by month and product\"\n\
+             [tools.static]\ncontent = [{{type = \"text\", text = \"{number}\"}}]\n"
+        );
+    }
+    crate::harness::Workspace::new(&manifest)
+}
+
+fn structured_names(result: &Value) -> Vec<String> {
+    result["structuredContent"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("found tools: {result}"))
+        .iter()
+        .filter_map(|tool| tool["name"].as_str().map(str::to_owned))
+        .collect()
+}
+
+#[test]
+fn in_discovery_mode_a_client_lists_two_tools_finds_one_and_calls_it_as_itself() {
+    let workspace = discovering(true);
+    let mut server = crate::harness::Server::start_with(
+        &workspace.manifest(),
+        &["--audit", "--log-format", "json"],
+        &[],
+    );
+    server.handshake("2025-11-25");
+    let listed = server.request("tools/list", serde_json::json!({}));
+    let names: Vec<&str> = listed["result"]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|tool| tool["name"].as_str())
+        .collect();
+    assert_eq!(names, ["find_tools", "call_tool"], "{listed}");
+    let size = listed["result"].to_string().len();
+    assert!(size < 4096, "{size} bytes");
+
+    let found = server.call(
+        "find_tools",
+        serde_json::json!({"query": "echo back what I say", "limit": 3}),
+    );
+    assert_eq!(structured_names(&found)[0], "echo", "{found}");
+    assert_eq!(
+        found["structuredContent"]["tools"][0]["inputSchema"]["properties"]["message"]["type"],
+        "string",
+        "{found}"
+    );
+    let result = server.call(
+        "call_tool",
+        serde_json::json!({"name": "echo", "arguments": {"message": "hello there"}}),
+    );
+    assert_eq!(crate::harness::text(&result), "hello there", "{result}");
+    // The found tool's own call: the audit names it, not `call_tool`.
+    let records = crate::audit::records(&server, 1);
+    assert_eq!(records.len(), 1, "find_tools runs nothing: {records:?}");
+    assert_eq!(records[0]["fields"]["tool"], "echo", "{records:?}");
+
+    // Its rate counts it whichever way it is called.
+    let first = server.call("call_tool", serde_json::json!({"name": "limited"}));
+    assert_eq!(crate::harness::text(&first), "one sheep", "{first}");
+    let again = server.call("call_tool", serde_json::json!({"name": "limited"}));
+    assert_eq!(again["isError"], true, "{again}");
+    assert!(
+        crate::harness::text(&again).contains("rate limit"),
+        "{again}"
+    );
+    let direct = server.call("limited", serde_json::json!({}));
+    assert!(
+        crate::harness::text(&direct).contains("rate limit"),
+        "{direct}"
+    );
+
+    // Arguments that do not fit are the model's to correct.
+    let wrong = server.call("find_tools", serde_json::json!({"query": 3}));
+    assert_eq!(wrong["isError"], true, "{wrong}");
+    let unknown = server.request(
+        "tools/call",
+        serde_json::json!({"name": "call_tool", "arguments": {"name": "no-such-tool"}}),
+    );
+    assert!(unknown.to_string().contains("no-such-tool"), "{unknown}");
+    let nested = server.call(
+        "call_tool",
+        serde_json::json!({"name": "call_tool", "arguments": {"name": "echo"}}),
+    );
+    assert_eq!(nested["isError"], true, "{nested}");
+
+    // The control: without discovery, every tool is listed, and no `find_tools`.
+    let plain = discovering(false);
+    let mut server = crate::harness::Server::start(&plain.manifest());
+    server.handshake("2025-11-25");
+    let listed = server.request("tools/list", serde_json::json!({}));
+    assert_eq!(listed["result"]["tools"].as_array().map(Vec::len), Some(22));
+    let missing = server.request(
+        "tools/call",
+        serde_json::json!({"name": "find_tools", "arguments": {"query": "echo"}}),
+    );
+    assert!(missing.to_string().contains("find_tools"), "{missing}");
+}
+
+#[test]
+fn discovery_finds_and_calls_in_the_2026_era_over_stdio_and_http() {
+    let workspace = discovering(true);
+    let mut server = crate::harness::Server::start(&workspace.manifest());
+    let meta = crate::harness::modern_meta();
+    let found = server.request(
+        "tools/call",
+        serde_json::json!({"name": "find_tools", "arguments": {"query": "sales figures of region 7"}, "_meta": meta}),
+    );
+    assert_eq!(structured_names(&found["result"])[0], "report-7", "{found}");
+    let called = server.request(
+        "tools/call",
+        serde_json::json!({"name": "call_tool", "arguments": {"name": "report-7"}, "_meta": meta}),
+    );
+    assert_eq!(crate::harness::text(&called["result"]), "7", "{called}");
+
+    let http = crate::http_harness::HttpServer::start(&workspace.manifest(), &[]);
+    let (status, listed) = http.modern(2, "tools/list", serde_json::json!({}));
+    assert_eq!(status, 200, "{listed}");
+    assert_eq!(listed["result"]["tools"].as_array().map(Vec::len), Some(2));
+    let (status, found) = http.modern(
+        3,
+        "tools/call",
+        serde_json::json!({"name": "find_tools", "arguments": {"query": "echo a message"}}),
+    );
+    assert_eq!(status, 200, "{found}");
+    assert_eq!(structured_names(&found["result"])[0], "echo", "{found}");
+    let (status, called) = http.modern(
+        4,
+        "tools/call",
+        serde_json::json!({"name": "call_tool", "arguments": {"name": "echo", "arguments": {"message": "over http"}}}),
+    );
+    assert_eq!(status, 200, "{called}");
+    assert_eq!(
+        crate::harness::text(&called["result"]),
+        "over http",
+        "{called}"
+    );
+}
+
+#[test]
+fn discovery_takes_its_two_names_for_itself() {
+    let workspace = crate::harness::Workspace::new(
+        "[server]\ndiscovery = true\n\n[[tools]]\nname = \"find_tools\"\ndescription = \"d\"\n[tools.static]\ncontent = [{type = \"text\", text = \"x\"}]\n",
+    );
+    let manifest = workspace.manifest();
+    let (code, _, err) = run(
+        &["check", "--config", manifest.to_str().expect("path")],
+        workspace.dir.path(),
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("`find_tools` is a name discovery gives its own tool"),
+        "{err}"
+    );
+}
+
+#[test]
+fn discovery_finds_and_calls_only_what_the_callers_token_grants() {
+    use crate::oauth::{AUDIENCE, Issuer, call, make_key, sign};
+    let dir = tempfile::tempdir().expect("dir");
+    let key = make_key(dir.path(), "k1", jsonwebtoken::Algorithm::ES256);
+    let issuer = Issuer::start(vec![key.jwk.clone()]);
+    let workspace = crate::harness::Workspace::new(&format!(
+        r#"[server]
+discovery = true
+
+[server.auth]
+issuer = "{}"
+audience = "{AUDIENCE}"
+
+[[tools]]
+name = "weekly-report"
+title = "Weekly sales report"
+[tools.static]
+content = [{{ type = "text", text = "open to all" }}]
+
+[[tools]]
+name = "payroll-report"
+title = "Payroll report"
+scopes = ["payroll:read"]
+[tools.static]
+content = [{{ type = "text", text = "salaries" }}]
+"#,
+        issuer.url()
+    ));
+    let server = crate::http_harness::HttpServer::start(&workspace.manifest(), &[]);
+    let without = sign(&key, issuer.claims("ada", ""));
+    let with = sign(&key, issuer.claims("grace", "payroll:read"));
+    let answer = |token: &str, params: Value| {
+        let response = call(&server, Some(token), "tools/call", params);
+        crate::http_harness::message(response, 1)
+    };
+    let find = serde_json::json!({"name": "find_tools", "arguments": {"query": "report"}});
+    // The control: a token with the scope finds both.
+    let mut both = structured_names(&answer(&with, find.clone())["result"]);
+    both.sort();
+    assert_eq!(both, ["payroll-report", "weekly-report"]);
+    // Without it, the scoped tool is neither found nor run through `call_tool`.
+    assert_eq!(
+        structured_names(&answer(&without, find)["result"]),
+        ["weekly-report"]
+    );
+    let refused = answer(
+        &without,
+        serde_json::json!({"name": "call_tool", "arguments": {"name": "payroll-report"}}),
+    );
+    assert!(!refused.to_string().contains("salaries"), "{refused}");
+    assert!(refused.to_string().contains("payroll:read"), "{refused}");
+    let granted = answer(
+        &with,
+        serde_json::json!({"name": "call_tool", "arguments": {"name": "payroll-report"}}),
+    );
+    assert_eq!(
+        crate::harness::text(&granted["result"]),
+        "salaries",
+        "{granted}"
+    );
+}

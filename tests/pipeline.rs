@@ -327,8 +327,13 @@ fn every_entry_writes_one_audit_record_per_request() {
         check(!is_error(&ended[0]), || format!("{:?}", ended[0]))?;
         // Records are written as the answer goes out: wait for the last one.
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
-        let rounds =
-            usize::from(asking && matches!(kind, Kind::Stdio2026 | Kind::Http2026 | Kind::Task));
+        let rounds = usize::from(
+            asking
+                && matches!(
+                    kind,
+                    Kind::Stdio2026 | Kind::Http2026 | Kind::Http2026Discovery | Kind::Task
+                ),
+        );
         let expected = 1 + rounds;
         let mut records = audit_records(&entry.log(), &name);
         while records.len() < expected && std::time::Instant::now() < deadline {

@@ -42,6 +42,7 @@ pub(super) fn server_identity(server: ServerWire, checker: &mut Checker) -> Serv
     ServerIdentity {
         implementation,
         instructions: server.instructions,
+        discovery: server.discovery.unwrap_or(false),
     }
 }
 

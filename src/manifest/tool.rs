@@ -44,6 +44,7 @@ pub(super) fn build_tools(
         .and_then(|wire| super::auth::settings(wire, &wires, checker));
     let default_rate = super::rate::parse(server.rate.as_ref(), server.burst.as_ref(), checker);
     let inline_refs = server.inline_refs.unwrap_or(true);
+    let discovery = server.discovery == Some(true);
     let identity = server_identity(server, checker);
     let mut seen: HashMap<String, usize> = HashMap::new();
     let mut tools = Vec::new();
@@ -58,6 +59,14 @@ pub(super) fn build_tools(
                 ));
         } else {
             seen.insert(name, index);
+        }
+        if discovery && crate::discovery::META.contains(&wire.name.get_ref().as_str()) {
+            checker
+                .error(
+                    format!("`{}` is a name discovery gives its own tool", wire.name.get_ref()),
+                    wire.name.span(),
+                )
+                .hint("with `[server] discovery = true`, `find_tools` and `call_tool` are the server's; rename this tool");
         }
         // A tool the server will not serve may lack its secrets, as under `check`.
         let lenient =

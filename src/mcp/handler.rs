@@ -28,6 +28,7 @@ use std::time::Duration;
 
 use crate::call::{AsTask, Call, CallError, Conclusion, Tasking};
 use crate::caller::{Caller, Identity, Seen};
+use crate::discovery::Meta;
 use crate::revision::Revision;
 
 /// Who sent the request in hand: the one stdio client, or what the HTTP layer saw of it
@@ -332,6 +333,37 @@ impl Handler {
         let snapshot = self.snapshot();
         let revision = revision(&context);
         let caller = caller(&context);
+        let server_info = (revision == Revision::V2026_07).then_some(&snapshot.server_info);
+        let mut request = request;
+        if snapshot.discovery {
+            match Meta::of(&request.name, request.arguments.as_ref()) {
+                Ok(None) => {}
+                Ok(Some(Meta::Find { query, limit })) => {
+                    let index = snapshot
+                        .index
+                        .get_or_init(|| crate::discovery::Index::new(&snapshot.registry));
+                    // Only what this caller may call (the registry is already cut to the
+                    // chosen toolsets).
+                    let found = index.search(&query, limit, |name| {
+                        snapshot
+                            .registry
+                            .get(name)
+                            .is_ok_and(|tool| caller.grants(name, &tool.scopes).is_ok())
+                    });
+                    let result = crate::discovery::answer(&snapshot.registry, &found);
+                    return Ok(convert::call_result(result, server_info).into());
+                }
+                // The found tool's own call: every stage sees its name and arguments.
+                Ok(Some(Meta::Call { name, arguments })) => {
+                    request.name = name.into();
+                    request.arguments = arguments;
+                }
+                Err(reason) => {
+                    let result = crate::results::ToolResult::error(reason);
+                    return Ok(convert::call_result(result, server_info).into());
+                }
+            }
+        }
         let (events, forwarder) = self.forward_events(&context, revision, &request.name);
         let declared = context.client_capabilities().unwrap_or_default();
         let tasking = Tasking::Offered(AsTask {
@@ -377,7 +409,6 @@ impl Handler {
                 let _ = tokio::time::timeout(Duration::from_secs(1), forwarder).await;
             }
         }
-        let server_info = (revision == Revision::V2026_07).then_some(&snapshot.server_info);
         match answered {
             Ok(Conclusion::Done(result)) => Ok(convert::call_result(result, server_info).into()),
             Ok(Conclusion::Pending(pending)) => Ok(pending.into()),

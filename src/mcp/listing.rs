@@ -31,11 +31,10 @@ impl Handler {
             Some(subject) => ListToolsResult::with_all_items(
                 listing
                     .iter()
-                    .filter(|listed| {
-                        snapshot
-                            .registry
-                            .get(&listed.name)
-                            .is_ok_and(|tool| subject.0.grants(&tool.scopes))
+                    .filter(|listed| match snapshot.registry.get(&listed.name) {
+                        Ok(tool) => subject.0.grants(&tool.scopes),
+                        // Discovery's own tools: what they find is cut to the scopes.
+                        Err(_) => snapshot.discovery,
                     })
                     .cloned()
                     .collect(),

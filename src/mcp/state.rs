@@ -54,6 +54,8 @@ pub struct HandlerOptions {
     pub metrics: Option<Arc<crate::metrics::Metrics>>,
     /// What is recorded per call (`--audit`).
     pub audit: crate::audit::Audit,
+    /// `--discovery`: list discovery's two tools whatever the manifest says.
+    pub discovery: bool,
 }
 
 #[derive(Debug)]
@@ -66,6 +68,8 @@ pub(super) struct State {
     pub(super) log_level: RwLock<LogLevel>,
     pub(super) heartbeat: Option<Duration>,
     pub(super) watching: bool,
+    /// `--discovery`, kept for every snapshot a reload makes.
+    pub(super) discovery: bool,
     withheld_env: Vec<String>,
     pub(super) sealer: rmcp::model::RequestStateCodec,
     /// 2025 sessions to send `notifications/tools/list_changed` to.
@@ -96,12 +100,24 @@ pub(super) struct Snapshot {
     pub(super) scoped_tools: bool,
     /// The full `tools/list` answers, serialized on first use.
     pub(super) serialized: super::listing::Serialized,
+    /// Discovery mode (`--discovery`, `[server] discovery`): `tools/list` is its two tools.
+    pub(super) discovery: bool,
+    /// In discovery mode: the tools, indexed on the first `find_tools`.
+    pub(super) index: std::sync::OnceLock<crate::discovery::Index>,
 }
 
-/// The manifest produced a definition rmcp cannot represent (a bug on our side).
+/// Why a registry cannot be served.
 #[derive(Debug, thiserror::Error)]
-#[error("tool definition rejected by the MCP model: {0}")]
-pub struct DefinitionError(#[from] serde_json::Error);
+pub enum DefinitionError {
+    /// The manifest produced a definition rmcp cannot represent (a bug on our side).
+    #[error("tool definition rejected by the MCP model: {0}")]
+    Model(#[from] serde_json::Error),
+    /// `--discovery` takes two names a tool of the manifest has.
+    #[error(
+        "tool `{0}` has a name discovery gives its own tool; rename it to serve with --discovery"
+    )]
+    Taken(String),
+}
 
 impl Snapshot {
     fn new(
@@ -109,11 +125,29 @@ impl Snapshot {
         watching: bool,
         withheld_env: &[String],
         tasks: bool,
+        discovery: bool,
     ) -> Result<Self, DefinitionError> {
+        let discovery = discovery || registry.server.discovery;
+        if discovery
+            && let Some(taken) = crate::discovery::META
+                .iter()
+                .find(|name| registry.get(name).is_ok())
+        {
+            return Err(DefinitionError::Taken((*taken).to_owned()));
+        }
         // Eras differ only in their output schemas: each tool is converted once, and the
         // other revisions' entries are clones sharing its schemas (10,000 tools add up).
         let mut listings: [Vec<Tool>; 4] = Default::default();
-        for tool in registry.tools() {
+        if discovery {
+            // The server's own two tools, the same in every revision (no output schema).
+            for definition in crate::discovery::definitions(registry.tools().count()) {
+                let tool = convert::tool(definition)?;
+                for listing in &mut listings {
+                    listing.push(tool.clone());
+                }
+            }
+        }
+        for tool in registry.tools().filter(|_| !discovery) {
             let modern = convert::tool(tool.definition_for(Revision::V2026_07))?;
             let v2025 = if tool.wrapped_as_object() {
                 convert::tool(tool.definition_for(Revision::V2025_06))?
@@ -186,6 +220,8 @@ impl Snapshot {
             scoped,
             scoped_tools,
             serialized: super::listing::Serialized::default(),
+            discovery,
+            index: std::sync::OnceLock::new(),
             registry,
             listings,
             info,
@@ -202,6 +238,7 @@ impl Handler {
             options.watching,
             &options.withheld_env,
             options.tasks.is_some(),
+            options.discovery,
         )?;
         Ok(Self {
             state: Arc::new(State {
@@ -221,6 +258,7 @@ impl Handler {
                 log_level: RwLock::new(LogLevel::Info),
                 heartbeat: options.heartbeat,
                 watching: options.watching,
+                discovery: options.discovery,
                 withheld_env: options.withheld_env,
                 sealer: options.sealer,
                 peers: Mutex::new(Vec::new()),
@@ -283,6 +321,7 @@ impl Handler {
             self.state.watching,
             &self.state.withheld_env,
             self.state.services.tasks.is_some(),
+            self.state.discovery,
         )?);
         match self.state.current.write() {
             Ok(mut current) => *current = snapshot,

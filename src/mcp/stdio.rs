@@ -448,6 +448,7 @@ mod tests {
                 sealer: crate::mcp::state_codec(None).expect("key"),
                 metrics: None,
                 audit: crate::audit::Audit::default(),
+                discovery: false,
             },
         )
         .expect("handler")

@@ -10,8 +10,9 @@ use crate::harness::{BINARY, Server, Workspace};
 use crate::http_harness::{HttpServer, http_client, message, open_session_with, post_to};
 
 /// Every entry path the pipeline has; add one here when the pipeline gains one.
-pub(super) const ALL: [Kind; 14] = [
+pub(super) const ALL: [Kind; 16] = [
     Kind::Stdio2025,
+    Kind::StdioDiscovery,
     Kind::Stdio2025Stray,
     Kind::Stdio2026,
     Kind::Stdio2026UpFront,
@@ -20,6 +21,7 @@ pub(super) const ALL: [Kind; 14] = [
     Kind::HttpSessions,
     Kind::Http2026,
     Kind::Http2026UpFront,
+    Kind::Http2026Discovery,
     Kind::Task,
     Kind::TaskInside,
     Kind::Cli,
@@ -46,6 +48,8 @@ pub(super) enum Kind {
     /// stdio, 2025, with the 2026 answer keys added (`inputResponses`, a stray
     /// `requestState`): a 2025 request carries them too.
     Stdio2025Stray,
+    /// stdio, 2025, `--discovery`: the tool reached through `call_tool`.
+    StdioDiscovery,
     /// stdio, 2026-07-28: `input_required`, then a retry with the answers and the state.
     Stdio2026,
     /// stdio, 2026: the answers sent up front, and a stray `requestState` on tools that ask
@@ -61,6 +65,8 @@ pub(super) enum Kind {
     Http2026,
     /// HTTP, 2026: answers up front and a stray `requestState`.
     Http2026UpFront,
+    /// HTTP, 2026 rounds, `--discovery`: the tool reached through `call_tool`.
+    Http2026Discovery,
     /// HTTP, 2026, the tasks extension declared: the call becomes a task (questions first).
     Task,
     /// As `Task`, for `ask-in-task` tools: questions inside the task, answered with
@@ -120,6 +126,7 @@ impl Kind {
         match self {
             Kind::Stdio2025 => "stdio 2025",
             Kind::Stdio2025Stray => "stdio 2025 stray answer keys",
+            Kind::StdioDiscovery => "stdio 2025 through call_tool",
             Kind::Stdio2026 => "stdio 2026 rounds",
             Kind::Stdio2026UpFront => "stdio 2026 answers up front",
             Kind::Http2025 => "http 2025 stateless",
@@ -127,6 +134,7 @@ impl Kind {
             Kind::HttpSessions => "http 2025 --sessions",
             Kind::Http2026 => "http 2026 rounds",
             Kind::Http2026UpFront => "http 2026 answers up front",
+            Kind::Http2026Discovery => "http 2026 through call_tool",
             Kind::Task => "task",
             Kind::TaskInside => "task, asked inside",
             Kind::Cli => "mcp-serve call",
@@ -153,7 +161,27 @@ impl Kind {
 
     /// Whether it speaks 2025 over stdio (an `initialize` first).
     fn legacy_stdio(self) -> bool {
-        matches!(self, Kind::Stdio2025 | Kind::Stdio2025Stray)
+        matches!(
+            self,
+            Kind::Stdio2025 | Kind::Stdio2025Stray | Kind::StdioDiscovery
+        )
+    }
+
+    /// Whether its server runs `--discovery` and it calls each tool through `call_tool`.
+    fn discovery(self) -> bool {
+        matches!(self, Kind::StdioDiscovery | Kind::Http2026Discovery)
+    }
+
+    /// `call` as this entry sends it: through `call_tool` in discovery mode.
+    fn sent(self, call: &Call) -> Call {
+        if !self.discovery() {
+            return call.clone();
+        }
+        Call {
+            tool: "call_tool".to_owned(),
+            arguments: json!({"name": call.tool, "arguments": call.arguments}),
+            ..call.clone()
+        }
     }
 
     /// Whether one process serves several calls (a terminal command runs one).
@@ -206,9 +234,16 @@ impl<'a> Entry<'a> {
             env: env.to_vec(),
         };
         match kind {
-            Kind::Stdio2025 | Kind::Stdio2025Stray | Kind::Stdio2026 | Kind::Stdio2026UpFront => {
+            Kind::Stdio2025
+            | Kind::Stdio2025Stray
+            | Kind::StdioDiscovery
+            | Kind::Stdio2026
+            | Kind::Stdio2026UpFront => {
                 let mut flags: Vec<&str> = FLAGS[..7].to_vec();
                 flags.extend(["--metrics-addr", "127.0.0.1:0"]);
+                if kind.discovery() {
+                    flags.push("--discovery");
+                }
                 let mut server = Server::start_with(&manifest, &flags, env);
                 if kind.legacy_stdio() {
                     let response = server.request(
@@ -227,11 +262,15 @@ impl<'a> Entry<'a> {
             | Kind::HttpSessions
             | Kind::Http2026
             | Kind::Http2026UpFront
+            | Kind::Http2026Discovery
             | Kind::Task
             | Kind::TaskInside => {
                 let mut flags = FLAGS.to_vec();
                 if kind == Kind::HttpSessions {
                     flags.push("--sessions");
+                }
+                if kind.discovery() {
+                    flags.push("--discovery");
                 }
                 let server = HttpServer::start_with_env(&manifest, &flags, env);
                 if kind == Kind::HttpSessions {
@@ -253,8 +292,13 @@ impl<'a> Entry<'a> {
     }
 
     fn call(&mut self, call: &Call) -> Ended {
+        let call = &self.kind.sent(call);
         match self.kind {
-            Kind::Stdio2025 | Kind::Stdio2025Stray | Kind::Stdio2026 | Kind::Stdio2026UpFront => {
+            Kind::Stdio2025
+            | Kind::Stdio2025Stray
+            | Kind::StdioDiscovery
+            | Kind::Stdio2026
+            | Kind::Stdio2026UpFront => {
                 let modern = !self.kind.legacy_stdio();
                 let up_front = self.kind.up_front();
                 let server = self.stdio.as_mut().expect("stdio");
@@ -284,9 +328,14 @@ impl<'a> Entry<'a> {
             } else {
                 600
             });
+        let (slow, second) = (&self.kind.sent(slow), &self.kind.sent(second));
         match self.kind {
             Kind::Cli | Kind::CliTask | Kind::Test => None,
-            Kind::Stdio2025 | Kind::Stdio2025Stray | Kind::Stdio2026 | Kind::Stdio2026UpFront => {
+            Kind::Stdio2025
+            | Kind::Stdio2025Stray
+            | Kind::StdioDiscovery
+            | Kind::Stdio2026
+            | Kind::Stdio2026UpFront => {
                 let modern = !self.kind.legacy_stdio();
                 let up_front = self.kind.up_front();
                 let server = self.stdio.as_mut().expect("stdio");
@@ -303,7 +352,7 @@ impl<'a> Entry<'a> {
                 let background =
                     std::thread::spawn(move || http.call(kind, session.as_deref(), &slow));
                 std::thread::sleep(head_start);
-                let second = self.call(second);
+                let second = self.http().call(self.kind, self.session.as_deref(), second);
                 let first = background.join().expect("the slow call");
                 Some((first, second))
             }
