@@ -454,6 +454,14 @@ description = "d"
 max-items = 0
 [tools.http]
 url = "http://127.0.0.1:9/x"
+
+[[tools]]
+name = "fewer"
+description = "d"
+max-items = 3
+output-schema = '{"type": "object", "properties": {"items": {"type": "array", "minItems": 5}}}'
+[tools.http]
+url = "http://127.0.0.1:9/x"
 "#,
     );
     let manifest = workspace.manifest();
@@ -482,7 +490,13 @@ url = "http://127.0.0.1:9/x"
         stderr.contains("`max-items` is a number of items from 1 to 100000"),
         "{stderr}"
     );
-    assert!(stderr.contains("due to 5 previous errors"), "{stderr}");
+    assert!(
+        stderr.contains(
+            "`max-items = 3` keeps fewer items than the output schema's `minItems` of 5 for `items`"
+        ),
+        "{stderr}"
+    );
+    assert!(stderr.contains("due to 6 previous errors"), "{stderr}");
 }
 
 /// Imports GitHub's issue operations against `base`, with `flags`, into a workspace.

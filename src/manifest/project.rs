@@ -53,6 +53,40 @@ pub(super) fn shape(wire: &ToolWire, applies: Result<(), &str>, checker: &mut Ch
     Shape { project, max_items }
 }
 
+/// `max-items` against the output schema: a cap below a list's `minItems` would make every
+/// longer answer fail the schema, with a message that blames the output.
+pub(super) fn check_cap(
+    wire: &ToolWire,
+    shape: &Shape,
+    schema: &serde_json::Value,
+    checker: &mut Checker,
+) {
+    let (Some(max), Some(key)) = (shape.max_items, wire.max_items.as_ref()) else {
+        return;
+    };
+    let lists: Vec<(String, &serde_json::Value)> = match schema.get("properties") {
+        Some(serde_json::Value::Object(fields)) => fields
+            .iter()
+            .map(|(name, field)| (format!("`{name}`"), field))
+            .collect(),
+        _ => vec![("the output".to_owned(), schema)],
+    };
+    for (what, list) in lists {
+        if let Some(least) = list.get("minItems").and_then(serde_json::Value::as_u64)
+            && usize::try_from(least).is_ok_and(|least| least > max)
+        {
+            checker
+                .error(
+                    format!(
+                        "`max-items = {max}` keeps fewer items than the output schema's `minItems` of {least} for {what}"
+                    ),
+                    key.span(),
+                )
+                .hint("raise `max-items`, or lower `minItems`");
+        }
+    }
+}
+
 /// The place in the manifest of `part`, a byte range of the string `value`: exact when the
 /// string is written as it reads (no escapes), else the whole string.
 fn inside(source: &str, value: &Spanned<String>, part: &Range<usize>) -> Range<usize> {

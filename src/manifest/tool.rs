@@ -148,6 +148,9 @@ fn build_tool(
     let mut facts = ArgumentFacts::from_schema(&input_schema.0);
     let inputs = build_inputs(wire, &mut facts, checker);
     let (mut backend, output_spec) = backend(wire, &name, &facts, output.as_ref(), checker)?;
+    if let Some(output) = &output {
+        super::project::check_cap(wire, &output_spec.shape, &output.schema, checker);
+    }
     confine(wire, &mut backend, server_sandbox, checker);
     let task = super::task::policy(wire.task.as_ref(), default_task, checker);
     let ask_in_task = super::task::ask_in_task(wire, task, &inputs, checker);

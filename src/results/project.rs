@@ -10,6 +10,9 @@
 //!
 //! jq here is jaq (`jaq-core`, `jaq-std`, `jaq-json`): jq's language and standard library,
 //! without modules (`import` and `include` read nothing) and without `input`.
+//!
+//! Why a program failed is text for a person, the model that reads the tool error: [`run`]
+//! returns it as a `String`, as do the worker and `backend::projector` that carry it.
 
 pub mod worker;
 
