@@ -242,7 +242,10 @@ async fn stages<G: Gatherer>(
         tasking,
         mut gatherer,
     } = call;
-    let tool = Arc::clone(served.registry.get(&tool)?);
+    // A misspelt name is answered with a tool this caller may call, never another.
+    let tool = Arc::clone(served.registry.find(&tool, |tool| {
+        caller.grants(&tool.name, &tool.scopes).is_ok()
+    })?);
     let shape = Shape {
         revision,
         wrapped: tool.wrapped_as_object(),

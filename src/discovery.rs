@@ -34,8 +34,9 @@ pub const MAX_FOUND: usize = 20;
 /// How many it holds unless asked.
 const DEFAULT_FOUND: usize = 5;
 
-/// What `tools/list` holds in discovery mode, for a registry of `count` tools.
-pub fn definitions(count: usize) -> [Map<String, Value>; 2] {
+/// What `tools/list` holds in discovery mode. It does not say how many tools there are:
+/// a caller may see fewer than the manifest holds.
+pub fn definitions() -> [Map<String, Value>; 2] {
     let object = |value: Value| match value {
         Value::Object(map) => map,
         _ => Map::new(),
@@ -45,9 +46,9 @@ pub fn definitions(count: usize) -> [Map<String, Value>; 2] {
             "name": FIND,
             "title": "Find tools",
             "description": format!(
-                "Search this server's {count} tools by what they do. Answers with the best \
-                 matches, each with its name, description and input schema; call one with \
-                 `{CALL}` (or by its name)."
+                "Search this server's tools by what they do. Answers with the best matches, \
+                 each with its name, description and input schema; call one with `{CALL}` \
+                 (or by its name)."
             ),
             "inputSchema": {
                 "type": "object",
@@ -115,7 +116,7 @@ impl Meta {
                 }
                 let query = match arguments.get("query") {
                     Some(Value::String(query))
-                        if !query.trim().is_empty() && query.len() <= 1000 =>
+                        if !query.trim().is_empty() && query.chars().count() <= 1000 =>
                     {
                         query.clone()
                     }

@@ -78,10 +78,19 @@ impl std::fmt::Debug for LaunchSecrets {
 
 /// `tools/call` named a tool that does not exist.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown tool `{name}`{}", suggestion.as_ref().map(|s| format!("; did you mean `{s}`?")).unwrap_or_default())]
+#[error("unknown tool `{}`{}", shown(name), suggestion.as_ref().map(|s| format!("; did you mean `{s}`?")).unwrap_or_default())]
 pub struct UnknownTool {
     pub name: String,
     pub suggestion: Option<String>,
+}
+
+/// A name as an error quotes it: at most a tool name's 128 characters, so a client that
+/// sends megabytes does not get them back.
+fn shown(name: &str) -> String {
+    match name.char_indices().nth(128) {
+        Some((cut, _)) => format!("{}…", &name[..cut]),
+        None => name.to_owned(),
+    }
 }
 
 impl Registry {
@@ -391,10 +400,32 @@ impl Registry {
     }
 
     pub fn get(&self, name: &str) -> Result<&Arc<Tool>, UnknownTool> {
+        self.find(name, |_| true)
+    }
+
+    /// The tool called `name`, or why not, suggesting only a tool `visible` lets through
+    /// (a caller's scopes: a hint must not name a tool its token may not see).
+    pub fn find(
+        &self,
+        name: &str,
+        visible: impl Fn(&Tool) -> bool,
+    ) -> Result<&Arc<Tool>, UnknownTool> {
         self.tools.get(name).ok_or_else(|| UnknownTool {
             name: name.to_owned(),
-            suggestion: suggest(name, self.tools.keys().map(String::as_str)).map(str::to_owned),
+            suggestion: suggest(
+                name,
+                self.tools
+                    .values()
+                    .filter(|tool| visible(tool))
+                    .map(|tool| tool.name.as_str()),
+            )
+            .map(str::to_owned),
         })
+    }
+
+    /// Whether a tool is called `name` (no suggestion is worked out).
+    pub fn has(&self, name: &str) -> bool {
+        self.tools.contains_key(name)
     }
 
     pub fn tools(&self) -> impl Iterator<Item = &Arc<Tool>> {

@@ -467,4 +467,32 @@ content = [{{ type = "text", text = "salaries" }}]
         "salaries",
         "{granted}"
     );
+    // A misspelt name is answered with a tool the caller may call, never another, through
+    // `call_tool` or directly; the control, the token with the scope, is told the name.
+    for params in [
+        serde_json::json!({"name": "call_tool", "arguments": {"name": "payroll-repor"}}),
+        serde_json::json!({"name": "payroll-repor", "arguments": {}}),
+    ] {
+        let hidden = answer(&without, params.clone());
+        assert!(hidden.to_string().contains("unknown tool"), "{hidden}");
+        assert!(!hidden.to_string().contains("payroll-report`"), "{hidden}");
+        let told = answer(&with, params);
+        assert!(
+            told.to_string().contains("did you mean `payroll-report`"),
+            "{told}"
+        );
+    }
+    // A name of megabytes is neither worked on at length nor sent back.
+    let long = format!("payroll-report{}", "x".repeat(1 << 20));
+    let refused = answer(
+        &with,
+        serde_json::json!({"name": "call_tool", "arguments": {"name": long}}),
+    );
+    let shown = refused.to_string();
+    assert!(
+        shown.contains("unknown tool"),
+        "{}",
+        &shown[..200.min(shown.len())]
+    );
+    assert!(shown.len() < 2_000, "{} bytes", shown.len());
 }

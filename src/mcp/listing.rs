@@ -31,10 +31,16 @@ impl Handler {
             Some(subject) => ListToolsResult::with_all_items(
                 listing
                     .iter()
-                    .filter(|listed| match snapshot.registry.get(&listed.name) {
-                        Ok(tool) => subject.0.grants(&tool.scopes),
-                        // Discovery's own tools: what they find is cut to the scopes.
-                        Err(_) => snapshot.discovery,
+                    .filter(|listed| {
+                        if snapshot.registry.has(&listed.name) {
+                            snapshot
+                                .registry
+                                .get(&listed.name)
+                                .is_ok_and(|tool| subject.0.grants(&tool.scopes))
+                        } else {
+                            // Discovery's own tools: what they find is cut to the scopes.
+                            snapshot.discovery
+                        }
                     })
                     .cloned()
                     .collect(),

@@ -131,7 +131,7 @@ impl Snapshot {
         if discovery
             && let Some(taken) = crate::discovery::META
                 .iter()
-                .find(|name| registry.get(name).is_ok())
+                .find(|name| registry.has(name))
         {
             return Err(DefinitionError::Taken((*taken).to_owned()));
         }
@@ -140,7 +140,7 @@ impl Snapshot {
         let mut listings: [Vec<Tool>; 4] = Default::default();
         if discovery {
             // The server's own two tools, the same in every revision (no output schema).
-            for definition in crate::discovery::definitions(registry.tools().count()) {
+            for definition in crate::discovery::definitions() {
                 let tool = convert::tool(definition)?;
                 for listing in &mut listings {
                     listing.push(tool.clone());
