@@ -60,7 +60,7 @@ argv = ["echo", "{limit}"]
   |
 3 | colour = "blue"
   | ^^^^^^
-  = hint: expected one of `name`, `version`, `title`, `description`, `instructions`, `website-url`, `icons`, `sandbox`, `task`, `task-ttl`, `task-poll-interval`, `rate`, `burst`, `auth`, `inline-refs`, `toolsets`
+  = hint: expected one of `name`, `version`, `title`, `description`, `instructions`, `website-url`, `icons`, `sandbox`, `task`, `task-ttl`, `task-poll-interval`, `rate`, `burst`, `auth`, `inline-refs`, `discovery`, `toolsets`
 
 error: tool name `bad name` contains ` `
  --> tools.toml:6:8
