@@ -456,6 +456,13 @@ fn task_location(args: &ServeArgs) -> Result<crate::tasks::TaskStoreLocation, Fa
     .map_err(|error| Failure::new(error.to_string()))
 }
 
+/// The registry as the command line asks: `--discovery` as the manifest's own `[server]
+/// discovery`, so that `check` and `list` say what serving so would do.
+fn asked(mut registry: Registry, cli: &Cli) -> Registry {
+    registry.server.discovery |= cli.serve.discovery;
+    registry
+}
+
 fn command_run(command: &Command, cli: &Cli) -> Result<ExitCode, Failure> {
     let config = cli.serve.config.as_deref();
     if let Command::Tasks { action } = command {
@@ -494,7 +501,9 @@ fn command_run(command: &Command, cli: &Cli) -> Result<ExitCode, Failure> {
     // one is a warning of `check`, and `list` shows the tools all the same.
     if let Command::Check(args) = command {
         let loaded = match manifest::load_without_secrets(&path) {
-            Ok((registry, unset)) => Ok((registry.select(&toolsets(&cli.serve))?, unset)),
+            Ok((registry, unset)) => {
+                Ok((asked(registry, cli).select(&toolsets(&cli.serve))?, unset))
+            }
             Err(error) => Err(error),
         };
         return Ok(commands::check::command(loaded, args));
@@ -506,7 +515,7 @@ fn command_run(command: &Command, cli: &Cli) -> Result<ExitCode, Failure> {
     } else {
         manifest::load_for(&path, &choice)
     };
-    let registry = loaded.map_err(Failure::from)?;
+    let registry = asked(loaded.map_err(Failure::from)?, cli);
     registry.redact_logs();
     match command {
         Command::Search(args) => {

@@ -404,6 +404,59 @@ fn discovery_takes_its_two_names_for_itself() {
         err.contains("`find_tools` is a name discovery gives its own tool"),
         "{err}"
     );
+    // Without it in the manifest, `check` passes; `check --discovery` says why serving so
+    // would not start.
+    let plain = crate::harness::Workspace::new(
+        "[[tools]]\nname = \"call_tool\"\ndescription = \"d\"\ntitle = \"t\"\n[tools.static]\ncontent = [{type = \"text\", text = \"x\"}]\n",
+    );
+    let manifest = plain.manifest();
+    let manifest = manifest.to_str().expect("path");
+    let (code, _, err) = run(&["check", "--config", manifest], plain.dir.path());
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = run(
+        &["--discovery", "check", "--config", manifest],
+        plain.dir.path(),
+    );
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        format!("{out}{err}").contains("discovery-name"),
+        "{out}{err}"
+    );
+}
+
+#[test]
+fn list_shows_what_a_client_of_discovery_mode_lists() {
+    let workspace = discovering(false);
+    let manifest = workspace.manifest();
+    let manifest = manifest.to_str().expect("path");
+    let (code, out, err) = run(
+        &["--discovery", "list", "--json", "--config", manifest],
+        workspace.dir.path(),
+    );
+    assert_eq!(code, 0, "{err}");
+    let listed: Value = serde_json::from_str(&out).expect("JSON");
+    let names: Vec<&str> = listed["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|tool| tool["name"].as_str())
+        .collect();
+    assert_eq!(names, ["find_tools", "call_tool"]);
+    // The control: without the flag, the manifest's 22 tools.
+    let (_, out, _) = run(
+        &["list", "--json", "--config", manifest],
+        workspace.dir.path(),
+    );
+    let listed: Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(listed["tools"].as_array().map(Vec::len), Some(22));
+    let (_, out, _) = run(
+        &["--discovery", "list", "--config", manifest],
+        workspace.dir.path(),
+    );
+    assert!(
+        out.contains("discovery mode: a client lists `find_tools` and `call_tool`"),
+        "{out}"
+    );
 }
 
 #[test]

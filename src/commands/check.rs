@@ -105,9 +105,20 @@ pub fn lint(registry: &Registry, targets: &[Target]) -> Vec<Finding> {
 }
 
 /// A `tools/list` over the budget (`size::over_budget`); in discovery mode a client lists
-/// two tools, whatever the manifest holds.
+/// two tools, whatever the manifest holds, and no tool may have their names.
 fn lint_size(registry: &Registry, findings: &mut Vec<Finding>) {
     if registry.server.discovery {
+        // `--discovery` on a manifest that does not ask for it: its names are checked here.
+        for name in crate::discovery::META {
+            if registry.has(name) {
+                findings.push(Finding::error(
+                    "discovery-name",
+                    Some(name),
+                    "has a name discovery gives its own tool; rename it to serve with --discovery"
+                        .into(),
+                ));
+            }
+        }
         return;
     }
     if let Some(message) = super::size::over_budget(registry) {

@@ -12,11 +12,13 @@ use crate::revision::Revision;
 pub fn render(registry: &Registry, json: bool, protocol_version: &str) -> String {
     if json {
         let revision = Revision::of_version(protocol_version);
-        let tools: Vec<Value> = registry
-            .listing(revision)
-            .into_iter()
-            .map(Value::Object)
-            .collect();
+        // In discovery mode a client lists discovery's two tools, whatever the manifest holds.
+        let listing = if registry.server.discovery {
+            crate::discovery::definitions().into()
+        } else {
+            registry.listing(revision)
+        };
+        let tools: Vec<Value> = listing.into_iter().map(Value::Object).collect();
         return format!(
             "{}\n",
             serde_json::to_string_pretty(&json!({ "tools": tools })).unwrap_or_default()
@@ -61,6 +63,12 @@ pub fn render(registry: &Registry, json: bool, protocol_version: &str) -> String
     out.push_str(&toolsets_table(registry, &sizes));
     let whole = sizes.whole();
     let _ = writeln!(out, "\ntools/list (2025-11-25): {}", whole.describe());
+    if registry.server.discovery {
+        let _ = writeln!(
+            out,
+            "discovery mode: a client lists `find_tools` and `call_tool`, which find and call these"
+        );
+    }
     out.push_str(&prompts_table(registry));
     out.push_str(&resources_table(registry));
     out
