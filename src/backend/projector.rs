@@ -128,14 +128,17 @@ impl Projector {
     ) -> Result<Vec<u8>, ProjectionError> {
         let answer =
             tokio::time::timeout(DEADLINE, worker.exchange(program.code(), input, limit)).await;
-        match answer {
+        let error = match answer {
             Ok(Ok(answer)) => {
                 self.give_back(worker);
-                answer.map_err(ProjectionError::Program)
+                return answer.map_err(ProjectionError::Program);
             }
-            Ok(Err(error)) => Err(error),
-            Err(_elapsed) => Err(ProjectionError::Deadline),
-        }
+            Ok(Err(error)) => error,
+            Err(_elapsed) => ProjectionError::Deadline,
+        };
+        // Gone before the permit is given back: never more workers alive than permits.
+        let _ = worker.child.kill().await;
+        Err(error)
     }
 
     /// An idle worker that is still alive (one killed while idle is dropped here, not
