@@ -29,6 +29,11 @@ pub const CALL: &str = "call_tool";
 /// The names discovery takes for its own tools.
 pub const META: [&str; 2] = [FIND, CALL];
 
+/// A tool of `registry` named as one of discovery's own, which discovery mode refuses.
+pub fn taken(registry: &Registry) -> Option<&'static str> {
+    META.into_iter().find(|name| registry.tool(name).is_some())
+}
+
 /// The most tools one `find_tools` answer holds.
 pub const MAX_FOUND: usize = 20;
 /// How many it holds unless asked.
@@ -174,7 +179,7 @@ impl Meta {
 pub fn answer(registry: &Registry, found: &[Found]) -> ToolResult {
     let tools: Vec<Value> = found
         .iter()
-        .filter_map(|found| registry.get(&found.name).ok())
+        .filter_map(|found| registry.tool(&found.name))
         .map(|tool| {
             let mut entry = Map::new();
             for key in ["name", "title", "description", "inputSchema"] {

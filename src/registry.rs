@@ -423,9 +423,9 @@ impl Registry {
         })
     }
 
-    /// Whether a tool is called `name` (no suggestion is worked out).
-    pub fn has(&self, name: &str) -> bool {
-        self.tools.contains_key(name)
+    /// The tool called `name`, if any (no suggestion is worked out).
+    pub fn tool(&self, name: &str) -> Option<&Arc<Tool>> {
+        self.tools.get(name)
     }
 
     pub fn tools(&self) -> impl Iterator<Item = &Arc<Tool>> {

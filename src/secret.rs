@@ -123,8 +123,9 @@ pub fn resolve_checked(
 /// into a request and back out of a response: as written, percent-encoded (path segments,
 /// upper- and lower-case hex), form-encoded (query strings and form bodies, where a space
 /// is `+`: WHATWG's set, and Python's `quote_plus` and Go's `QueryEscape`, which keep `~`),
-/// escaped inside a JSON string, a number whose text holds it (in structured content), in base64 (standard and URL-safe, wherever it
-/// starts in a 3-byte group; secrets of 6 bytes or more), and with any of its characters
+/// escaped inside a JSON string, a number whose text holds it (in structured content), in
+/// base64 (standard and URL-safe, wherever it starts in a 3-byte group; secrets of 6 bytes
+/// or more), and with any of its characters
 /// written as `\uXXXX`, `\/` or `%XX` (found in a decoded view, [`decoded`], and redacted in
 /// the original). Blobs are redacted before they are base64-encoded. Its `Debug` shows how
 /// many forms it knows, never one.
@@ -137,6 +138,9 @@ pub struct Redactor {
     /// replaced whole. `None` when there are none, or when it could not be built (a huge
     /// `${file:}` secret): then each form is searched in turn, longest first.
     matcher: Option<aho_corasick::AhoCorasick>,
+    /// Some form could be the text of a JSON number (digits, `.`, `e`, signs): only then is
+    /// a number in structured content read as text.
+    numeric: bool,
 }
 
 impl std::fmt::Debug for Redactor {
@@ -186,9 +190,14 @@ impl Redactor {
                     .ok()
             })
             .flatten();
+        let numeric = forms.iter().any(|form| {
+            form.bytes()
+                .all(|byte| byte.is_ascii_digit() || b".eE+-".contains(&byte))
+        });
         Self {
             forms: forms.into(),
             matcher,
+            numeric,
         }
     }
 
@@ -354,7 +363,9 @@ impl Redactor {
             serde_json::Value::String(text) => *text = self.redact(text),
             // A secret of digits arrives as a number (and a float's text, `9.87e14`, reads
             // as its digits): it becomes the redacted text.
-            serde_json::Value::Number(number) if self.finds(number.to_string().as_bytes()) => {
+            serde_json::Value::Number(number)
+                if self.numeric && self.finds(number.to_string().as_bytes()) =>
+            {
                 *value = serde_json::Value::String(REDACTED.to_owned());
             }
             serde_json::Value::Array(items) => {

@@ -109,15 +109,13 @@ pub fn lint(registry: &Registry, targets: &[Target]) -> Vec<Finding> {
 fn lint_size(registry: &Registry, findings: &mut Vec<Finding>) {
     if registry.server.discovery {
         // `--discovery` on a manifest that does not ask for it: its names are checked here.
-        for name in crate::discovery::META {
-            if registry.has(name) {
-                findings.push(Finding::error(
-                    "discovery-name",
-                    Some(name),
-                    "has a name discovery gives its own tool; rename it to serve with --discovery"
-                        .into(),
-                ));
-            }
+        if let Some(name) = crate::discovery::taken(registry) {
+            findings.push(Finding::error(
+                "discovery-name",
+                Some(name),
+                "has a name discovery gives its own tool; rename it to serve with --discovery"
+                    .into(),
+            ));
         }
         return;
     }

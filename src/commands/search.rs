@@ -15,8 +15,7 @@ pub fn render(registry: &Registry, args: &SearchArgs) -> String {
     let found = Index::new(registry).search(&query, usize::from(args.limit), |_| true);
     let text = |name: &str, key: &str| {
         registry
-            .get(name)
-            .ok()
+            .tool(name)
             .and_then(|tool| tool.definition.get(key).and_then(Value::as_str))
             .unwrap_or_default()
             .to_owned()

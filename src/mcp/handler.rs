@@ -347,8 +347,8 @@ impl Handler {
                     let found = index.search(&query, limit, |name| {
                         snapshot
                             .registry
-                            .get(name)
-                            .is_ok_and(|tool| caller.grants(name, &tool.scopes).is_ok())
+                            .tool(name)
+                            .is_some_and(|tool| caller.grants(name, &tool.scopes).is_ok())
                     });
                     let result = crate::discovery::answer(&snapshot.registry, &found);
                     return Ok(convert::call_result(result, server_info).into());

@@ -31,16 +31,10 @@ impl Handler {
             Some(subject) => ListToolsResult::with_all_items(
                 listing
                     .iter()
-                    .filter(|listed| {
-                        if snapshot.registry.has(&listed.name) {
-                            snapshot
-                                .registry
-                                .get(&listed.name)
-                                .is_ok_and(|tool| subject.0.grants(&tool.scopes))
-                        } else {
-                            // Discovery's own tools: what they find is cut to the scopes.
-                            snapshot.discovery
-                        }
+                    .filter(|listed| match snapshot.registry.tool(&listed.name) {
+                        Some(tool) => subject.0.grants(&tool.scopes),
+                        // Discovery's own tools: what they find is cut to the scopes.
+                        None => snapshot.discovery,
                     })
                     .cloned()
                     .collect(),

@@ -128,12 +128,8 @@ impl Snapshot {
         discovery: bool,
     ) -> Result<Self, DefinitionError> {
         let discovery = discovery || registry.server.discovery;
-        if discovery
-            && let Some(taken) = crate::discovery::META
-                .iter()
-                .find(|name| registry.has(name))
-        {
-            return Err(DefinitionError::Taken((*taken).to_owned()));
+        if discovery && let Some(taken) = crate::discovery::taken(&registry) {
+            return Err(DefinitionError::Taken(taken.to_owned()));
         }
         let listings = listings(&registry, discovery)?;
         let implementation = convert::implementation(&registry.server.implementation)?;
@@ -226,8 +222,9 @@ fn listings(registry: &Registry, discovery: bool) -> Result<[Vec<Tool>; 4], Defi
                 listing.push(tool.clone());
             }
         }
+        return Ok(listings);
     }
-    for tool in registry.tools().filter(|_| !discovery) {
+    for tool in registry.tools() {
         let modern = convert::tool(tool.definition_for(Revision::V2026_07))?;
         let v2025 = if tool.wrapped_as_object() {
             convert::tool(tool.definition_for(Revision::V2025_06))?
