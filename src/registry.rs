@@ -252,6 +252,46 @@ impl Registry {
         Ok(self)
     }
 
+    /// The registry of one served set alone (an HTTP endpoint's, `/mcp/{set}`): its tools,
+    /// in manifest order, sharing their definitions, limits and rate counts with this one
+    /// (a call through either counts once), with every prompt, resource and kept output,
+    /// and redacting every secret this one does. `None` when this registry has no such set.
+    pub fn toolset(&self, name: &str) -> Option<Self> {
+        let set = self.toolsets.iter().find(|set| set.name == name)?;
+        let members: std::collections::HashSet<&str> =
+            set.tools.iter().map(String::as_str).collect();
+        Some(Self {
+            server: self.server.clone(),
+            tools: self
+                .tools
+                .iter()
+                .filter(|(name, _)| members.contains(name.as_str()))
+                .map(|(name, tool)| (name.clone(), Arc::clone(tool)))
+                .collect(),
+            prompts: self.prompts.clone(),
+            resources: self.resources.clone(),
+            templates: self.templates.clone(),
+            toolsets: vec![set.clone()],
+            default_toolsets: None,
+            // So that the redactors, if ever made again, still hold every secret.
+            unserved: self
+                .tools
+                .values()
+                .filter(|tool| !members.contains(tool.name.as_str()))
+                .filter_map(|tool| tool.backend.redactor().cloned())
+                .chain(self.unserved.iter().cloned())
+                .collect(),
+            store: Arc::clone(&self.store),
+            withheld_env: self.withheld_env.clone(),
+            task_settings: self.task_settings,
+            auth: self.auth.clone(),
+            launch_secrets: self.launch_secrets.clone(),
+            // This registry's: the set's secrets and every other tool's.
+            redactor: self.redactor.clone(),
+            door: self.door.clone(),
+        })
+    }
+
     /// Adds the scopes prompts, resources and templates name to those the OAuth metadata
     /// says this server supports (the tools' are there already).
     #[must_use]

@@ -73,6 +73,7 @@ mod sandbox_shims;
 mod scale_out;
 mod tasks;
 mod tools;
+mod toolset_endpoints;
 mod toolsets;
 #[cfg(feature = "otlp")]
 mod traces;

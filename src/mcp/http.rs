@@ -114,8 +114,16 @@ pub fn loopback_origins() -> Vec<String> {
         .collect()
 }
 
-/// The MCP endpoint alone: rmcp's service, stateless or with legacy sessions (and their cap).
-fn endpoint(handler: Handler, options: &HttpOptions, lifecycle: &Lifecycle) -> Router {
+/// The MCP endpoints alone: the server's at `options.path`, and one per toolset at
+/// `{path}/{set}` ([`toolset_endpoints`]), each rmcp's service, stateless or with legacy
+/// sessions (one manager and one cap for all), and each reading a body against its own
+/// registry's scopes.
+fn endpoints(
+    handler: &Handler,
+    options: &HttpOptions,
+    lifecycle: &Lifecycle,
+    resource: Option<&oauth::Resource>,
+) -> Router {
     let mut config = StreamableHttpServerConfig::default()
         .with_legacy_session_mode(options.sessions.is_some())
         .with_json_response(options.json_response)
@@ -127,65 +135,112 @@ fn endpoint(handler: Handler, options: &HttpOptions, lifecycle: &Lifecycle) -> R
     } else {
         config.with_allowed_origins(options.allowed_origins.clone())
     };
-    let factory = move || Ok(super::traced::Traced(handler.clone()));
-    // Exactly one path: `route_service`, not `nest_service`, which would also take every
-    // path below it and rewrite each request's URI.
-    let path = options.path.as_str();
-    match options.sessions {
-        None => Router::new().route_service(
-            path,
-            Endpoint::new(
-                StreamableHttpService::new(
-                    factory,
-                    Arc::new(NeverSessionManager::default()),
-                    config,
-                ),
-                None,
-            ),
-        ),
-        Some(limits) => {
-            let mut manager = LocalSessionManager::default();
-            manager.session_config.keep_alive = Some(limits.idle);
-            let manager = Arc::new(manager);
-            Router::new()
-                .route_service(
-                    path,
-                    Endpoint::new(
-                        StreamableHttpService::new(factory, manager.clone(), config),
-                        Some(manager.clone()),
+    let manager = options.sessions.map(|limits| {
+        let mut manager = LocalSessionManager::default();
+        manager.session_config.keep_alive = Some(limits.idle);
+        Arc::new(manager)
+    });
+    let opening = Arc::default();
+    let mut router = Router::new();
+    for (path, handler) in toolset_endpoints(handler, &options.path) {
+        let factory = {
+            let handler = handler.clone();
+            move || Ok(super::traced::Traced(handler.clone()))
+        };
+        // Exactly one path: `route_service`, not `nest_service`, which would also take
+        // every path below it and rewrite each request's URI.
+        let route = match &manager {
+            None => Router::new().route_service(
+                &path,
+                Endpoint::new(
+                    StreamableHttpService::new(
+                        factory,
+                        Arc::new(NeverSessionManager::default()),
+                        config.clone(),
                     ),
-                )
-                .route_layer(axum::middleware::from_fn_with_state(
+                    None,
+                ),
+            ),
+            Some(manager) => Router::new().route_service(
+                &path,
+                Endpoint::new(
+                    StreamableHttpService::new(factory, Arc::clone(manager), config.clone()),
+                    Some(Arc::clone(manager)),
+                ),
+            ),
+        };
+        // One cap for every endpoint's sessions; it reads what the body layer found.
+        let route = match (options.sessions, &manager) {
+            (Some(limits), Some(manager)) => {
+                route.route_layer(axum::middleware::from_fn_with_state(
                     sessions::Cap {
-                        manager,
+                        manager: Arc::clone(manager),
                         max: limits.max_sessions,
-                        opening: Arc::default(),
+                        opening: Arc::clone(&opening),
                     },
                     sessions::enforce_cap,
                 ))
-        }
+            }
+            _ => route,
+        };
+        // Outside the session cap; with OAuth it also refuses what the token's scopes do
+        // not reach, once the body says what is asked for: against this endpoint's tools.
+        let route = route.route_layer(axum::middleware::from_fn_with_state(
+            body::BodyLimits {
+                timeout: options.body_read_timeout,
+                max_bytes: options.max_body_bytes,
+                scopes: resource.map(|resource| oauth::Resource {
+                    handler,
+                    ..resource.clone()
+                }),
+            },
+            body::read_body,
+        ));
+        router = router.merge(route);
     }
+    router
 }
 
-/// The whole application: health endpoints and the MCP endpoint behind its layers.
-pub(crate) fn router(handler: Handler, options: &HttpOptions, lifecycle: &Lifecycle) -> Router {
-    let scopes_handler = handler.clone();
-    let mcp = endpoint(handler, options, lifecycle);
+/// Paths the server answers itself, which no toolset endpoint may take.
+const OWN_PATHS: [&str; 3] = ["/healthz", "/readyz", "/metrics"];
+
+/// Where each endpoint is: `path` serves `handler`, and `{path}/{set}` each toolset of its
+/// registry alone (GitHub's remote server has `/x/{toolset}` for the same). A set whose
+/// path the server answers itself (`/healthz` when `path` is `/`) is left out, saying so.
+fn toolset_endpoints(handler: &Handler, path: &str) -> Vec<(String, Handler)> {
+    let mut endpoints = vec![(path.to_owned(), handler.clone())];
+    let base = path.trim_end_matches('/');
+    for set in handler.registry().toolsets() {
+        let at = format!("{base}/{}", set.name);
+        if OWN_PATHS.contains(&at.as_str()) {
+            tracing::warn!(toolset = %set.name, path = %at, "a toolset's endpoint would take a path the server answers itself; it is not served at its own endpoint");
+            continue;
+        }
+        match handler.toolset_view(&set.name) {
+            Some(Ok(view)) => endpoints.push((at, view)),
+            Some(Err(error)) => {
+                tracing::error!(toolset = %set.name, %error, "the toolset cannot be served at its own endpoint");
+            }
+            None => {}
+        }
+    }
+    if endpoints.len() > 1 {
+        tracing::info!(
+            toolsets = endpoints.len() - 1,
+            "each toolset is also served alone at {base}/{{toolset}}"
+        );
+    }
+    endpoints
+}
+
+/// The whole application: health endpoints and the MCP endpoints behind their layers.
+pub(crate) fn router(handler: &Handler, options: &HttpOptions, lifecycle: &Lifecycle) -> Router {
     let resource = options.oauth.as_ref().map(|verifier| oauth::Resource {
         verifier: verifier.clone(),
         metadata_url: verifier.settings().metadata_location().0.into(),
-        handler: scopes_handler,
+        handler: handler.clone(),
     });
-    // Outside the session cap, which reads what it finds; with OAuth it also refuses what
-    // the token's scopes do not reach, once the body says what is asked for.
-    let mcp = mcp.route_layer(axum::middleware::from_fn_with_state(
-        body::BodyLimits {
-            timeout: options.body_read_timeout,
-            max_bytes: options.max_body_bytes,
-            scopes: resource.clone(),
-        },
-        body::read_body,
-    ));
+    let mcp = endpoints(handler, options, lifecycle, resource.as_ref());
     // Inside authentication, which names the caller, and before the body is read; not on
     // `/metrics` (merged next).
     let mcp = match options.request_rate {

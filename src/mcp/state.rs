@@ -81,6 +81,10 @@ pub(super) struct State {
     /// Resource files read at once (each may hold up to 16 MiB, more once encoded).
     pub(super) reads: tokio::sync::Semaphore,
     next_sink: AtomicU64,
+    /// The handlers of the toolsets served at endpoints of their own (`/mcp/{set}`), by set
+    /// name: each has its own snapshot, cut from this one's at each reload, and shares its
+    /// services.
+    views: Mutex<Vec<(String, Handler)>>,
 }
 
 /// Everything derived from one registry.
@@ -250,21 +254,22 @@ impl Handler {
             options.tasks.is_some(),
             options.discovery,
         )?;
+        let services = Arc::new(crate::call::Services {
+            projector: Arc::new(crate::backend::projector::Projector::new(Arc::clone(
+                &options.processes,
+            ))),
+            processes: options.processes,
+            clients: HttpClients::default(),
+            egress: Arc::new(crate::egress::Egress::new(options.metrics.clone())),
+            metrics: options.metrics,
+            audit: options.audit,
+            calls: Some(Slots::new(options.max_calls, options.queue)),
+            tasks: options.tasks,
+        });
         Ok(Self {
             state: Arc::new(State {
                 current: RwLock::new(Arc::new(snapshot)),
-                services: Arc::new(crate::call::Services {
-                    projector: Arc::new(crate::backend::projector::Projector::new(Arc::clone(
-                        &options.processes,
-                    ))),
-                    processes: options.processes,
-                    clients: HttpClients::default(),
-                    egress: Arc::new(crate::egress::Egress::new(options.metrics.clone())),
-                    metrics: options.metrics,
-                    audit: options.audit,
-                    calls: Some(Slots::new(options.max_calls, options.queue)),
-                    tasks: options.tasks,
-                }),
+                services,
                 log_level: RwLock::new(LogLevel::Info),
                 heartbeat: options.heartbeat,
                 watching: options.watching,
@@ -276,8 +281,51 @@ impl Handler {
                 subscriptions: Subscriptions::default(),
                 reads: tokio::sync::Semaphore::new(8),
                 next_sink: AtomicU64::new(0),
+                views: Mutex::new(Vec::new()),
             }),
         })
+    }
+
+    /// A handler serving only the toolset `name` of this one's registry, kept current by
+    /// this one's [`Self::replace`]: its calls share this one's services (processes, the
+    /// server's call slots, each tool's limits and rate, metrics, audit, tasks), so an
+    /// endpoint per set adds no capacity. `None` when the registry has no such set.
+    pub fn toolset_view(&self, name: &str) -> Option<Result<Self, DefinitionError>> {
+        let registry = self.registry().toolset(name)?;
+        let state = &self.state;
+        let view = self.prepare(Arc::new(registry)).map(|snapshot| Self {
+            state: Arc::new(State {
+                current: RwLock::new(snapshot),
+                services: Arc::clone(&state.services),
+                log_level: RwLock::new(LogLevel::Info),
+                heartbeat: state.heartbeat,
+                watching: state.watching,
+                discovery: state.discovery,
+                withheld_env: state.withheld_env.clone(),
+                sealer: state.sealer.clone(),
+                peers: Mutex::new(Vec::new()),
+                sinks: Mutex::new(Vec::new()),
+                subscriptions: Subscriptions::default(),
+                reads: tokio::sync::Semaphore::new(8),
+                next_sink: AtomicU64::new(0),
+                views: Mutex::new(Vec::new()),
+            }),
+        });
+        if let Ok(view) = &view
+            && let Ok(mut views) = state.views.lock()
+        {
+            views.push((name.to_owned(), view.clone()));
+        }
+        Some(view)
+    }
+
+    /// The toolset views, to reload and notify with this handler.
+    fn views(&self) -> Vec<(String, Handler)> {
+        self.state
+            .views
+            .lock()
+            .map(|views| views.clone())
+            .unwrap_or_default()
     }
 
     pub(super) fn snapshot(&self) -> Arc<Snapshot> {
@@ -326,23 +374,48 @@ impl Handler {
 
     /// Serves `registry` from now on; calls already running keep their definitions.
     pub fn replace(&self, registry: Arc<Registry>) -> Result<(), DefinitionError> {
-        let snapshot = Arc::new(Snapshot::new(
+        let snapshot = self.prepare(registry)?;
+        // Every view's snapshot is made before any is swapped in: all change, or none.
+        let mut views = Vec::new();
+        for (name, view) in self.views() {
+            match snapshot.registry.toolset(&name) {
+                Some(registry) => views.push((view.prepare(Arc::new(registry))?, view)),
+                None => {
+                    tracing::warn!(toolset = %name, "the changed manifest has no such toolset; its endpoint keeps serving the previous tools");
+                }
+            }
+        }
+        for (prepared, view) in views {
+            view.install(prepared);
+        }
+        self.install(snapshot);
+        Ok(())
+    }
+
+    fn prepare(&self, registry: Arc<Registry>) -> Result<Arc<Snapshot>, DefinitionError> {
+        Snapshot::new(
             registry,
             self.state.watching,
             &self.state.withheld_env,
             self.state.services.tasks.is_some(),
             self.state.discovery,
-        )?);
+        )
+        .map(Arc::new)
+    }
+
+    fn install(&self, snapshot: Arc<Snapshot>) {
         match self.state.current.write() {
             Ok(mut current) => *current = snapshot,
             Err(poisoned) => *poisoned.into_inner() = snapshot,
         }
-        Ok(())
     }
 
-    /// Tells every client that asked (2025 sessions, 2026 subscriptions) that the tools
-    /// changed; forgets those that are gone.
+    /// Tells every client that asked (2025 sessions, 2026 subscriptions), at this endpoint
+    /// and each toolset's, that the tools changed; forgets those that are gone.
     pub async fn notify_tools_changed(&self) {
+        for (_, view) in self.views() {
+            Box::pin(view.notify_tools_changed()).await;
+        }
         let peers: Vec<Peer<RoleServer>> = self
             .state
             .peers
@@ -383,6 +456,9 @@ impl Handler {
 
     /// Tells 2025 subscribers whose resource file changed (the `--watch` loop calls this).
     pub async fn notify_resource_changes(&self) {
+        for (_, view) in self.views() {
+            Box::pin(view.notify_resource_changes()).await;
+        }
         let registry = self.registry();
         self.state.subscriptions.notify_changes(&registry).await;
     }

@@ -55,7 +55,7 @@ pub async fn serve_listener(
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
     let lifecycle = Lifecycle::default();
-    let app = router(handler.clone(), &options, &lifecycle);
+    let app = router(&handler, &options, &lifecycle);
     let graceful = GracefulShutdown::new();
     let trusted = Arc::new(options.trusted_proxies.clone());
     let mut builder = hyper::server::conn::http1::Builder::new();
