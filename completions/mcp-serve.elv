@@ -55,7 +55,7 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
             cand -v 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
             cand --verbose 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
             cand --watch 'Reload the manifest when it changes (a broken edit keeps the previous tools), and tell clients that the tool list changed'
-            cand --discovery 'List two tools that find and call the others (`find_tools`, `call_tool`) instead of every tool, as `[server] discovery = true` does'
+            cand --discovery 'List tools that find, call and add the others (`find_tools`, `call_tool`, `add_tools`) instead of every tool, as `[server] discovery = true` does'
             cand --sessions 'Give legacy (2025) clients sessions: a GET stream and resumable responses. The 2026 protocol is always stateless'
             cand --sse 'Answer every POST with an SSE stream; by default the answer is plain JSON unless a notification (progress, a log) comes before the result'
             cand --allow-unauthenticated 'Serve a non-loopback address without a token (when something in front authenticates)'

@@ -60,7 +60,7 @@ json\t''"
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l otlp-endpoint -d 'Export traces (a span per request and per backend run) over OTLP/HTTP to this collector, e.g. `http://127.0.0.1:4318`; the standard `OTEL_EXPORTER_OTLP_*` variables work too' -r
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l watch -d 'Reload the manifest when it changes (a broken edit keeps the previous tools), and tell clients that the tool list changed'
-complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l discovery -d 'List two tools that find and call the others (`find_tools`, `call_tool`) instead of every tool, as `[server] discovery = true` does'
+complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l discovery -d 'List tools that find, call and add the others (`find_tools`, `call_tool`, `add_tools`) instead of every tool, as `[server] discovery = true` does'
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l sessions -d 'Give legacy (2025) clients sessions: a GET stream and resumable responses. The 2026 protocol is always stateless'
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l sse -d 'Answer every POST with an SSE stream; by default the answer is plain JSON unless a notification (progress, a log) comes before the result'
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -l allow-unauthenticated -d 'Serve a non-loopback address without a token (when something in front authenticates)'

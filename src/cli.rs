@@ -108,8 +108,8 @@ pub struct ServeArgs {
     #[arg(long)]
     pub watch: bool,
 
-    /// List two tools that find and call the others (`find_tools`, `call_tool`) instead of
-    /// every tool, as `[server] discovery = true` does
+    /// List tools that find, call and add the others (`find_tools`, `call_tool`,
+    /// `add_tools`) instead of every tool, as `[server] discovery = true` does
     #[arg(long)]
     pub discovery: bool,
 

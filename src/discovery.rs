@@ -6,192 +6,24 @@
 //! `mcp-serve search` asks it from the terminal; what the index holds is each tool's words,
 //! never an argument value or a secret (a manifest's `${env:…}` is never in a tool's texts).
 //!
-//! With `[server] discovery = true`, `tools/list` holds two tools of the server's own
-//! instead of every tool ([`definitions`]): [`FIND`] answers with the best few tools and
-//! their input schemas, among those the caller may call; [`CALL`] names one of them and
-//! its arguments, and the MCP adapter hands the call on as that tool's own call, so every
+//! With `[server] discovery = true`, `tools/list` holds tools of the server's own instead
+//! of every tool ([`definitions`]): [`FIND`] answers with the best few tools and their
+//! input schemas, among those the caller may call; [`CALL`] names one of them and its
+//! arguments, and the MCP adapter hands the call on as that tool's own call, so every
 //! stage of the pipeline (scopes, rate, confirmation, sandbox, audit, metrics) sees the
-//! real tool, never `call_tool`. A client may also call a found tool by its name.
+//! real tool, never `call_tool`. A client may also call a found tool by its name, and a
+//! connection that lasts may [`ADD`] found tools to its own list ([`added`]).
 
 use std::collections::HashMap;
 
 use bm25::{Embedder, EmbedderBuilder, Scorer, Tokenizer};
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
 use crate::registry::Registry;
-use crate::results::ToolResult;
 use crate::tool::Tool;
 
-/// The tool that finds tools.
-pub const FIND: &str = "find_tools";
-/// The tool that calls a found tool.
-pub const CALL: &str = "call_tool";
-/// The names discovery takes for its own tools.
-pub const META: [&str; 2] = [FIND, CALL];
-
-/// A tool of `registry` named as one of discovery's own, which discovery mode refuses.
-pub fn taken(registry: &Registry) -> Option<&'static str> {
-    META.into_iter().find(|name| registry.tool(name).is_some())
-}
-
-/// The most tools one `find_tools` answer holds.
-pub const MAX_FOUND: usize = 20;
-/// How many it holds unless asked.
-const DEFAULT_FOUND: usize = 5;
-
-/// What `tools/list` holds in discovery mode. It does not say how many tools there are:
-/// a caller may see fewer than the manifest holds.
-pub fn definitions() -> [Map<String, Value>; 2] {
-    let object = |value: Value| match value {
-        Value::Object(map) => map,
-        _ => Map::new(),
-    };
-    [
-        object(json!({
-            "name": FIND,
-            "title": "Find tools",
-            "description": format!(
-                "Search this server's tools by what they do. Answers with the best matches, \
-                 each with its name, description and input schema; call one with `{CALL}` \
-                 (or by its name)."
-            ),
-            "inputSchema": {
-                "type": "object",
-                "properties": {
-                    "query": {"type": "string", "minLength": 1, "maxLength": 1000,
-                              "description": "What the tool should do, in words: `create an issue`"},
-                    "limit": {"type": "integer", "minimum": 1, "maximum": MAX_FOUND, "default": DEFAULT_FOUND,
-                              "description": "How many tools to answer with"}
-                },
-                "required": ["query"],
-                "additionalProperties": false
-            },
-            "annotations": {"readOnlyHint": true, "openWorldHint": false}
-        })),
-        object(json!({
-            "name": CALL,
-            "title": "Call a tool",
-            "description": format!(
-                "Call one of this server's tools, found with `{FIND}`, by its name, with the \
-                 arguments its input schema asks for. Answers with that tool's result."
-            ),
-            "inputSchema": {
-                "type": "object",
-                "properties": {
-                    "name": {"type": "string", "minLength": 1, "description": "The tool's name, as `find_tools` gave it"},
-                    "arguments": {"type": "object", "description": "The tool's arguments"}
-                },
-                "required": ["name"],
-                "additionalProperties": false
-            }
-        })),
-    ]
-}
-
-/// A call of one of discovery's own tools, as its arguments ask.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Meta {
-    Find {
-        query: String,
-        limit: usize,
-    },
-    Call {
-        name: String,
-        arguments: Option<Map<String, Value>>,
-    },
-}
-
-impl Meta {
-    /// The meta call `name` with `arguments` makes; `Ok(None)` when `name` is no meta tool;
-    /// `Err` with the reason, for a tool error the model can act on, when its arguments do
-    /// not fit its schema.
-    pub fn of(name: &str, arguments: Option<&Map<String, Value>>) -> Result<Option<Self>, String> {
-        let empty = Map::new();
-        let arguments = arguments.unwrap_or(&empty);
-        let unknown = |allowed: &[&str]| {
-            arguments
-                .keys()
-                .find(|key| !allowed.contains(&key.as_str()))
-                .map(|key| format!("`{name}` takes no argument `{key}`"))
-        };
-        match name {
-            FIND => {
-                if let Some(reason) = unknown(&["query", "limit"]) {
-                    return Err(reason);
-                }
-                let query = match arguments.get("query") {
-                    Some(Value::String(query))
-                        if !query.trim().is_empty() && query.chars().count() <= 1000 =>
-                    {
-                        query.clone()
-                    }
-                    _ => {
-                        return Err(
-                            "`query` is the words that say what the tool should do (1 to 1000 characters)"
-                                .to_owned(),
-                        );
-                    }
-                };
-                let limit = match arguments.get("limit") {
-                    None | Some(Value::Null) => DEFAULT_FOUND,
-                    Some(limit) => limit
-                        .as_u64()
-                        .and_then(|limit| usize::try_from(limit).ok())
-                        .filter(|limit| (1..=MAX_FOUND).contains(limit))
-                        .ok_or_else(|| {
-                            format!("`limit` is a whole number from 1 to {MAX_FOUND}")
-                        })?,
-                };
-                Ok(Some(Self::Find { query, limit }))
-            }
-            CALL => {
-                if let Some(reason) = unknown(&["name", "arguments"]) {
-                    return Err(reason);
-                }
-                let Some(Value::String(name)) = arguments.get("name") else {
-                    return Err(
-                        "`name` is the name of the tool to call, as `find_tools` gave it"
-                            .to_owned(),
-                    );
-                };
-                let arguments = match arguments.get("arguments") {
-                    None | Some(Value::Null) => None,
-                    Some(Value::Object(arguments)) => Some(arguments.clone()),
-                    Some(_) => {
-                        return Err("`arguments` is an object of the tool's arguments".to_owned());
-                    }
-                };
-                if META.contains(&name.as_str()) {
-                    return Err(format!("`{CALL}` calls the server's tools, not `{name}`"));
-                }
-                Ok(Some(Self::Call {
-                    name: name.clone(),
-                    arguments,
-                }))
-            }
-            _ => Ok(None),
-        }
-    }
-}
-
-/// `find_tools`' answer: the tools found, each with its name, title, description and input
-/// schema, as structured content and its JSON text.
-pub fn answer(registry: &Registry, found: &[Found]) -> ToolResult {
-    let tools: Vec<Value> = found
-        .iter()
-        .filter_map(|found| registry.tool(&found.name))
-        .map(|tool| {
-            let mut entry = Map::new();
-            for key in ["name", "title", "description", "inputSchema"] {
-                if let Some(value) = tool.definition.get(key) {
-                    entry.insert(key.to_owned(), value.clone());
-                }
-            }
-            Value::Object(entry)
-        })
-        .collect();
-    ToolResult::structured(json!({ "tools": tools }), None)
-}
+mod meta;
+pub use meta::{ADD, CALL, FIND, MAX_ADDED, META, Meta, added, answer, definitions, taken};
 
 /// What a description's words count for beside the same words in a name or title: a
 /// description says what a tool does, and much else.

@@ -84,12 +84,16 @@
 //!   (`initialize` and a session, or stateless requests).
 //! - [`discovery`] finds tools by what they do (BM25 over names and titles, and at half
 //!   weight the first paragraph of descriptions and argument names; `mcp-serve search`).
-//!   In discovery mode (`--discovery`, `[server] discovery`) `tools/list` is its two tools:
-//!   `mcp::handler` answers `find_tools` itself and turns `call_tool` into the found tool's
-//!   own call before the pipeline, so every stage names the real tool.
+//!   In discovery mode (`--discovery`, `[server] discovery`) `tools/list` is its own tools:
+//!   `mcp::discovery` answers `find_tools` itself, turns `call_tool` into the found tool's
+//!   own call before the pipeline, so every stage names the real tool, and keeps what
+//!   `add_tools` adds to one connection's list (stdio, a 2025 session).
 //! - [`toolset`]s name sets of tools (`[[toolsets]]`, a tool's `toolsets`); `--toolsets`
 //!   cuts the registry to their members as it is loaded (`Registry::select`, at start and
 //!   on every reload), so what is not chosen is neither listed nor found by any entry point.
+//!   Over HTTP each served set also has its own endpoint, `/mcp/{set}`, whose handler
+//!   serves the set cut again from the served registry (`Registry::toolset`, sharing its
+//!   tools' definitions and limits, and the server's services).
 //! - [`tool`] is a tool as loaded: its definition per revision, its compiled [`schema`]s
 //!   (compiled at load when the author wrote it, on first use when we generated it), the
 //!   schemas it advertises (`schema::inline`: local `$ref`s inlined, once, at load; the

@@ -10,6 +10,7 @@
 mod access;
 mod convert;
 pub use convert::task_result;
+mod discovery;
 mod elicit;
 mod handler;
 pub mod http;

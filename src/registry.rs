@@ -21,7 +21,7 @@ pub struct ServerIdentity {
     /// The MCP `Implementation` object (`name`, `version`, `title`, …).
     pub implementation: Map<String, Value>,
     pub instructions: Option<String>,
-    /// `[server] discovery`: `tools/list` is `crate::discovery`'s two tools.
+    /// `[server] discovery`: `tools/list` is `crate::discovery`'s own tools.
     pub discovery: bool,
 }
 
@@ -86,7 +86,7 @@ pub struct UnknownTool {
 
 /// A name as an error quotes it: at most a tool name's 128 characters, so a client that
 /// sends megabytes does not get them back.
-fn shown(name: &str) -> String {
+pub fn shown(name: &str) -> String {
     match name.char_indices().nth(128) {
         Some((cut, _)) => format!("{}…", &name[..cut]),
         None => name.to_owned(),

@@ -283,7 +283,7 @@ fn in_discovery_mode_a_client_lists_two_tools_finds_one_and_calls_it_as_itself()
         .iter()
         .filter_map(|tool| tool["name"].as_str())
         .collect();
-    assert_eq!(names, ["find_tools", "call_tool"], "{listed}");
+    assert_eq!(names, ["find_tools", "call_tool", "add_tools"], "{listed}");
     let size = listed["result"].to_string().len();
     assert!(size < 4096, "{size} bytes");
 
@@ -441,7 +441,7 @@ fn list_shows_what_a_client_of_discovery_mode_lists() {
         .iter()
         .filter_map(|tool| tool["name"].as_str())
         .collect();
-    assert_eq!(names, ["find_tools", "call_tool"]);
+    assert_eq!(names, ["find_tools", "call_tool", "add_tools"]);
     // The control: without the flag, the manifest's 22 tools.
     let (_, out, _) = run(
         &["list", "--json", "--config", manifest],
@@ -454,7 +454,7 @@ fn list_shows_what_a_client_of_discovery_mode_lists() {
         workspace.dir.path(),
     );
     assert!(
-        out.contains("discovery mode: a client lists `find_tools` and `call_tool`"),
+        out.contains("discovery mode: a client lists `find_tools` and `call_tool`, which find and call these, and `add_tools`"),
         "{out}"
     );
 }

@@ -25,6 +25,7 @@ mod conformance;
 mod connections;
 mod cookbook;
 mod discovery;
+mod discovery_lists;
 mod dist;
 mod docs;
 mod doors;

@@ -78,7 +78,7 @@ pub fn lint(registry: &Registry, targets: &[Target]) -> Vec<Finding> {
     }
     sandbox::lint(registry, &mut findings);
     lint_size(registry, &mut findings);
-    // In discovery mode a host lists discovery's two tools.
+    // In discovery mode a host lists discovery's own tools.
     let count = if registry.server.discovery {
         crate::discovery::META.len()
     } else {

@@ -12,9 +12,17 @@ use crate::revision::Revision;
 pub fn render(registry: &Registry, json: bool, protocol_version: &str) -> String {
     if json {
         let revision = Revision::of_version(protocol_version);
-        // In discovery mode a client lists discovery's two tools, whatever the manifest holds.
+        // In discovery mode a client lists discovery's own tools, whatever the manifest
+        // holds: as a stdio client does (`add_tools` is for a connection that lasts, which
+        // a 2026 client never has).
         let listing = if registry.server.discovery {
-            crate::discovery::definitions().into()
+            crate::discovery::definitions(registry)
+                .into_iter()
+                .filter(|tool| {
+                    revision != Revision::V2026_07
+                        || tool.get("name") != Some(&Value::from(crate::discovery::ADD))
+                })
+                .collect()
         } else {
             registry.listing(revision)
         };
@@ -66,7 +74,7 @@ pub fn render(registry: &Registry, json: bool, protocol_version: &str) -> String
     if registry.server.discovery {
         let _ = writeln!(
             out,
-            "discovery mode: a client lists `find_tools` and `call_tool`, which find and call these"
+            "discovery mode: a client lists `find_tools` and `call_tool`, which find and call these, and `add_tools`, which adds them to its own list (over stdio and in 2025 sessions)"
         );
     }
     out.push_str(&prompts_table(registry));

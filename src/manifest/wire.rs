@@ -43,8 +43,8 @@ pub(super) struct ServerWire {
     /// Advertise schemas with their local `$ref`s inlined, recursive ones aside (default
     /// `true`); `false` advertises them as written.
     pub(super) inline_refs: Option<bool>,
-    /// List two tools that find and call the others (`find_tools`, `call_tool`) instead of
-    /// every tool: for manifests too big for a model to read whole.
+    /// List tools that find, call and add the others (`find_tools`, `call_tool`,
+    /// `add_tools`) instead of every tool: for manifests too big for a model to read whole.
     pub(super) discovery: Option<bool>,
     /// The toolsets served when `--toolsets` chooses none (default: every tool).
     #[schemars(with = "Option<Vec<String>>")]

@@ -28,7 +28,6 @@ use std::time::Duration;
 
 use crate::call::{AsTask, Call, CallError, Conclusion, Tasking};
 use crate::caller::{Caller, Identity, Seen};
-use crate::discovery::Meta;
 use crate::revision::Revision;
 
 /// Who sent the request in hand: the one stdio client, or what the HTTP layer saw of it
@@ -69,7 +68,16 @@ impl Handler {
 
 impl ServerHandler for Handler {
     fn get_info(&self) -> ServerConfig {
-        self.snapshot().info.clone()
+        let snapshot = self.snapshot();
+        let mut info = snapshot.info.clone();
+        // A connection that lasts hears when `add_tools` changed its list.
+        if snapshot.discovery
+            && self.added.is_some()
+            && let Some(tools) = info.capabilities.tools.as_mut()
+        {
+            tools.list_changed = Some(true);
+        }
+        info
     }
 
     async fn list_tools(
@@ -335,34 +343,12 @@ impl Handler {
         let caller = caller(&context);
         let server_info = (revision == Revision::V2026_07).then_some(&snapshot.server_info);
         let mut request = request;
-        if snapshot.discovery {
-            match Meta::of(&request.name, request.arguments.as_ref()) {
-                Ok(None) => {}
-                Ok(Some(Meta::Find { query, limit })) => {
-                    let index = snapshot
-                        .index
-                        .get_or_init(|| crate::discovery::Index::new(&snapshot.registry));
-                    // Only what this caller may call (the registry is already cut to the
-                    // chosen toolsets).
-                    let found = index.search(&query, limit, |name| {
-                        snapshot
-                            .registry
-                            .tool(name)
-                            .is_some_and(|tool| caller.grants(name, &tool.scopes).is_ok())
-                    });
-                    let result = crate::discovery::answer(&snapshot.registry, &found);
-                    return Ok(convert::call_result(result, server_info).into());
-                }
-                // The found tool's own call: every stage sees its name and arguments.
-                Ok(Some(Meta::Call { name, arguments })) => {
-                    request.name = name.into();
-                    request.arguments = arguments;
-                }
-                Err(reason) => {
-                    let result = crate::results::ToolResult::error(reason);
-                    return Ok(convert::call_result(result, server_info).into());
-                }
-            }
+        if snapshot.discovery
+            && let Some(result) = self
+                .discovered(&snapshot, &mut request, &caller, &context, revision)
+                .await
+        {
+            return Ok(super::discovery::response(result, server_info));
         }
         let (events, forwarder) = self.forward_events(&context, revision, &request.name);
         let declared = context.client_capabilities().unwrap_or_default();

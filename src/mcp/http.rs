@@ -143,9 +143,18 @@ fn endpoints(
     let opening = Arc::default();
     let mut router = Router::new();
     for (path, handler) in toolset_endpoints(handler, &options.path) {
+        // A 2025 session is a connection that lasts, with a list of its own in discovery
+        // mode; a stateless request is its own.
         let factory = {
             let handler = handler.clone();
-            move || Ok(super::traced::Traced(handler.clone()))
+            let sessions = manager.is_some();
+            move || {
+                Ok(super::traced::Traced(if sessions {
+                    handler.connection()
+                } else {
+                    handler.clone()
+                }))
+            }
         };
         // Exactly one path: `route_service`, not `nest_service`, which would also take
         // every path below it and rewrite each request's URI.

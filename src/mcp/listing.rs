@@ -22,23 +22,31 @@ const LIST_TTL_MS: u64 = 60_000;
 pub(super) struct Serialized([OnceLock<Arc<[u8]>>; 4]);
 
 impl Handler {
-    /// The answer for `revision`: every tool, or only those `subject`'s token may call.
+    /// The answer for `revision`: every tool, or only those `subject`'s token may call; in
+    /// discovery mode, discovery's tools and this connection's additions.
     pub(super) fn listing(&self, revision: Revision, subject: Option<&Subject>) -> ListToolsResult {
         let snapshot = self.snapshot();
         let listing = &snapshot.listings[revision.index()];
-        let mut result = match subject {
-            None => ListToolsResult::with_all_items(listing.clone()),
-            Some(subject) => ListToolsResult::with_all_items(
-                listing
-                    .iter()
-                    .filter(|listed| match snapshot.registry.tool(&listed.name) {
-                        Some(tool) => subject.0.grants(&tool.scopes),
-                        // Discovery's own tools: what they find is cut to the scopes.
-                        None => snapshot.discovery,
-                    })
-                    .cloned()
-                    .collect(),
-            ),
+        let mut result = if snapshot.discovery {
+            ListToolsResult::with_all_items(self.discovery_listing(&snapshot, revision, |tool| {
+                subject.is_none_or(|subject| subject.0.grants(&tool.scopes))
+            }))
+        } else {
+            match subject {
+                None => ListToolsResult::with_all_items(listing.clone()),
+                Some(subject) => ListToolsResult::with_all_items(
+                    listing
+                        .iter()
+                        .filter(|listed| {
+                            snapshot
+                                .registry
+                                .tool(&listed.name)
+                                .is_some_and(|tool| subject.0.grants(&tool.scopes))
+                        })
+                        .cloned()
+                        .collect(),
+                ),
+            }
         };
         if revision == Revision::V2026_07 {
             // A watched manifest can change at any time: then the list is not cacheable. Nor
@@ -66,6 +74,10 @@ impl Handler {
     /// would then report.
     pub(super) fn listing_bytes(&self, revision: Revision) -> Option<Arc<[u8]>> {
         let snapshot = self.snapshot();
+        // A connection's own list (discovery mode) is not the snapshot's.
+        if snapshot.discovery {
+            return None;
+        }
         let cell = &snapshot.serialized.0[revision.index()];
         if let Some(bytes) = cell.get() {
             return Some(Arc::clone(bytes));

@@ -28,6 +28,9 @@ use crate::revision::Revision;
 #[derive(Debug, Clone)]
 pub struct Handler {
     pub(super) state: Arc<State>,
+    /// In discovery mode, the tools `add_tools` put in this connection's list; `None` where
+    /// each request is its own (stateless HTTP). See [`Self::connection`].
+    pub(super) added: Option<Arc<super::discovery::Added>>,
 }
 
 /// How the handler behaves.
@@ -54,7 +57,7 @@ pub struct HandlerOptions {
     pub metrics: Option<Arc<crate::metrics::Metrics>>,
     /// What is recorded per call (`--audit`).
     pub audit: crate::audit::Audit,
-    /// `--discovery`: list discovery's two tools whatever the manifest says.
+    /// `--discovery`: list discovery's own tools whatever the manifest says.
     pub discovery: bool,
 }
 
@@ -104,7 +107,7 @@ pub(super) struct Snapshot {
     pub(super) scoped_tools: bool,
     /// The full `tools/list` answers, serialized on first use.
     pub(super) serialized: super::listing::Serialized,
-    /// Discovery mode (`--discovery`, `[server] discovery`): `tools/list` is its two tools.
+    /// Discovery mode (`--discovery`, `[server] discovery`): `tools/list` is its own tools.
     pub(super) discovery: bool,
     /// In discovery mode: the tools, indexed as the snapshot is made.
     pub(super) index: std::sync::OnceLock<crate::discovery::Index>,
@@ -116,7 +119,7 @@ pub enum DefinitionError {
     /// The manifest produced a definition rmcp cannot represent (a bug on our side).
     #[error("tool definition rejected by the MCP model: {0}")]
     Model(#[from] serde_json::Error),
-    /// `--discovery` takes two names a tool of the manifest has.
+    /// `--discovery` takes names a tool of the manifest has.
     #[error(
         "tool `{0}` has a name discovery gives its own tool; rename it to serve with --discovery"
     )]
@@ -213,17 +216,23 @@ impl Snapshot {
     }
 }
 
-/// `tools/list` per revision: discovery's two tools, or every tool. Eras differ only in
+/// `tools/list` per revision: discovery's own tools, or every tool. Eras differ only in
 /// their output schemas: each tool is converted once, and the other revisions' entries are
 /// clones sharing its schemas (10,000 tools add up).
 fn listings(registry: &Registry, discovery: bool) -> Result<[Vec<Tool>; 4], DefinitionError> {
     let mut listings: [Vec<Tool>; 4] = Default::default();
     if discovery {
-        // The server's own two tools, the same in every revision (no output schema).
-        for definition in crate::discovery::definitions() {
+        // The server's own tools, the same in every revision (no output schema), but for
+        // `add_tools`: a 2026 client's requests are each their own, so it has no list to
+        // add to. Last in each list: the handler drops it where the connection does not
+        // last ([`Handler::listing`]).
+        for definition in crate::discovery::definitions(registry) {
+            let add = definition.get("name") == Some(&Value::from(crate::discovery::ADD));
             let tool = convert::tool(definition)?;
-            for listing in &mut listings {
-                listing.push(tool.clone());
+            for (index, listing) in listings.iter_mut().enumerate() {
+                if !(add && index == Revision::V2026_07.index()) {
+                    listing.push(tool.clone());
+                }
             }
         }
         return Ok(listings);
@@ -243,6 +252,14 @@ fn listings(registry: &Registry, discovery: bool) -> Result<[Vec<Tool>; 4], Defi
         listings[Revision::V2026_07.index()].push(modern);
     }
     Ok(listings)
+}
+
+/// One tool as `tools/list` lists it to a client of `revision`, as [`listings`] makes it.
+pub(super) fn listed(
+    tool: &crate::tool::Tool,
+    revision: Revision,
+) -> Result<Tool, DefinitionError> {
+    Ok(convert::tool(tool.definition_for(revision))?)
 }
 
 impl Handler {
@@ -283,6 +300,7 @@ impl Handler {
                 next_sink: AtomicU64::new(0),
                 views: Mutex::new(Vec::new()),
             }),
+            added: None,
         })
     }
 
@@ -310,6 +328,7 @@ impl Handler {
                 next_sink: AtomicU64::new(0),
                 views: Mutex::new(Vec::new()),
             }),
+            added: None,
         });
         if let Ok(view) = &view
             && let Ok(mut views) = state.views.lock()

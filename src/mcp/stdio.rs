@@ -47,6 +47,8 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
+    // One client for as long as the process runs.
+    let handler = handler.connection();
     // With traces on, every request goes through rmcp and its span.
     let lists = crate::traces::tracer().is_none().then(|| handler.clone());
     let transport = LineTransport::new(reader, writer, handler.clone(), lists);
