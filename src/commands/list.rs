@@ -8,6 +8,9 @@ use super::size::Sizes;
 use crate::registry::Registry;
 use crate::revision::Revision;
 
+/// The widest a column of the tool table is padded to; a longer entry runs past it.
+const MAX_COLUMN: usize = 48;
+
 /// The text to print.
 pub fn render(registry: &Registry, json: bool, protocol_version: &str) -> String {
     if json {
@@ -49,12 +52,14 @@ pub fn render(registry: &Registry, json: bool, protocol_version: &str) -> String
             ]
         })
         .collect();
+    // A column is as wide as its longest entry up to a bound: one tool of forty arguments
+    // (GitHub has some) would otherwise push every other row's `ABOUT` off the screen.
     let width = |column: usize| {
         rows.iter()
             .map(|row| row[column].chars().count())
             .max()
             .unwrap_or(0)
-            .max(9)
+            .clamp(9, MAX_COLUMN)
     };
     let (name_width, arguments_width) = (width(0), width(1));
     let mut out = format!(
