@@ -258,9 +258,22 @@ impl Registry {
     /// and redacting every secret this one does. `None` when this registry has no such set.
     pub fn toolset(&self, name: &str) -> Option<Self> {
         let set = self.toolsets.iter().find(|set| set.name == name)?;
-        let members: std::collections::HashSet<&str> =
-            set.tools.iter().map(String::as_str).collect();
-        Some(Self {
+        Some(self.cut(Some(set)))
+    }
+
+    /// The same with no tool at all: a set's endpoint when a reload left the set out (its
+    /// previous tools may be gone, or have other scopes and rates now).
+    #[must_use]
+    pub fn without_tools(&self) -> Self {
+        self.cut(None)
+    }
+
+    fn cut(&self, set: Option<&Toolset>) -> Self {
+        let members: std::collections::HashSet<&str> = set
+            .iter()
+            .flat_map(|set| set.tools.iter().map(String::as_str))
+            .collect();
+        Self {
             server: self.server.clone(),
             tools: self
                 .tools
@@ -271,7 +284,7 @@ impl Registry {
             prompts: self.prompts.clone(),
             resources: self.resources.clone(),
             templates: self.templates.clone(),
-            toolsets: vec![set.clone()],
+            toolsets: set.into_iter().cloned().collect(),
             default_toolsets: None,
             // So that the redactors, if ever made again, still hold every secret.
             unserved: self
@@ -289,7 +302,7 @@ impl Registry {
             // This registry's: the set's secrets and every other tool's.
             redactor: self.redactor.clone(),
             door: self.door.clone(),
-        })
+        }
     }
 
     /// Adds the scopes prompts, resources and templates name to those the OAuth metadata

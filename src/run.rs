@@ -313,6 +313,20 @@ fn http_options(
             args.path
         )));
     }
+    // Segments a client can name as written: none empty (`//`), no `.` or `..` (a client
+    // normalizes them away), none under `/.well-known/`, whose paths the OAuth metadata
+    // takes.
+    let segments: Vec<&str> = args.path[1..].trim_end_matches('/').split('/').collect();
+    if segments
+        .iter()
+        .any(|segment| segment.is_empty() || *segment == "." || *segment == "..")
+        || segments.first() == Some(&".well-known")
+    {
+        return Err(Failure::new(format!(
+            "the endpoint path `{}` must be `/` and names, none empty, `.`, `..` or `.well-known` first, e.g. `/mcp` or `/api/mcp`",
+            args.path
+        )));
+    }
     // A literal path only: the router reads `{…}` as a capture, and `?`, `#` or a space can
     // never arrive in a request's path.
     if args

@@ -330,6 +330,22 @@ fn endpoint_paths_that_cannot_be_served_literally_are_refused() {
             "is taken by the health checks; choose another, e.g. `/mcp`",
         ),
         ("mcp", "must start with `/` and name something, e.g. `/mcp`"),
+        (
+            "//",
+            "must be `/` and names, none empty, `.`, `..` or `.well-known` first, e.g. `/mcp` or `/api/mcp`",
+        ),
+        (
+            "/x/../",
+            "must be `/` and names, none empty, `.`, `..` or `.well-known` first, e.g. `/mcp` or `/api/mcp`",
+        ),
+        (
+            "/a//b",
+            "must be `/` and names, none empty, `.`, `..` or `.well-known` first, e.g. `/mcp` or `/api/mcp`",
+        ),
+        (
+            "/.well-known/oauth-protected-resource",
+            "must be `/` and names, none empty, `.`, `..` or `.well-known` first, e.g. `/mcp` or `/api/mcp`",
+        ),
     ] {
         let (code, stdout, stderr) = run(
             &["--http", "127.0.0.1:0", "--path", path],

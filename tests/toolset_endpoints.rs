@@ -265,23 +265,50 @@ fn a_reload_keeps_each_endpoint_on_its_set() {
         names(&legacy(&server, "/issues", "tools/list", json!({}))),
         ["list_issues", "get_issue"]
     );
-    // A reload without the set keeps its endpoint on the previous tools, saying so.
+    // A reload without the set leaves its endpoint with no tool, saying so: not its
+    // previous tools, which the reload may have removed or given other policies.
     std::fs::write(
         workspace.manifest(),
         SETS.replace("name = \"pulls\"", "name = \"prs\""),
     )
     .expect("rewrite");
+    let said = "does not serve this toolset";
     let deadline = Instant::now() + Duration::from_secs(15);
-    while !server.log().contains("has no such toolset") && Instant::now() < deadline {
+    while !server.log().contains(said) && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(50));
     }
-    assert!(
-        server.log().contains("has no such toolset"),
-        "{}",
-        server.log()
+    assert!(server.log().contains(said), "{}", server.log());
+    assert!(names(&legacy(&server, "/pulls", "tools/list", json!({}))).is_empty());
+    let call = json!({"name": "list_pulls", "arguments": {}});
+    let answer = legacy(&server, "/pulls", "tools/call", call.clone());
+    assert!(unknown(&answer, "list_pulls"), "{answer}");
+    // The control: the server's endpoint still serves it, and a reload that brings the set
+    // back brings its endpoint back, with the tools' new policies: one call an hour now.
+    assert_eq!(
+        text(&legacy(&server, "", "tools/call", call)["result"]),
+        "pulls"
     );
+    std::fs::write(
+        workspace.manifest(),
+        SETS.replace("rate = \"2/m\"", "rate = \"1/h\""),
+    )
+    .expect("rewrite");
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while names(&legacy(&server, "/pulls", "tools/list", json!({}))).is_empty()
+        && Instant::now() < deadline
+    {
+        std::thread::sleep(Duration::from_millis(100));
+    }
     assert_eq!(
         names(&legacy(&server, "/pulls", "tools/list", json!({}))),
-        ["list_pulls", "review_pull"]
+        ["list_pulls"]
+    );
+    let issues = json!({"name": "list_issues", "arguments": {}});
+    let first = legacy(&server, "/issues", "tools/call", issues.clone());
+    assert_eq!(text(&first["result"]), "issues", "{first}");
+    let second = legacy(&server, "/issues", "tools/call", issues);
+    assert!(
+        text(&second["result"]).starts_with("rate limit"),
+        "{second}"
     );
 }

@@ -210,21 +210,15 @@ fn endpoints(
     router
 }
 
-/// Paths the server answers itself, which no toolset endpoint may take.
-const OWN_PATHS: [&str; 3] = ["/healthz", "/readyz", "/metrics"];
-
 /// Where each endpoint is: `path` serves `handler`, and `{path}/{set}` each toolset of its
-/// registry alone (GitHub's remote server has `/x/{toolset}` for the same). A set whose
-/// path the server answers itself (`/healthz` when `path` is `/`) is left out, saying so.
+/// registry alone (GitHub's remote server has `/x/{toolset}` for the same). `path` names at
+/// least one segment and none under `/.well-known/` (`run` checks), and a set's name is
+/// letters, digits, `_` and `-`, so no endpoint takes a path the server answers itself.
 fn toolset_endpoints(handler: &Handler, path: &str) -> Vec<(String, Handler)> {
     let mut endpoints = vec![(path.to_owned(), handler.clone())];
     let base = path.trim_end_matches('/');
     for set in handler.registry().toolsets() {
         let at = format!("{base}/{}", set.name);
-        if OWN_PATHS.contains(&at.as_str()) {
-            tracing::warn!(toolset = %set.name, path = %at, "a toolset's endpoint would take a path the server answers itself; it is not served at its own endpoint");
-            continue;
-        }
         match handler.toolset_view(&set.name) {
             Some(Ok(view)) => endpoints.push((at, view)),
             Some(Err(error)) => {

@@ -397,12 +397,13 @@ impl Handler {
         // Every view's snapshot is made before any is swapped in: all change, or none.
         let mut views = Vec::new();
         for (name, view) in self.views() {
-            match snapshot.registry.toolset(&name) {
-                Some(registry) => views.push((view.prepare(Arc::new(registry))?, view)),
-                None => {
-                    tracing::warn!(toolset = %name, "the changed manifest has no such toolset; its endpoint keeps serving the previous tools");
-                }
-            }
+            let registry = snapshot.registry.toolset(&name).unwrap_or_else(|| {
+                // Not its previous tools: a reload may have removed them, or changed their
+                // scopes and rates, and the set may no longer be served at all.
+                tracing::warn!(toolset = %name, "the changed manifest does not serve this toolset; its endpoint serves no tool until a reload brings it back");
+                snapshot.registry.without_tools()
+            });
+            views.push((view.prepare(Arc::new(registry))?, view));
         }
         for (prepared, view) in views {
             view.install(prepared);
