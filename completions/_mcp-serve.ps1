@@ -76,6 +76,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcp-serve' -ScriptBlock {
             [CompletionResult]::new('test', 'test', [CompletionResultType]::ParameterValue, 'Run the examples the manifest declares for its tools')
             [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Write a commented starter manifest (and its JSON Schema) that passes `check`')
             [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Add this server to a host''s configuration, with absolute paths')
+            [CompletionResult]::new('bundle', 'bundle', [CompletionResultType]::ParameterValue, 'Write the manifest as its own server: an MCP Bundle (.mcpb) and its server.json')
             [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Write a manifest from an API description')
             [CompletionResult]::new('tasks', 'tasks', [CompletionResultType]::ParameterValue, 'Read and cancel the tasks in the store (--task-store, --data-dir)')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the JSON Schema of the manifest format')
@@ -200,6 +201,26 @@ Register-ArgumentCompleter -Native -CommandName 'mcp-serve' -ScriptBlock {
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'mcp-serve;bundle' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'The bundle to write; `server.json` is written beside it')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'The bundle to write; `server.json` is written beside it')
+            [CompletionResult]::new('--author', '--author', [CompletionResultType]::ParameterName, 'The bundle''s author, as hosts show it')
+            [CompletionResult]::new('--registry-name', '--registry-name', [CompletionResultType]::ParameterName, 'The server''s name in the MCP Registry, e.g. `io.github.ada/weather`')
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Where the bundle will be downloaded from (a GitHub or GitLab release asset)')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'The manifest [default: ./tools.toml]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The manifest [default: ./tools.toml]')
+            [CompletionResult]::new('--toolsets', '--toolsets', [CompletionResultType]::ParameterName, 'Serve only the tools of these toolsets (comma-separated; `all`: every tool); `list`, `check`, `call` and reloads see the same choice [default: the manifest''s `[server] toolsets`, else every tool]')
+            [CompletionResult]::new('--task-store', '--task-store', [CompletionResultType]::ParameterName, 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir')
+            [CompletionResult]::new('--data-dir', '--data-dir', [CompletionResultType]::ParameterName, 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]')
+            [CompletionResult]::new('--task-lease', '--task-lease', [CompletionResultType]::ParameterName, 'A running task''s lease: its server renews it; a task whose server died reads as failed once it runs out')
+            [CompletionResult]::new('--log-format', '--log-format', [CompletionResultType]::ParameterName, 'Log lines for people, or one JSON object per line for a collector')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Replace an existing bundle and server.json')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
         'mcp-serve;import' {
@@ -374,6 +395,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcp-serve' -ScriptBlock {
             [CompletionResult]::new('test', 'test', [CompletionResultType]::ParameterValue, 'Run the examples the manifest declares for its tools')
             [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Write a commented starter manifest (and its JSON Schema) that passes `check`')
             [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Add this server to a host''s configuration, with absolute paths')
+            [CompletionResult]::new('bundle', 'bundle', [CompletionResultType]::ParameterValue, 'Write the manifest as its own server: an MCP Bundle (.mcpb) and its server.json')
             [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Write a manifest from an API description')
             [CompletionResult]::new('tasks', 'tasks', [CompletionResultType]::ParameterValue, 'Read and cancel the tasks in the store (--task-store, --data-dir)')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the JSON Schema of the manifest format')
@@ -400,6 +422,9 @@ Register-ArgumentCompleter -Native -CommandName 'mcp-serve' -ScriptBlock {
             break
         }
         'mcp-serve;help;install' {
+            break
+        }
+        'mcp-serve;help;bundle' {
             break
         }
         'mcp-serve;help;import' {

@@ -16,6 +16,9 @@ _mcp__serve() {
             ",$1")
                 cmd="mcp__serve"
                 ;;
+            mcp__serve,bundle)
+                cmd="mcp__serve__subcmd__bundle"
+                ;;
             mcp__serve,call)
                 cmd="mcp__serve__subcmd__call"
                 ;;
@@ -51,6 +54,9 @@ _mcp__serve() {
                 ;;
             mcp__serve,test)
                 cmd="mcp__serve__subcmd__test"
+                ;;
+            mcp__serve__subcmd__help,bundle)
+                cmd="mcp__serve__subcmd__help__subcmd__bundle"
                 ;;
             mcp__serve__subcmd__help,call)
                 cmd="mcp__serve__subcmd__help__subcmd__call"
@@ -143,7 +149,7 @@ _mcp__serve() {
 
     case "${cmd}" in
         mcp__serve)
-            opts="-c -v -h -V --config --toolsets --verbose --max-calls --queue --watch --discovery --state-key-file --heartbeat --task-store --data-dir --task-lease --max-tasks --max-task-bytes --max-tasks-per-caller --max-task-bytes-per-caller --http --path --sessions --max-sessions --session-idle --sse --allowed-host --allowed-origin --auth-token-env --auth-token-file --allow-unauthenticated --max-body --request-rate --request-burst --header-timeout --body-timeout --trusted-proxy --max-connections --max-connections-per-address --shutdown-grace --metrics --metrics-addr --log-format --audit --audit-values --otlp-endpoint --help --version check list call search test init install import tasks schema completions help"
+            opts="-c -v -h -V --config --toolsets --verbose --max-calls --queue --watch --discovery --state-key-file --heartbeat --task-store --data-dir --task-lease --max-tasks --max-task-bytes --max-tasks-per-caller --max-task-bytes-per-caller --http --path --sessions --max-sessions --session-idle --sse --allowed-host --allowed-origin --auth-token-env --auth-token-file --allow-unauthenticated --max-body --request-rate --request-burst --header-timeout --body-timeout --trusted-proxy --max-connections --max-connections-per-address --shutdown-grace --metrics --metrics-addr --log-format --audit --audit-values --otlp-endpoint --help --version check list call search test init install bundle import tasks schema completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -283,6 +289,68 @@ _mcp__serve() {
                     ;;
                 --otlp-endpoint)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcp__subcmd__serve__subcmd__bundle)
+            opts="-o -c -v -h --output --author --registry-name --url --force --config --toolsets --verbose --task-store --data-dir --task-lease --log-format --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --author)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --registry-name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --toolsets)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --task-store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --task-lease)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -439,8 +507,22 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__help)
-            opts="check list call search test init install import tasks schema completions help"
+            opts="check list call search test init install bundle import tasks schema completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcp__subcmd__serve__subcmd__help__subcmd__bundle)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

@@ -73,6 +73,7 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
             cand test 'Run the examples the manifest declares for its tools'
             cand init 'Write a commented starter manifest (and its JSON Schema) that passes `check`'
             cand install 'Add this server to a host''s configuration, with absolute paths'
+            cand bundle 'Write the manifest as its own server: an MCP Bundle (.mcpb) and its server.json'
             cand import 'Write a manifest from an API description'
             cand tasks 'Read and cancel the tasks in the store (--task-store, --data-dir)'
             cand schema 'Print the JSON Schema of the manifest format'
@@ -190,6 +191,25 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
             cand --verbose 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
+        }
+        &'mcp-serve;bundle'= {
+            cand -o 'The bundle to write; `server.json` is written beside it'
+            cand --output 'The bundle to write; `server.json` is written beside it'
+            cand --author 'The bundle''s author, as hosts show it'
+            cand --registry-name 'The server''s name in the MCP Registry, e.g. `io.github.ada/weather`'
+            cand --url 'Where the bundle will be downloaded from (a GitHub or GitLab release asset)'
+            cand -c 'The manifest [default: ./tools.toml]'
+            cand --config 'The manifest [default: ./tools.toml]'
+            cand --toolsets 'Serve only the tools of these toolsets (comma-separated; `all`: every tool); `list`, `check`, `call` and reloads see the same choice [default: the manifest''s `[server] toolsets`, else every tool]'
+            cand --task-store 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir'
+            cand --data-dir 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]'
+            cand --task-lease 'A running task''s lease: its server renews it; a task whose server died reads as failed once it runs out'
+            cand --log-format 'Log lines for people, or one JSON object per line for a collector'
+            cand --force 'Replace an existing bundle and server.json'
+            cand -v 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
+            cand --verbose 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
+            cand -h 'Print help'
+            cand --help 'Print help'
         }
         &'mcp-serve;import'= {
             cand -c 'The manifest [default: ./tools.toml]'
@@ -347,6 +367,7 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
             cand test 'Run the examples the manifest declares for its tools'
             cand init 'Write a commented starter manifest (and its JSON Schema) that passes `check`'
             cand install 'Add this server to a host''s configuration, with absolute paths'
+            cand bundle 'Write the manifest as its own server: an MCP Bundle (.mcpb) and its server.json'
             cand import 'Write a manifest from an API description'
             cand tasks 'Read and cancel the tasks in the store (--task-store, --data-dir)'
             cand schema 'Print the JSON Schema of the manifest format'
@@ -366,6 +387,8 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
         &'mcp-serve;help;init'= {
         }
         &'mcp-serve;help;install'= {
+        }
+        &'mcp-serve;help;bundle'= {
         }
         &'mcp-serve;help;import'= {
             cand openapi 'One HTTP tool per operation of an `OpenAPI` 3.0 or 3.1 description (JSON or YAML)'

@@ -280,6 +280,8 @@ pub enum Command {
         #[arg(long, conflicts_with = "dry_run")]
         force: bool,
     },
+    /// Write the manifest as its own server: an MCP Bundle (.mcpb) and its server.json
+    Bundle(BundleArgs),
     /// Write a manifest from an API description
     Import {
         #[command(subcommand)]
@@ -415,6 +417,26 @@ pub struct ListArgs {
         requires = "json"
     )]
     pub protocol_version: String,
+}
+
+/// `mcp-serve bundle`.
+#[derive(Debug, Args)]
+pub struct BundleArgs {
+    /// The bundle to write; `server.json` is written beside it
+    #[arg(short, long, value_name = "FILE.mcpb")]
+    pub output: PathBuf,
+    /// The bundle's author, as hosts show it
+    #[arg(long, value_name = "NAME")]
+    pub author: String,
+    /// The server's name in the MCP Registry, e.g. `io.github.ada/weather`
+    #[arg(long, value_name = "NAME")]
+    pub registry_name: Option<String>,
+    /// Where the bundle will be downloaded from (a GitHub or GitLab release asset)
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
+    /// Replace an existing bundle and server.json
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// `mcp-serve search`.

@@ -2,6 +2,7 @@
 //! They print for a terminal: results on stdout, messages on stderr in the style of STYLE.md.
 
 pub mod answer;
+pub mod bundle;
 pub mod call;
 pub mod call_task;
 pub mod check;

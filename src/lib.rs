@@ -38,13 +38,13 @@
 //! ```text
 //! 9 entry      run
 //! 8 front      commands cli reload
-//! 7 adapters   mcp openapi
+//! 7 adapters   mcp openapi bundle
 //! 6 pipeline   call manifest
 //! 5 catalogue  registry tool toolset prompt discovery
 //! 4 runners    backend audit tasks
 //! 3 output     results resource secret inputs sandbox egress
 //! 2 facts      caller metrics template ask
-//! 1 leaves     auth connections diagnostic events failure limit logging outcome rate revision schema suggest traces units userfile
+//! 1 leaves     auth connections diagnostic events failure hex limit logging outcome rate revision schema suggest traces units userfile
 //! ```
 //!
 //! What a call carries through them is in the leaves and facts: who calls ([`caller`]: its
@@ -204,6 +204,7 @@ pub mod ask;
 pub mod audit;
 pub mod auth;
 pub mod backend;
+pub mod bundle;
 pub mod call;
 pub mod caller;
 pub mod cli;
@@ -214,6 +215,7 @@ pub mod discovery;
 pub mod egress;
 pub mod events;
 pub mod failure;
+pub mod hex;
 pub mod inputs;
 pub mod limit;
 pub mod logging;

@@ -13,6 +13,8 @@ mod auth;
 mod command;
 mod document;
 mod facts;
+mod files;
+pub use files::{Reference, Referenced, Use, references};
 mod headers;
 mod http;
 #[cfg(feature = "openapi")]
@@ -177,7 +179,20 @@ fn check(
     unset_secrets: Option<Vec<(crate::secret::SecretError, Range<usize>)>>,
     toolsets: &crate::toolset::Selection,
 ) -> Result<(Registry, Option<Vec<UnsetSecret>>), ManifestError> {
+    check_recording(source, shown_path, base_dir, unset_secrets, toolsets, None)
+}
+
+/// [`check`], adding every path the manifest names to `references` when given.
+fn check_recording(
+    source: &str,
+    shown_path: &str,
+    base_dir: &Path,
+    unset_secrets: Option<Vec<(crate::secret::SecretError, Range<usize>)>>,
+    toolsets: &crate::toolset::Selection,
+    references: Option<&mut Vec<Reference>>,
+) -> Result<(Registry, Option<Vec<UnsetSecret>>), ManifestError> {
     let mut checker = Checker {
+        references: references.is_some().then(Vec::new),
         toolsets: toolsets.clone(),
         unchosen: std::collections::HashSet::new(),
         diagnostics: Vec::new(),
@@ -192,6 +207,9 @@ fn check(
         source: source.to_owned(),
     };
     let registry = document::load(source, &mut checker);
+    if let (Some(out), Some(found)) = (references, checker.references.take()) {
+        out.extend(found);
+    }
     match registry {
         Some(registry) if checker.diagnostics.is_empty() => {
             let unset = checker
@@ -275,6 +293,8 @@ struct Checker {
     /// stood in for (`load_for`).
     toolsets: crate::toolset::Selection,
     unchosen: std::collections::HashSet<String>,
+    /// The paths the manifest names, when the load is for a bundle ([`references`]).
+    references: Option<Vec<Reference>>,
 }
 
 impl Checker {

@@ -477,40 +477,49 @@ fn asked(mut registry: Registry, cli: &Cli) -> Registry {
     registry
 }
 
+/// The commands that read no manifest; `None` for the others.
+fn without_manifest(command: &Command, cli: &Cli) -> Option<Result<ExitCode, Failure>> {
+    let done = |message: String| {
+        eprint!("{message}");
+        ExitCode::SUCCESS
+    };
+    match command {
+        Command::Tasks { action } => Some(
+            task_location(&cli.serve)
+                .and_then(|location| commands::tasks::command(&location, action)),
+        ),
+        Command::Init {
+            path,
+            command_tool,
+            http_tool,
+            force,
+        } => Some(commands::init::write(path, *command_tool, *http_tool, *force).map(done)),
+        Command::Import {
+            source: crate::cli::ImportSource::Openapi(args),
+        } => Some(commands::import::openapi(args).map(done)),
+        Command::Schema => {
+            commands::print(&manifest::json_schema());
+            Some(Ok(ExitCode::SUCCESS))
+        }
+        Command::Completions { shell } => {
+            commands::completions(*shell, &mut std::io::stdout());
+            Some(Ok(ExitCode::SUCCESS))
+        }
+        _ => None,
+    }
+}
+
 fn command_run(command: &Command, cli: &Cli) -> Result<ExitCode, Failure> {
+    if let Some(ran) = without_manifest(command, cli) {
+        return ran;
+    }
     let config = cli.serve.config.as_deref();
-    if let Command::Tasks { action } = command {
-        let location = task_location(&cli.serve)?;
-        return commands::tasks::command(&location, action);
-    }
-    if let Command::Init {
-        path,
-        command_tool,
-        http_tool,
-        force,
-    } = command
-    {
-        let message = commands::init::write(path, *command_tool, *http_tool, *force)?;
-        eprint!("{message}");
-        return Ok(ExitCode::SUCCESS);
-    }
-    if let Command::Import {
-        source: crate::cli::ImportSource::Openapi(args),
-    } = command
-    {
-        let message = commands::import::openapi(args)?;
-        eprint!("{message}");
-        return Ok(ExitCode::SUCCESS);
-    }
-    if let Command::Schema = command {
-        commands::print(&manifest::json_schema());
-        return Ok(ExitCode::SUCCESS);
-    }
-    if let Command::Completions { shell } = command {
-        commands::completions(*shell, &mut std::io::stdout());
-        return Ok(ExitCode::SUCCESS);
-    }
     let path = manifest_path(config)?;
+    if let Command::Bundle(args) = command {
+        let message = commands::bundle::write(&path, args, &cli.serve.toolsets)?;
+        eprint!("{message}");
+        return Ok(ExitCode::SUCCESS);
+    }
     // Checking and listing need no secret (only serving and calling send one): an unset
     // one is a warning of `check`, and `list` shows the tools all the same.
     if let Command::Check(args) = command {
@@ -576,6 +585,7 @@ fn command_run(command: &Command, cli: &Cli) -> Result<ExitCode, Failure> {
         Command::Check(_)
         | Command::Tasks { .. }
         | Command::Import { .. }
+        | Command::Bundle(_)
         | Command::Completions { .. }
         | Command::Schema
         | Command::Init { .. } => Ok(ExitCode::SUCCESS),

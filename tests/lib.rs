@@ -19,6 +19,7 @@ mod upstream;
 mod ask;
 mod audit;
 mod auth_clients;
+mod bundle;
 mod cli;
 mod command_backend;
 mod conformance;

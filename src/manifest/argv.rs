@@ -35,7 +35,7 @@ pub(super) fn check_program(
                 && program.contains('/')
                 && !Path::new(program).is_absolute()
             {
-                let resolved = checker.resolve(program);
+                let resolved = checker.refer(program, super::Use::Program);
                 if !resolved.is_file() {
                     checker
                         .error(
@@ -58,6 +58,22 @@ pub(super) fn check_program(
                 .hint("arguments can never choose the program; put placeholders in later elements");
         }
         None => {}
+    }
+}
+
+/// Records each literal element after the program (no placeholder, not a flag) that names a
+/// file or folder beside the manifest: what the command reads, for a bundle to carry.
+pub(super) fn refer_literals(argv: &Spanned<Vec<Spanned<toml::Value>>>, checker: &mut Checker) {
+    for value in argv.get_ref().iter().skip(1) {
+        if let toml::Value::String(text) = value.get_ref()
+            && !text.is_empty()
+            && !text.starts_with('-')
+            && !text.contains('{')
+            && !Path::new(text).is_absolute()
+            && checker.resolve(text).exists()
+        {
+            checker.refer(text, super::Use::Argument);
+        }
     }
 }
 

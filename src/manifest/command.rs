@@ -8,7 +8,7 @@ use std::time::Duration;
 use toml::Spanned;
 
 use super::Checker;
-use super::argv::{check_program, parse_elements};
+use super::argv::{check_program, parse_elements, refer_literals};
 use super::facts::{ArgumentFacts, parse_template};
 use super::wire::CommandWire;
 use crate::backend::command::{CommandBackend, InheritEnv, Program, StdinMode};
@@ -83,6 +83,9 @@ fn program(
             }
             let elements = parse_elements(argv.get_ref(), facts, checker);
             check_program(argv, &elements, checker);
+            if checker.references.is_some() {
+                refer_literals(argv, checker);
+            }
             Some(Program::Argv(elements))
         }
         (None, Some(script)) => {
@@ -130,7 +133,7 @@ fn program(
 fn working_directory(wire: &CommandWire, checker: &mut Checker) -> PathBuf {
     match &wire.cwd {
         Some(cwd) => {
-            let resolved = checker.resolve(cwd.get_ref());
+            let resolved = checker.refer(cwd.get_ref(), super::Use::WorkingDirectory);
             if !resolved.is_dir() {
                 checker.error(
                     format!(

@@ -138,7 +138,7 @@ fn declared_file(
     checker: &mut Checker,
 ) -> Option<(Source, String)> {
     let written = file.get_ref();
-    let path = lexical(&checker.resolve(written));
+    let path = lexical(&checker.refer(written, super::Use::Resource));
     let opened = match open::file(&path) {
         Ok(opened) => opened,
         Err(OpenError::Link) => {
@@ -393,7 +393,7 @@ fn template_folder(
     let directory = lexical(&if absolute {
         Path::new("/").join(&written)
     } else {
-        checker.resolve(&written.to_string_lossy())
+        checker.refer(&written.to_string_lossy(), super::Use::Template)
     });
     let home =
         std::fs::canonicalize(&checker.base_dir).unwrap_or_else(|_| checker.base_dir.clone());
@@ -540,7 +540,7 @@ fn forbidden<'a>(
 /// The files the manifest's `${file:PATH}` secrets name, as written and as real paths (or
 /// as resolved, where they do not exist). Found in the whole text, comments too: a reference
 /// found in a comment only makes the folder rule stricter.
-fn secret_files(source: &str, base_dir: &Path) -> Vec<(String, PathBuf)> {
+pub(super) fn secret_files(source: &str, base_dir: &Path) -> Vec<(String, PathBuf)> {
     source
         .match_indices("${file:")
         .filter_map(|(start, marker)| {

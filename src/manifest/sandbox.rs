@@ -204,7 +204,14 @@ fn paths(
         }
         let resolved = match (text.strip_prefix("~/"), std::env::var_os("HOME")) {
             (Some(rest), Some(home)) => Path::new(&home).join(rest),
-            _ => checker.resolve(text),
+            _ => checker.refer(
+                text,
+                if key == "write" {
+                    super::Use::SandboxWrite
+                } else {
+                    super::Use::Sandbox
+                },
+            ),
         };
         match std::fs::canonicalize(&resolved) {
             Ok(path) => out.push((path, entry.span())),

@@ -148,7 +148,7 @@ fn pick_schema<'a>(
         return Some(SchemaSource::Full(value, span));
     }
     let file = file?;
-    let path = checker.resolve(file.get_ref());
+    let path = checker.refer(file.get_ref(), super::Use::Schema);
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
         Err(error) => {

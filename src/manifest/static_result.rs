@@ -184,7 +184,7 @@ fn payload(
     match (&wire.data, &wire.file) {
         (Some(data), None) => Some((data.clone(), wire.mime_type.clone())),
         (None, Some(file)) => {
-            let path = checker.resolve(file.get_ref());
+            let path = checker.refer(file.get_ref(), super::Use::Content);
             match std::fs::read(&path) {
                 Ok(bytes) => {
                     let mime_type = wire

@@ -5,10 +5,13 @@ requirements.txt) and prints what it saw as one JSON document, for the integrati
     python client.py MODE http URL
 
 MODE is the client's version negotiation: legacy (initialize) | auto (2026 if offered).
+With SERVER_ENV set (a JSON object), the stdio server also gets those variables, as a
+host sets a bundle's `mcp_config.env`.
 """
 
 import asyncio
 import json
+import os
 import sys
 
 import mcp_types as types
@@ -25,7 +28,11 @@ async def main():
     server = (
         rest[0]
         if kind == "http"
-        else StdioServerParameters(command=rest[0], args=[*rest[1:-1], "--config", rest[-1]])
+        else StdioServerParameters(
+            command=rest[0],
+            args=[*rest[1:-1], "--config", rest[-1]],
+            env=json.loads(os.environ["SERVER_ENV"]) if "SERVER_ENV" in os.environ else None,
+        )
     )
     answer = {"action": "decline"}
     asked = []
