@@ -2,7 +2,7 @@
 """Writes the Python wheel that carries mcp-serve's binaries (scripts/dist runs it).
 
     wheel.py --out DIR --name NAME --version V --summary TEXT --license SPDX
-             --readme FILE --licence-file FILE --glibc 2.17 BINARY...
+             --readme FILE --licence-file FILE --glibc 2.17 --mcp-name io.github.OWNER/NAME BINARY...
 
 The layout is the one maturin writes for `bindings = "bin"`: each binary in
 `{name}-{version}.data/scripts/`, which pip, pipx and uv install into the environment's
@@ -46,12 +46,14 @@ def metadata(args):
         "Classifier: Programming Language :: Rust",
         "Description-Content-Type: text/markdown",
     ]
-    return "\n".join(lines) + "\n\n" + description
+    # The MCP Registry's ownership marker: the PyPI package names the server it publishes.
+    marker = f"\n\n<!-- mcp-name: {args.mcp_name} -->\n"
+    return "\n".join(lines) + "\n\n" + description.rstrip("\n") + marker
 
 
 def main():
     parser = argparse.ArgumentParser()
-    for option in ("out", "name", "version", "summary", "license", "readme", "licence-file", "glibc"):
+    for option in ("out", "name", "version", "summary", "license", "readme", "licence-file", "glibc", "mcp-name"):
         parser.add_argument(f"--{option}", required=True)
     parser.add_argument("binaries", nargs="+")
     args = parser.parse_args()

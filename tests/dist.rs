@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::OnceLock;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::harness::{BINARY, repo_root};
 use crate::interop::assert_python_report;
@@ -510,5 +510,60 @@ fn the_entries_install_writes_start_the_server_as_written() {
             .path()
             .ends_with(&format!("mcp-serve-linux-x64-{VERSION}.tgz"))),
         "npx did not fetch the platform package from the registry"
+    );
+}
+
+#[test]
+fn server_json_lists_the_packages_and_each_names_it_back() {
+    let server: Value =
+        serde_json::from_slice(&std::fs::read(artifact("server.json")).expect("read"))
+            .expect("JSON");
+    let schema: Value = serde_json::from_slice(
+        &std::fs::read(repo_root().join("tests/fixtures/registry/server.schema.json"))
+            .expect("schema"),
+    )
+    .expect("JSON");
+    let validator = jsonschema::validator_for(&schema).expect("the registry's schema compiles");
+    let problems: Vec<String> = validator
+        .iter_errors(&server)
+        .map(|error| error.to_string())
+        .collect();
+    assert!(problems.is_empty(), "{problems:?}\n{server:#}");
+    let name = server["name"].as_str().expect("name");
+    assert_eq!(server["version"], VERSION);
+    let registries: Vec<&str> = server["packages"]
+        .as_array()
+        .expect("packages")
+        .iter()
+        .filter_map(|package| package["registryType"].as_str())
+        .collect();
+    assert_eq!(registries, ["npm", "pypi"]);
+    // npm: `mcpName` in the launcher's package.json.
+    let home = tempfile::tempdir().expect("dir");
+    run(Command::new("tar")
+        .arg("-xzf")
+        .arg(artifact(&format!("mcp-serve-{VERSION}.tgz")))
+        .arg("-C")
+        .arg(home.path()));
+    let package: Value = serde_json::from_slice(
+        &std::fs::read(home.path().join("package/package.json")).expect("package.json"),
+    )
+    .expect("JSON");
+    assert_eq!(package["mcpName"], json!(name));
+    // PyPI: `mcp-name: NAME` in the README the wheel's metadata carries, then a boundary.
+    let output = Command::new("python3")
+        .args([
+            "-c",
+            "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); \
+             print(next(z.read(n).decode() for n in z.namelist() if n.endswith('/METADATA')))",
+        ])
+        .arg(wheel())
+        .output()
+        .expect("python3");
+    let metadata = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        metadata.contains(&format!("<!-- mcp-name: {name} -->")),
+        "{}",
+        &metadata[metadata.len().saturating_sub(300)..]
     );
 }
