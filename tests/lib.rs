@@ -36,6 +36,7 @@ mod hostile;
 mod http;
 mod http_backend;
 mod http_styles;
+mod image;
 #[cfg(feature = "openapi")]
 mod import_calls;
 #[cfg(feature = "openapi")]
