@@ -20,7 +20,8 @@ mod contents;
 mod mcpb;
 mod server_json;
 
-use std::io::{Read as _, Write as _};
+use std::io::Write as _;
+use std::os::fd::AsFd as _;
 
 use std::path::{Path, PathBuf};
 
@@ -83,28 +84,52 @@ pub enum BundleError {
 
 /// Writes the bundle of the manifest at `manifest`, and its `server.json`.
 pub fn write(manifest: &Path, options: &Options) -> Result<Written, BundleError> {
+    let server_json_path = options.output.with_file_name("server.json");
+    if options.output.file_name() == server_json_path.file_name() {
+        return Err(BundleError::Refused(
+            "the bundle cannot be called server.json: that is the name of the registry entry written beside it".into(),
+        ));
+    }
+    server_json::check(options)?;
     let referenced = crate::manifest::references(manifest)?;
     let selection = crate::toolset::Selection::of(&options.toolsets);
     let registry = referenced
         .registry
         .select(&selection)
         .map_err(|error| BundleError::Refused(error.to_string()))?;
-    let server_json_path = options.output.with_file_name("server.json");
-    for path in [&options.output, &server_json_path] {
-        if path.exists() && !options.force {
-            return Err(BundleError::Exists(path.clone()));
-        }
-    }
+    refuse_existing(&[&options.output, &server_json_path], options.force)?;
     let manifest_name = manifest
         .file_name()
         .and_then(|name| name.to_str())
         .ok_or_else(|| BundleError::Refused("the manifest's file name is not UTF-8".into()))?;
-    let mut entries =
-        contents::gather(&referenced.base_dir, manifest_name, &referenced.references)?;
+    // The outputs, as real paths, never go in themselves.
+    let excluded: Vec<PathBuf> = [&options.output, &server_json_path]
+        .iter()
+        .filter_map(|path| {
+            let folder = path
+                .parent()
+                .filter(|folder| !folder.as_os_str().is_empty());
+            let folder = std::fs::canonicalize(folder.unwrap_or_else(|| Path::new("."))).ok()?;
+            Some(folder.join(path.file_name()?))
+        })
+        .collect();
+    let mut entries = contents::gather(
+        &referenced.base_dir,
+        manifest_name,
+        &referenced.references,
+        &excluded,
+    )?;
     entries.extend(contents::binaries(&options.binary)?);
     let described = mcpb::manifest_json(&registry, manifest_name, options)?;
-    let zipped = zip_bytes(&described.json, &entries)?;
+    let zipped = zip_bytes(
+        &described.json,
+        &entries,
+        &referenced.base_dir,
+        registry.door_redactor(),
+    )?;
     let sha256 = crate::hex::lower(&sha2::Sha256::digest(&zipped));
+    // Again, just before writing: the bundle took a while to make.
+    refuse_existing(&[&options.output, &server_json_path], options.force)?;
     crate::userfile::write(&options.output, &zipped)?;
     let server = server_json::document(&described, options, &sha256);
     let mut text = serde_json::to_string_pretty(&server.json).unwrap_or_default();
@@ -123,9 +148,33 @@ pub fn write(manifest: &Path, options: &Options) -> Result<Written, BundleError>
     })
 }
 
+/// Without `--force`, an output that is there (a link counts, dangling or not: writing
+/// would follow it) is refused.
+fn refuse_existing(paths: &[&PathBuf], force: bool) -> Result<(), BundleError> {
+    match paths
+        .iter()
+        .find(|path| std::fs::symlink_metadata(path).is_ok())
+    {
+        Some(path) if !force => Err(BundleError::Exists((*path).clone())),
+        _ => Ok(()),
+    }
+}
+
 /// The zip's bytes, made in memory (a bundle is about the size of the binary it carries)
-/// and written by [`crate::userfile::write`], all at once or not at all.
-fn zip_bytes(manifest_json: &serde_json::Value, entries: &[Entry]) -> Result<Vec<u8>, BundleError> {
+/// and written by [`crate::userfile::write`], all at once or not at all. Each file beneath
+/// the manifest's folder is opened by handle beneath it, and refused if it holds a secret
+/// `redactor` knows (one the author had set while bundling).
+fn zip_bytes(
+    manifest_json: &serde_json::Value,
+    entries: &[Entry],
+    base_dir: &Path,
+    redactor: &crate::secret::Redactor,
+) -> Result<Vec<u8>, BundleError> {
+    let folder =
+        crate::resource::open::folder(base_dir).map_err(|error| contents::ContentsError::Read {
+            path: base_dir.to_owned(),
+            source: std::io::Error::other(error.to_string()),
+        })?;
     let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
     // A fixed date for every entry: the same inputs make the same bytes, hence the same
     // `fileSha256`.
@@ -137,33 +186,23 @@ fn zip_bytes(manifest_json: &serde_json::Value, entries: &[Entry]) -> Result<Vec
     json.push(b'\n');
     zip.start_file("manifest.json", options.unix_permissions(0o644))?;
     zip.write_all(&json).map_err(zip::result::ZipError::Io)?;
-    let mut buffer = vec![0; 1 << 16];
     for entry in entries {
+        let bytes = match &entry.source {
+            contents::Source::Beneath(relative) => {
+                contents::read_beneath(folder.as_fd(), base_dir, relative, redactor)?
+            }
+            contents::Source::Binary(path) => contents::read_binary(path)?,
+            contents::Source::Empty => Vec::new(),
+        };
         // A large binary (a debug build is hundreds of megabytes) is compressed quickly.
-        let level = if entry.size > 64 << 20 { 1 } else { 6 };
+        let level = if bytes.len() > 64 << 20 { 1 } else { 6 };
         zip.start_file(
             entry.name.as_str(),
             options
                 .unix_permissions(entry.mode)
                 .compression_level(Some(level)),
         )?;
-        let Some(source) = &entry.source else {
-            continue;
-        };
-        let mut file = contents::open(source)?;
-        loop {
-            let read =
-                file.read(&mut buffer)
-                    .map_err(|source_error| contents::ContentsError::Read {
-                        path: source.clone(),
-                        source: source_error,
-                    })?;
-            if read == 0 {
-                break;
-            }
-            zip.write_all(&buffer[..read])
-                .map_err(zip::result::ZipError::Io)?;
-        }
+        zip.write_all(&bytes).map_err(zip::result::ZipError::Io)?;
     }
     Ok(zip.finish()?.into_inner())
 }

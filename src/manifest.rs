@@ -336,6 +336,15 @@ impl Checker {
         if let Some(found) = &mut self.unset_secrets {
             found.extend(unset.into_iter().map(|error| (error, span.clone())));
         }
+        // A bundle never carries a secret file: each is recorded as the parsed value names
+        // it (an escape such as `\u0024{file:…}` reads as what it is).
+        if self.references.is_some()
+            && let Ok((_, used)) = &resolved
+        {
+            for written in used.files.clone() {
+                self.refer(&written, Use::SecretFile);
+            }
+        }
         resolved
     }
 

@@ -30,12 +30,15 @@ pub struct Used {
     pub values: Vec<String>,
     /// The environment variables they came from.
     pub variables: Vec<String>,
+    /// The files they came from, as written.
+    pub files: Vec<String>,
 }
 
 impl Used {
     pub fn extend(&mut self, other: Self) {
         self.values.extend(other.values);
         self.variables.extend(other.variables);
+        self.files.extend(other.files);
     }
 }
 
@@ -84,12 +87,15 @@ pub fn resolve_checked(
                     name: name.to_owned(),
                 })
             }
-            Some(("file", path)) => std::fs::read_to_string(base_dir.join(path))
-                .map(|text| text.trim_end_matches(['\n', '\r']).to_owned())
-                .map_err(|error| SecretError::UnreadableFile {
-                    path: path.to_owned(),
-                    reason: error.to_string(),
-                }),
+            Some(("file", path)) => {
+                used.files.push(path.to_owned());
+                std::fs::read_to_string(base_dir.join(path))
+                    .map(|text| text.trim_end_matches(['\n', '\r']).to_owned())
+                    .map_err(|error| SecretError::UnreadableFile {
+                        path: path.to_owned(),
+                        reason: error.to_string(),
+                    })
+            }
             _ => {
                 return Err(SecretError::Unknown {
                     reference: reference.to_owned(),

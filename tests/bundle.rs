@@ -98,7 +98,7 @@ fn as_a_host_starts_it(
     config: &Value,
     unpacked: &Path,
 ) -> (String, Vec<String>, serde_json::Map<String, Value>) {
-    let answers = [("catalog_token", SECRET)];
+    let answers = [("CATALOG_TOKEN", SECRET)];
     let command = substituted(
         config["command"].as_str().expect("command"),
         unpacked,
@@ -210,11 +210,11 @@ fn the_example_bundled_installs_and_serves_as_a_host_starts_it() {
     .expect("JSON");
     assert_eq!(described["server"]["type"], "binary");
     assert_eq!(
-        described["user_config"]["catalog_token"]["sensitive"],
+        described["user_config"]["CATALOG_TOKEN"]["sensitive"],
         json!(true)
     );
     assert_eq!(
-        described["user_config"]["catalog_token"]["required"],
+        described["user_config"]["CATALOG_TOKEN"]["required"],
         json!(true)
     );
     let (listed, _) = run(Command::new(BINARY)
@@ -270,11 +270,8 @@ fn the_example_bundled_installs_and_serves_as_a_host_starts_it() {
     assert_server_json(&out.join("server.json"), &bundle);
 }
 
-/// `server.json` fits the registry's schema, names this bundle's bytes and asks for the
-/// secret as one, without its value.
-fn assert_server_json(path: &Path, bundle: &Path) {
-    let server: Value =
-        serde_json::from_slice(&std::fs::read(path).expect("server.json")).expect("JSON");
+/// `server` fits the MCP Registry's `server.json` schema (vendored, 2025-12-11).
+pub(crate) fn assert_fits_the_registry(server: &Value) {
     let schema: Value = serde_json::from_slice(
         &std::fs::read(repo_root().join("tests/fixtures/registry/server.schema.json"))
             .expect("schema"),
@@ -282,10 +279,18 @@ fn assert_server_json(path: &Path, bundle: &Path) {
     .expect("JSON");
     let validator = jsonschema::validator_for(&schema).expect("the registry's schema compiles");
     let problems: Vec<String> = validator
-        .iter_errors(&server)
+        .iter_errors(server)
         .map(|error| error.to_string())
         .collect();
     assert!(problems.is_empty(), "{problems:?}\n{server:#}");
+}
+
+/// `server.json` fits the registry's schema, names this bundle's bytes and asks for the
+/// secret as one, without its value.
+fn assert_server_json(path: &Path, bundle: &Path) {
+    let server: Value =
+        serde_json::from_slice(&std::fs::read(path).expect("server.json")).expect("JSON");
+    assert_fits_the_registry(&server);
     let digest = mcp_serve::hex::lower(&sha2::Sha256::digest(
         std::fs::read(bundle).expect("bundle"),
     ));
@@ -317,7 +322,17 @@ fn a_manifest_that_would_not_work_elsewhere_is_refused_and_nothing_written() {
     std::fs::write(home.path().join("token"), "a-secret-on-disk").expect("write");
     std::fs::write(inside.join("token"), "a-secret-on-disk").expect("write");
     std::os::unix::fs::symlink("/etc/hostname", inside.join("data/host")).expect("symlink");
+    std::fs::create_dir_all(inside.join("notes")).expect("mkdir");
+    std::fs::write(
+        inside.join("notes/leak.txt"),
+        "the token is value-in-the-notes-1234\n",
+    )
+    .expect("write");
+    std::fs::create_dir_all(inside.join("real")).expect("mkdir");
+    std::fs::write(inside.join("real/schema.json"), r#"{"type": "object"}"#).expect("write");
+    std::os::unix::fs::symlink("real/schema.json", inside.join("linked.json")).expect("symlink");
     let bundle = home.path().join("odd.mcpb");
+    let static_tool = "[tools.static]\ncontent = [{ type = \"text\", text = \"x\" }]\n";
     let cases = [
         (
             "[tools.command]\nargv = [\"../outside.sh\"]\n",
@@ -331,6 +346,21 @@ fn a_manifest_that_would_not_work_elsewhere_is_refused_and_nothing_written() {
             "[tools.http]\nurl = \"https://api.example.com/\"\nheaders = { Authorization = \"${file:./token}\" }\n",
             "secret file",
         ),
+        // The same, its `$` written as a TOML escape.
+        (
+            "[tools.http]\nurl = \"https://api.example.com/\"\nheaders = { Authorization = \"\\u0024{file:./token}\" }\n",
+            "secret file",
+        ),
+        // A data file that holds the value of a secret the author has set.
+        (
+            "[tools.http]\nurl = \"https://api.example.com/\"\nheaders = { Authorization = \"${env:NOTES_TOKEN}\" }\n\n[[tools]]\nname = \"notes\"\n[tools.command]\nargv = [\"ls\"]\n[tools.sandbox]\nread = [\"./notes\"]\n",
+            "holds the value of a secret",
+        ),
+        // A schema named through a link inside the folder: the manifest would not find it.
+        (
+            &format!("input-schema-file = \"linked.json\"\n{static_tool}"),
+            "symbolic link",
+        ),
         (
             "[tools.command]\nargv = [\"ls\"]\n[tools.sandbox]\nread = [\"./data\"]\n",
             "symbolic link",
@@ -343,6 +373,7 @@ fn a_manifest_that_would_not_work_elsewhere_is_refused_and_nothing_written() {
             .arg(&manifest)
             .arg("-o")
             .arg(&bundle)
+            .env("NOTES_TOKEN", "value-in-the-notes-1234")
             .output()
             .expect("run");
         let err = String::from_utf8_lossy(&output.stderr);
@@ -362,11 +393,57 @@ fn a_manifest_that_would_not_work_elsewhere_is_refused_and_nothing_written() {
             "a temporary file left behind: {leftovers:?}"
         );
     }
-    // The control: the same folder without the link bundles.
-    std::fs::remove_file(inside.join("data/host")).expect("rm");
+}
+
+#[test]
+fn the_outputs_are_checked_and_what_tools_wrote_stays_out() {
+    let home = tempfile::tempdir().expect("home");
+    let inside = home.path().join("inside");
+    std::fs::create_dir_all(inside.join("data")).expect("mkdir");
+    let bundle = home.path().join("odd.mcpb");
+    let static_tool = "[tools.static]\ncontent = [{ type = \"text\", text = \"x\" }]\n";
+    // Outputs: the registry entry's name, a bad registry name, a dangling link.
+    let manifest = manifest_with(&inside, static_tool);
+    std::os::unix::fs::symlink(home.path().join("elsewhere/new.mcpb"), &bundle).expect("link");
+    for (flags, said) in [
+        (vec!["-o", "server.json"], "cannot be called server.json"),
+        (
+            vec!["--registry-name", "bad name/x", "-o", "x.mcpb"],
+            "is not a registry name",
+        ),
+        (
+            vec!["--url", "ftp://example.com/x.mcpb", "-o", "x.mcpb"],
+            "is not an https:// address",
+        ),
+        (
+            vec!["-o", bundle.to_str().expect("path")],
+            "exists; pass --force",
+        ),
+    ] {
+        let output = Command::new(BINARY)
+            .args(["bundle", "--author", "x", "--config"])
+            .arg(&manifest)
+            .args(&flags)
+            .current_dir(home.path())
+            .output()
+            .expect("run");
+        let err = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{flags:?}: {err}");
+        assert!(err.contains(said), "{flags:?}: {err}");
+        assert!(
+            !home.path().join("elsewhere").exists(),
+            "written through the link"
+        );
+    }
+    std::fs::remove_file(&bundle).expect("rm the link");
+    // The control: the same folder without the link bundles; what a tool wrote into its
+    // write folder stays out, even where a read path inside that folder names it.
+    std::fs::create_dir_all(inside.join("w/sub")).expect("mkdir");
+    std::fs::write(inside.join("w/sub/written.txt"), "a tool wrote this").expect("write");
+    std::fs::write(inside.join("data/kept.txt"), "shipped").expect("write");
     let manifest = manifest_with(
         &inside,
-        "[tools.command]\nargv = [\"ls\"]\n[tools.sandbox]\nread = [\"./data\"]\n",
+        "[tools.command]\nargv = [\"ls\"]\n[tools.sandbox]\nread = [\"./data\", \"./w/sub\"]\nwrite = [\"./w\"]\n",
     );
     run(Command::new(BINARY)
         .args(["bundle", "--author", "x", "--config"])
@@ -374,6 +451,24 @@ fn a_manifest_that_would_not_work_elsewhere_is_refused_and_nothing_written() {
         .arg("-o")
         .arg(&bundle));
     assert!(bundle.is_file());
+    let listed = run(Command::new("python3")
+        .args([
+            "-c",
+            "import sys, zipfile; print('\\n'.join(zipfile.ZipFile(sys.argv[1]).namelist()))",
+        ])
+        .arg(&bundle))
+    .0;
+    assert!(
+        listed.lines().any(|name| name == "server/data/kept.txt"),
+        "{listed}"
+    );
+    assert!(
+        listed
+            .lines()
+            .any(|name| name.starts_with("server/w/") && name.rsplit('/').next() == Some(".keep")),
+        "{listed}"
+    );
+    assert!(!listed.contains("written.txt"), "{listed}");
     // And a second time only with --force.
     let again = Command::new(BINARY)
         .args(["bundle", "--author", "x", "--config"])

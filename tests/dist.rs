@@ -518,17 +518,7 @@ fn server_json_lists_the_packages_and_each_names_it_back() {
     let server: Value =
         serde_json::from_slice(&std::fs::read(artifact("server.json")).expect("read"))
             .expect("JSON");
-    let schema: Value = serde_json::from_slice(
-        &std::fs::read(repo_root().join("tests/fixtures/registry/server.schema.json"))
-            .expect("schema"),
-    )
-    .expect("JSON");
-    let validator = jsonschema::validator_for(&schema).expect("the registry's schema compiles");
-    let problems: Vec<String> = validator
-        .iter_errors(&server)
-        .map(|error| error.to_string())
-        .collect();
-    assert!(problems.is_empty(), "{problems:?}\n{server:#}");
+    crate::bundle::assert_fits_the_registry(&server);
     let name = server["name"].as_str().expect("name");
     assert_eq!(server["version"], VERSION);
     let registries: Vec<&str> = server["packages"]

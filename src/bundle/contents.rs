@@ -1,16 +1,22 @@
 //! What a bundle carries besides its `manifest.json`: the manifest and every file and folder
 //! it names, beneath its folder as they are beneath the manifest's, and the binaries.
 //!
-//! A path the manifest names must lie beneath the manifest's folder, as the real path the
-//! kernel resolves: a program, schema, static file, resource, template folder, literal
-//! argument or relative sandbox path outside it refuses the bundle (the bundle would not
-//! work elsewhere, or would carry a file its author did not mean to ship). An absolute
-//! sandbox path or working directory (`/usr`, `/proc`) is the host's, never bundled. No link
-//! is followed inside a folder, and a `${file:…}` secret refuses the bundle: a secret is
-//! asked of the user who installs it, never shipped.
+//! A path the manifest names must lie beneath the manifest's folder with no link on the way:
+//! a program, schema, static file, resource, template folder, literal argument or relative
+//! sandbox path outside it, or reached through a link, refuses the bundle (the bundle would
+//! not work elsewhere, or would carry a file its author did not mean to ship). An absolute
+//! sandbox path or working directory (`/usr`, `/proc`) is the host's, never bundled. Inside a
+//! carried folder no link is followed, and a sandbox `write` folder is carried empty. A
+//! `${file:…}` secret refuses the bundle: a secret is asked of the user who installs it,
+//! never shipped.
+//!
+//! Files are read when the zip is written, each opened beneath the manifest's folder by
+//! handle with no link anywhere on its path (`resource::open`), so a folder swapped for a
+//! link after the walk cannot bring in a file from elsewhere, and one that is no longer a
+//! regular file (a FIFO) refuses the bundle rather than blocking it.
 
 use std::os::unix::fs::MetadataExt as _;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use crate::manifest::{Reference, Use};
 
@@ -18,21 +24,31 @@ use crate::manifest::{Reference, Use};
 const MAX_FILES: usize = 20_000;
 const MAX_BYTES: u64 = 2 << 30;
 
+/// The empty file that keeps a folder in the bundle: a host unpacks files only (the official
+/// `mcpb unpack` fails on a folder's own entry), and a folder a tool writes into must exist.
+pub(super) const KEEP: &str = ".keep";
+
 /// One entry of the zip.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Entry {
     /// Its path in the zip, `/`-separated.
     pub name: String,
-    /// Where its bytes are read from; `None` for an empty file (a folder's [`KEEP`]).
-    pub source: Option<PathBuf>,
+    pub source: Source,
     /// Its permission bits.
     pub mode: u32,
     pub size: u64,
 }
 
-/// The empty file that keeps a folder in the bundle: a host unpacks files only (the official
-/// `mcpb unpack` fails on a folder's own entry), and a folder a tool writes into must exist.
-pub(super) const KEEP: &str = ".keep";
+/// Where an entry's bytes come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// A file at this path beneath the manifest's folder.
+    Beneath(PathBuf),
+    /// A binary of this program, by its absolute path.
+    Binary(PathBuf),
+    /// No bytes: a folder's [`KEEP`].
+    Empty,
+}
 
 /// Why the manifest's files cannot be bundled.
 #[derive(Debug, thiserror::Error)]
@@ -47,7 +63,7 @@ pub enum ContentsError {
         "the manifest reads the secret file `{0}`: a bundle never carries a secret; use `${{env:NAME}}`, which the host asks its user for"
     )]
     SecretFile(String),
-    #[error("`{0}` is a symbolic link: a bundle follows none")]
+    #[error("`{0}` is a symbolic link, or is reached through one: a bundle follows none")]
     Link(PathBuf),
     #[error("the {} `{written}` cannot be read: {source}", used.describe())]
     Missing {
@@ -62,6 +78,12 @@ pub enum ContentsError {
         #[source]
         source: std::io::Error,
     },
+    #[error("`{0}` changed while it was bundled (it is no regular file now)")]
+    Changed(PathBuf),
+    #[error(
+        "`{0}` holds the value of a secret the manifest references: a bundle never carries a secret"
+    )]
+    HoldsSecret(PathBuf),
     #[error("`{0}` is not UTF-8; a bundle's paths must be")]
     Name(PathBuf),
     #[error("the manifest names more than {MAX_FILES} files or {} GiB beneath its folder; name narrower folders", MAX_BYTES >> 30)]
@@ -74,26 +96,29 @@ pub enum ContentsError {
     },
 }
 
-/// The manifest and what it names, beneath `server/`.
+/// The manifest and what it names, beneath `server/`; never a file of `excluded` (the
+/// bundle being written and its `server.json`, were they beneath a carried folder).
 pub(super) fn gather(
     base_dir: &Path,
     manifest_name: &str,
     references: &[Reference],
+    excluded: &[PathBuf],
 ) -> Result<Vec<Entry>, ContentsError> {
     // What tools write into is carried empty, even inside a folder that is carried whole.
     let written: Vec<PathBuf> = references
         .iter()
         .filter(|reference| reference.used == Use::SandboxWrite)
         .filter_map(|reference| std::fs::canonicalize(&reference.path).ok())
-        .filter(|real| real.is_dir() && real.starts_with(base_dir))
+        .filter(|real| real.is_dir() && real.starts_with(base_dir) && real != base_dir)
         .collect();
     let mut gathered = Gathered {
         base_dir,
         written: &written,
+        excluded,
         entries: Vec::new(),
         bytes: 0,
     };
-    gathered.file(&base_dir.join(manifest_name))?;
+    gathered.any(&base_dir.join(manifest_name), true)?;
     for reference in references {
         if reference.used == Use::SecretFile {
             return Err(ContentsError::SecretFile(reference.written.clone()));
@@ -121,13 +146,34 @@ pub(super) fn gather(
                 folder: base_dir.to_owned(),
             });
         }
+        // A link on the way: the bundle would carry its target under the target's name,
+        // and the manifest, which names the link, would not find it.
+        if real != lexical(&reference.path) {
+            return Err(ContentsError::Link(reference.path.clone()));
+        }
         // The manifest's folder itself is the bundle's `server/`, there already.
         if real == base_dir {
             continue;
         }
-        gathered.any(&real)?;
+        gathered.any(&real, true)?;
     }
     Ok(gathered.entries)
+}
+
+/// `path` with `.` dropped and each `..` taking off the name before it, as the kernel would
+/// resolve it were there no link.
+fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// The server binary, and the sandbox trampoline when it is beside it.
@@ -141,7 +187,7 @@ pub(super) fn binaries(binary: &Path) -> Result<Vec<Entry>, ContentsError> {
         match std::fs::metadata(path) {
             Ok(meta) if meta.is_file() => entries.push(Entry {
                 name: name.to_owned(),
-                source: Some(path.to_owned()),
+                source: Source::Binary(path.to_owned()),
                 mode: 0o755,
                 size: meta.len(),
             }),
@@ -163,17 +209,51 @@ pub(super) fn binaries(binary: &Path) -> Result<Vec<Entry>, ContentsError> {
     Ok(entries)
 }
 
-/// Opens a gathered file for reading, following no link at its last step.
-pub(super) fn open(path: &Path) -> Result<std::fs::File, ContentsError> {
-    nix::fcntl::open(
-        path,
-        nix::fcntl::OFlag::O_RDONLY | nix::fcntl::OFlag::O_NOFOLLOW | nix::fcntl::OFlag::O_CLOEXEC,
-        nix::sys::stat::Mode::empty(),
-    )
-    .map(std::fs::File::from)
-    .map_err(|errno| ContentsError::Read {
+/// The bytes of a file beneath the manifest's folder (`folder` its handle), opened with no
+/// link on its path and without blocking, which must still be a regular file, and must hold
+/// no secret `redactor` knows.
+pub(super) fn read_beneath(
+    folder: std::os::fd::BorrowedFd<'_>,
+    base_dir: &Path,
+    relative: &Path,
+    redactor: &crate::secret::Redactor,
+) -> Result<Vec<u8>, ContentsError> {
+    let path = base_dir.join(relative);
+    let file =
+        crate::resource::open::file_beneath(folder, relative).map_err(|error| match error {
+            crate::resource::open::OpenError::Link | crate::resource::open::OpenError::Escapes => {
+                ContentsError::Link(path.clone())
+            }
+            crate::resource::open::OpenError::Io(source) => ContentsError::Read {
+                path: path.clone(),
+                source,
+            },
+        })?;
+    let meta = file.metadata().map_err(|source| ContentsError::Read {
+        path: path.clone(),
+        source,
+    })?;
+    if !meta.is_file() {
+        return Err(ContentsError::Changed(path));
+    }
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut std::io::Read::take(file, MAX_BYTES), &mut bytes).map_err(
+        |source| ContentsError::Read {
+            path: path.clone(),
+            source,
+        },
+    )?;
+    if redactor.finds(&bytes) {
+        return Err(ContentsError::HoldsSecret(path));
+    }
+    Ok(bytes)
+}
+
+/// A binary's bytes.
+pub(super) fn read_binary(path: &Path) -> Result<Vec<u8>, ContentsError> {
+    std::fs::read(path).map_err(|source| ContentsError::Binary {
         path: path.to_owned(),
-        source: std::io::Error::from(errno),
+        source,
     })
 }
 
@@ -181,15 +261,21 @@ struct Gathered<'a> {
     base_dir: &'a Path,
     /// The folders tools write into, carried empty.
     written: &'a [PathBuf],
+    excluded: &'a [PathBuf],
     entries: Vec<Entry>,
     bytes: u64,
 }
 
 impl Gathered<'_> {
+    /// Its path beneath the manifest's folder.
+    fn relative<'p>(&self, path: &'p Path) -> &'p Path {
+        path.strip_prefix(self.base_dir).unwrap_or(path)
+    }
+
     /// Its name in the zip: `server/` and its path beneath the manifest's folder.
     fn name(&self, path: &Path) -> Result<String, ContentsError> {
-        let relative = path.strip_prefix(self.base_dir).unwrap_or(path);
-        let relative = relative
+        let relative = self
+            .relative(path)
             .to_str()
             .ok_or_else(|| ContentsError::Name(path.to_owned()))?;
         Ok(format!("server/{relative}"))
@@ -207,7 +293,8 @@ impl Gathered<'_> {
         Ok(())
     }
 
-    fn any(&mut self, path: &Path) -> Result<(), ContentsError> {
+    /// A file or folder; `named` when the manifest names it, not met in a folder's walk.
+    fn any(&mut self, path: &Path, named: bool) -> Result<(), ContentsError> {
         let meta = std::fs::symlink_metadata(path).map_err(|source| ContentsError::Read {
             path: path.to_owned(),
             source,
@@ -215,10 +302,11 @@ impl Gathered<'_> {
         if meta.file_type().is_symlink() {
             return Err(ContentsError::Link(path.to_owned()));
         }
-        if meta.is_dir() && self.written.iter().any(|folder| folder == path) {
-            return self.folder(path);
-        }
+        let written = self.written.iter().any(|folder| path.starts_with(folder));
         if meta.is_dir() {
+            if written {
+                return self.folder(path);
+            }
             let before = self.entries.len();
             let mut children: Vec<PathBuf> = std::fs::read_dir(path)
                 .map_err(|source| ContentsError::Read {
@@ -230,18 +318,30 @@ impl Gathered<'_> {
                 .collect();
             children.sort();
             for child in children {
-                self.any(&child)?;
+                self.any(&child, false)?;
             }
             if self.entries.len() == before {
                 self.folder(path)?;
             }
             return Ok(());
         }
-        if meta.is_file() {
-            return self.file(path);
+        // What a tool wrote goes in only when the manifest names it outright (a declared
+        // resource kept there); a socket, a pipe or a device never.
+        if !meta.is_file() || (written && !named) || self.excluded.iter().any(|out| out == path) {
+            return Ok(());
         }
-        // A socket, a pipe, a device: nothing a bundle can carry.
-        Ok(())
+        let name = self.name(path)?;
+        self.push(Entry {
+            name,
+            source: Source::Beneath(self.relative(path).to_owned()),
+            // Its execute bits kept; never writable by others.
+            mode: if meta.mode() & 0o111 == 0 {
+                0o644
+            } else {
+                0o755
+            },
+            size: meta.len(),
+        })
     }
 
     /// A folder, empty in the bundle (what a tool writes into at run time, or an empty
@@ -250,31 +350,9 @@ impl Gathered<'_> {
         let name = self.name(path)?;
         self.push(Entry {
             name: format!("{name}/{KEEP}"),
-            source: None,
+            source: Source::Empty,
             mode: 0o644,
             size: 0,
-        })
-    }
-
-    fn file(&mut self, path: &Path) -> Result<(), ContentsError> {
-        let meta = std::fs::symlink_metadata(path).map_err(|source| ContentsError::Read {
-            path: path.to_owned(),
-            source,
-        })?;
-        if meta.file_type().is_symlink() {
-            return Err(ContentsError::Link(path.to_owned()));
-        }
-        let name = self.name(path)?;
-        self.push(Entry {
-            name,
-            source: Some(path.to_owned()),
-            // Its execute bits kept; never writable by others.
-            mode: if meta.mode() & 0o111 == 0 {
-                0o644
-            } else {
-                0o755
-            },
-            size: meta.len(),
         })
     }
 }

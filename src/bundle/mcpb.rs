@@ -46,6 +46,19 @@ pub(super) fn manifest_json(
         notes.push("the manifest has no `[server] version`; the bundle says 0.1.0".to_owned());
         "0.1.0".to_owned()
     });
+    // As the registry takes a version: one, not a range, at most 255 characters.
+    if version.len() > 255
+        || version.contains(['^', '~', '>', '<', '*', ' '])
+        || version
+            .rsplit('.')
+            .next()
+            .is_some_and(|last| last.eq_ignore_ascii_case("x"))
+    {
+        return Err(BundleError::Refused(format!(
+            "`[server] version` `{}` is not one version of at most 255 characters, e.g. 1.2.0",
+            crate::registry::shown(&version)
+        )));
+    }
     let title = text("title");
     let description = text("description")
         .or_else(|| title.clone())
@@ -120,7 +133,8 @@ fn asked(registry: &Registry) -> (Map<String, Value>, Map<String, Value>, Vec<St
         if env.contains_key(variable) {
             continue;
         }
-        let key = variable.to_ascii_lowercase();
+        // The variable's own name: two that differ in case are two answers.
+        let key = variable.clone();
         user_config.insert(
             key.clone(),
             json!({

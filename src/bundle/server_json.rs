@@ -9,14 +9,49 @@
 
 use serde_json::{Value, json};
 
-use super::Options;
 use super::mcpb::Described;
+use super::{BundleError, Options};
 
 /// The schema `server.json` follows.
 const SCHEMA: &str = "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json";
 
 /// The registry's bound on a description.
 const MAX_DESCRIPTION: usize = 100;
+
+/// What the command line gives `server.json`, as the registry's schema takes it: a name of
+/// 3 to 200 characters, `NAMESPACE/NAME` (`^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+$`), and an
+/// `https://` address.
+pub(super) fn check(options: &Options) -> Result<(), BundleError> {
+    if let Some(name) = &options.registry_name {
+        let fits = |part: &str, also: &[char]| {
+            !part.is_empty()
+                && part
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-' || also.contains(&c))
+        };
+        let valid = (3..=200).contains(&name.len())
+            && name
+                .split_once('/')
+                .is_some_and(|(space, server)| fits(space, &[]) && fits(server, &['_']));
+        if !valid {
+            return Err(BundleError::Refused(format!(
+                "--registry-name `{}` is not a registry name: NAMESPACE/NAME, e.g. io.github.ada/weather (letters, digits, `.`, `-`, and `_` after the `/`; at most 200 characters)",
+                crate::registry::shown(name)
+            )));
+        }
+    }
+    if let Some(url) = &options.url
+        && !(url.starts_with("https://")
+            && url.len() > "https://".len()
+            && !url.contains(char::is_whitespace))
+    {
+        return Err(BundleError::Refused(format!(
+            "--url `{}` is not an https:// address; the registry takes a GitHub or GitLab release asset",
+            crate::registry::shown(url)
+        )));
+    }
+    Ok(())
+}
 
 pub(super) struct ServerJson {
     pub(super) json: Value,

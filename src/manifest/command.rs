@@ -2,7 +2,7 @@
 //! [`super::argv`]) and the process settings: cwd, environment, stdin, limits.
 
 use std::ops::Range;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use toml::Spanned;
@@ -94,6 +94,13 @@ fn program(
                 .as_ref()
                 .map(|args| parse_elements(args.get_ref(), facts, checker))
                 .unwrap_or_default();
+            // A shell named by a relative path is a file beside the manifest, as a program is.
+            if let Some(shell) = &wire.shell
+                && shell.get_ref().contains('/')
+                && !Path::new(shell.get_ref()).is_absolute()
+            {
+                checker.refer(shell.get_ref(), super::Use::Program);
+            }
             Some(Program::Script {
                 shell: wire
                     .shell

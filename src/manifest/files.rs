@@ -2,8 +2,8 @@
 //! bundle must carry for the manifest to work elsewhere ([`references`]).
 //!
 //! Every check that resolves a written path does it through [`Checker::refer`], which
-//! records it with what it is for; `${file:…}` secrets are found in the text as the
-//! resource checks find them. A literal `argv` element (no placeholder) that names a file or
+//! records it with what it is for, and every `${file:…}` secret is recorded as the check of
+//! secrets resolves it, in the parsed value. A literal `argv` element (no placeholder) that names a file or
 //! folder beside the manifest is recorded too: `python3 progress.py` needs `progress.py`.
 
 use std::path::{Path, PathBuf};
@@ -86,13 +86,6 @@ pub fn references(path: &Path) -> Result<Referenced, ManifestError> {
         &crate::toolset::Selection::Every,
         Some(&mut references),
     )?;
-    for (written, path) in super::resource::secret_files(&source, &base_dir) {
-        references.push(Reference {
-            written,
-            path,
-            used: Use::SecretFile,
-        });
-    }
     let mut seen = std::collections::HashSet::new();
     references.retain(|reference| seen.insert((reference.path.clone(), reference.used)));
     Ok(Referenced {

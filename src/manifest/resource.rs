@@ -540,7 +540,7 @@ fn forbidden<'a>(
 /// The files the manifest's `${file:PATH}` secrets name, as written and as real paths (or
 /// as resolved, where they do not exist). Found in the whole text, comments too: a reference
 /// found in a comment only makes the folder rule stricter.
-pub(super) fn secret_files(source: &str, base_dir: &Path) -> Vec<(String, PathBuf)> {
+fn secret_files(source: &str, base_dir: &Path) -> Vec<(String, PathBuf)> {
     source
         .match_indices("${file:")
         .filter_map(|(start, marker)| {
