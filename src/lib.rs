@@ -170,6 +170,10 @@
 //!   YAML) becomes manifest text, one HTTP tool per operation (filters, names, schemas as
 //!   JSON Schema 2020-12 with `$defs`, credentials as `${env:…}`); it writes templates only,
 //!   so imported tools go through the same checks and sinks as hand-written ones.
+//! - [`bundle`] is `mcp-serve bundle`: the manifest, every file its checks resolve
+//!   (`manifest::references`, recorded by `Checker::refer`) and this binary as an MCP Bundle
+//!   (`.mcpb`) whose `user_config` asks for each `${env:…}` secret, and its registry
+//!   `server.json`; both written by [`userfile`].
 //! - [`reload`] watches the manifest (`--watch`) and swaps the registry in whole.
 //! - [`commands`] are the commands for people (`check`, `list`, `call`, `test`, `init`,
 //!   `install`; `check --target` says what each host's and framework's converters reject
@@ -179,7 +183,8 @@
 //!   spans over OTLP/HTTP: `mcp::traced` puts each request in its span, the backends hand
 //!   the trace context on to commands and HTTP APIs), [`audit`] (a record per call) and
 //!   [`logging`] (text or JSON lines on stderr).
-//! - Small pieces: [`units`] (durations and sizes), [`suggest`] (did you mean).
+//! - Small pieces: [`units`] (durations and sizes), [`suggest`] (did you mean), [`hex`]
+//!   (digests as text).
 //!
 //! `build.rs` only talks to the linker: it packs relocations and lays out the functions a
 //! server runs together (`benches/layout`, written by `scripts/layout`), so a server starts
