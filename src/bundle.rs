@@ -85,7 +85,12 @@ pub enum BundleError {
 /// Writes the bundle of the manifest at `manifest`, and its `server.json`.
 pub fn write(manifest: &Path, options: &Options) -> Result<Written, BundleError> {
     let server_json_path = options.output.with_file_name("server.json");
-    if options.output.file_name() == server_json_path.file_name() {
+    let named_server_json = options
+        .output
+        .file_name()
+        .and_then(|name| name.to_str())
+        .is_some_and(|name| name.eq_ignore_ascii_case("server.json"));
+    if named_server_json {
         return Err(BundleError::Refused(
             "the bundle cannot be called server.json: that is the name of the registry entry written beside it".into(),
         ));
@@ -113,12 +118,14 @@ pub fn write(manifest: &Path, options: &Options) -> Result<Written, BundleError>
             Some(folder.join(path.file_name()?))
         })
         .collect();
-    let mut entries = contents::gather(
+    let gathering = contents::gather(
         &referenced.base_dir,
         manifest_name,
         &referenced.references,
         &excluded,
+        registry.door_redactor(),
     )?;
+    let mut entries = gathering.entries;
     entries.extend(contents::binaries(&options.binary)?);
     let described = mcpb::manifest_json(&registry, manifest_name, options)?;
     let zipped = zip_bytes(
@@ -130,13 +137,24 @@ pub fn write(manifest: &Path, options: &Options) -> Result<Written, BundleError>
     let sha256 = crate::hex::lower(&sha2::Sha256::digest(&zipped));
     // Again, just before writing: the bundle took a while to make.
     refuse_existing(&[&options.output, &server_json_path], options.force)?;
-    crate::userfile::write(&options.output, &zipped)?;
     let server = server_json::document(&described, options, &sha256);
     let mut text = serde_json::to_string_pretty(&server.json).unwrap_or_default();
     text.push('\n');
+    // The entry first, then what it names: a bundle never stands without its entry, and an
+    // entry whose bundle could not be written is taken back.
     crate::userfile::write(&server_json_path, text.as_bytes())?;
+    if let Err(error) = crate::userfile::write(&options.output, &zipped) {
+        let _ = std::fs::remove_file(&server_json_path);
+        return Err(error.into());
+    }
     let mut notes = described.notes;
     notes.extend(server.notes);
+    if gathering.skipped > 0 {
+        notes.push(format!(
+            "{} special file(s) (sockets, pipes, devices) in carried folders were left out: a bundle carries files",
+            gathering.skipped
+        ));
+    }
     Ok(Written {
         bundle: options.output.clone(),
         server_json: server_json_path,
@@ -148,16 +166,29 @@ pub fn write(manifest: &Path, options: &Options) -> Result<Written, BundleError>
     })
 }
 
-/// Without `--force`, an output that is there (a link counts, dangling or not: writing
-/// would follow it) is refused.
+/// An output that is there is refused without `--force`; one that is a link (dangling or
+/// not: writing would follow it wherever it points) or a folder is refused always.
 fn refuse_existing(paths: &[&PathBuf], force: bool) -> Result<(), BundleError> {
-    match paths
-        .iter()
-        .find(|path| std::fs::symlink_metadata(path).is_ok())
-    {
-        Some(path) if !force => Err(BundleError::Exists((*path).clone())),
-        _ => Ok(()),
+    for path in paths {
+        let Ok(meta) = std::fs::symlink_metadata(path) else {
+            continue;
+        };
+        if meta.file_type().is_symlink() || meta.is_dir() {
+            return Err(BundleError::Refused(format!(
+                "`{}` is a {}: a bundle and its server.json are written to plain files only",
+                path.display(),
+                if meta.is_dir() {
+                    "folder"
+                } else {
+                    "symbolic link"
+                }
+            )));
+        }
+        if !force {
+            return Err(BundleError::Exists((*path).clone()));
+        }
     }
+    Ok(())
 }
 
 /// The zip's bytes, made in memory (a bundle is about the size of the binary it carries)

@@ -395,6 +395,22 @@ fn a_manifest_that_would_not_work_elsewhere_is_refused_and_nothing_written() {
     }
 }
 
+/// `mcp-serve bundle` of `manifest` with `flags`, run in `dir` with the tests' secrets set,
+/// which must refuse (exit 2): what it said.
+fn refused(manifest: &Path, flags: &[&str], dir: &Path) -> String {
+    let output = Command::new(BINARY)
+        .args(["bundle", "--author", "x", "--config"])
+        .arg(manifest)
+        .args(flags)
+        .env("NAME_TOKEN", "value-in-a-name-5678")
+        .current_dir(dir)
+        .output()
+        .expect("run");
+    let err = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert_eq!(output.status.code(), Some(2), "{flags:?}: {err}");
+    err
+}
+
 #[test]
 fn the_outputs_are_checked_and_what_tools_wrote_stays_out() {
     let home = tempfile::tempdir().expect("home");
@@ -405,6 +421,8 @@ fn the_outputs_are_checked_and_what_tools_wrote_stays_out() {
     // Outputs: the registry entry's name, a bad registry name, a dangling link.
     let manifest = manifest_with(&inside, static_tool);
     std::os::unix::fs::symlink(home.path().join("elsewhere/new.mcpb"), &bundle).expect("link");
+    // A folder where server.json goes: refused before anything is written.
+    std::fs::create_dir_all(home.path().join("folder/server.json")).expect("mkdir");
     for (flags, said) in [
         (vec!["-o", "server.json"], "cannot be called server.json"),
         (
@@ -417,24 +435,36 @@ fn the_outputs_are_checked_and_what_tools_wrote_stays_out() {
         ),
         (
             vec!["-o", bundle.to_str().expect("path")],
-            "exists; pass --force",
+            "is a symbolic link",
         ),
+        (
+            vec!["--force", "-o", bundle.to_str().expect("path")],
+            "is a symbolic link",
+        ),
+        (vec!["-o", "folder/x.mcpb"], "is a folder"),
     ] {
-        let output = Command::new(BINARY)
-            .args(["bundle", "--author", "x", "--config"])
-            .arg(&manifest)
-            .args(&flags)
-            .current_dir(home.path())
-            .output()
-            .expect("run");
-        let err = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(output.status.code(), Some(2), "{flags:?}: {err}");
+        let err = refused(&manifest, &flags, home.path());
         assert!(err.contains(said), "{flags:?}: {err}");
         assert!(
             !home.path().join("elsewhere").exists(),
             "written through the link"
         );
+        assert!(!home.path().join("folder/x.mcpb").exists(), "{flags:?}");
     }
+    // A version the registry would not take, and a file whose name is a set secret.
+    let latest = inside.join("latest.toml");
+    std::fs::write(&latest, format!("[server]\nname = \"odd\"\nversion = \"latest\"\n\n[[tools]]\nname = \"odd\"\n{static_tool}")).expect("write");
+    std::fs::write(inside.join("data/value-in-a-name-5678"), "").expect("write");
+    let named = manifest_with(
+        &inside,
+        "[tools.http]\nurl = \"https://api.example.com/\"\nheaders = { Authorization = \"${env:NAME_TOKEN}\" }\n\n[[tools]]\nname = \"ls\"\n[tools.command]\nargv = [\"ls\"]\n[tools.sandbox]\nread = [\"./data\"]\n",
+    );
+    for (manifest, said) in [(&latest, "is not one version"), (&named, "the name of")] {
+        let err = refused(manifest, &["-o", "y.mcpb"], home.path());
+        assert!(err.contains(said), "{err}");
+        assert!(!home.path().join("y.mcpb").exists());
+    }
+    std::fs::remove_file(inside.join("data/value-in-a-name-5678")).expect("rm");
     std::fs::remove_file(&bundle).expect("rm the link");
     // The control: the same folder without the link bundles; what a tool wrote into its
     // write folder stays out, even where a read path inside that folder names it.

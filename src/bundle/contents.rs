@@ -84,8 +84,12 @@ pub enum ContentsError {
         "`{0}` holds the value of a secret the manifest references: a bundle never carries a secret"
     )]
     HoldsSecret(PathBuf),
-    #[error("`{0}` is not UTF-8; a bundle's paths must be")]
+    #[error("`{0}` is not UTF-8, or holds a `\\` or a control character; a bundle's paths may not")]
     Name(PathBuf),
+    #[error(
+        "the name of `{0}` holds the value of a secret the manifest references: a bundle never carries a secret"
+    )]
+    NameHoldsSecret(PathBuf),
     #[error("the manifest names more than {MAX_FILES} files or {} GiB beneath its folder; name narrower folders", MAX_BYTES >> 30)]
     TooMuch,
     #[error("the server binary `{path}` cannot be read: {source}")]
@@ -96,14 +100,23 @@ pub enum ContentsError {
     },
 }
 
+/// What goes in beneath `server/`, and how many special files (sockets, pipes, devices) in
+/// carried folders were left out.
+pub(super) struct Gathering {
+    pub(super) entries: Vec<Entry>,
+    pub(super) skipped: usize,
+}
+
 /// The manifest and what it names, beneath `server/`; never a file of `excluded` (the
-/// bundle being written and its `server.json`, were they beneath a carried folder).
+/// bundle being written and its `server.json`, were they beneath a carried folder), nor a
+/// name that holds a secret `redactor` knows.
 pub(super) fn gather(
     base_dir: &Path,
     manifest_name: &str,
     references: &[Reference],
     excluded: &[PathBuf],
-) -> Result<Vec<Entry>, ContentsError> {
+    redactor: &crate::secret::Redactor,
+) -> Result<Gathering, ContentsError> {
     // What tools write into is carried empty, even inside a folder that is carried whole.
     let written: Vec<PathBuf> = references
         .iter()
@@ -115,8 +128,10 @@ pub(super) fn gather(
         base_dir,
         written: &written,
         excluded,
+        redactor,
         entries: Vec::new(),
         bytes: 0,
+        skipped: 0,
     };
     gathered.any(&base_dir.join(manifest_name), true)?;
     for reference in references {
@@ -157,7 +172,10 @@ pub(super) fn gather(
         }
         gathered.any(&real, true)?;
     }
-    Ok(gathered.entries)
+    Ok(Gathering {
+        entries: gathered.entries,
+        skipped: gathered.skipped,
+    })
 }
 
 /// `path` with `.` dropped and each `..` taking off the name before it, as the kernel would
@@ -262,8 +280,10 @@ struct Gathered<'a> {
     /// The folders tools write into, carried empty.
     written: &'a [PathBuf],
     excluded: &'a [PathBuf],
+    redactor: &'a crate::secret::Redactor,
     entries: Vec<Entry>,
     bytes: u64,
+    skipped: usize,
 }
 
 impl Gathered<'_> {
@@ -277,7 +297,11 @@ impl Gathered<'_> {
         let relative = self
             .relative(path)
             .to_str()
+            .filter(|name| !name.contains(|c: char| c == '\\' || c.is_control()))
             .ok_or_else(|| ContentsError::Name(path.to_owned()))?;
+        if self.redactor.finds(relative.as_bytes()) {
+            return Err(ContentsError::NameHoldsSecret(path.to_owned()));
+        }
         Ok(format!("server/{relative}"))
     }
 
@@ -327,7 +351,11 @@ impl Gathered<'_> {
         }
         // What a tool wrote goes in only when the manifest names it outright (a declared
         // resource kept there); a socket, a pipe or a device never.
-        if !meta.is_file() || (written && !named) || self.excluded.iter().any(|out| out == path) {
+        if !meta.is_file() {
+            self.skipped += 1;
+            return Ok(());
+        }
+        if (written && !named) || self.excluded.iter().any(|out| out == path) {
             return Ok(());
         }
         let name = self.name(path)?;

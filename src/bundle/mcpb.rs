@@ -48,7 +48,9 @@ pub(super) fn manifest_json(
     });
     // As the registry takes a version: one, not a range, at most 255 characters.
     if version.len() > 255
-        || version.contains(['^', '~', '>', '<', '*', ' '])
+        || version.eq_ignore_ascii_case("latest")
+        || version.contains(['^', '~', '>', '<', '=', '*', '|', ','])
+        || version.contains(char::is_whitespace)
         || version
             .rsplit('.')
             .next()

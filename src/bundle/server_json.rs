@@ -40,10 +40,15 @@ pub(super) fn check(options: &Options) -> Result<(), BundleError> {
             )));
         }
     }
+    // No credentials in it (`https://user:pass@…`): the registry publishes the address.
+    let plain = |url: &str| {
+        url.strip_prefix("https://").is_some_and(|rest| {
+            let host = rest.split('/').next().unwrap_or_default();
+            !host.is_empty() && !host.contains('@') && !rest.contains(char::is_whitespace)
+        })
+    };
     if let Some(url) = &options.url
-        && !(url.starts_with("https://")
-            && url.len() > "https://".len()
-            && !url.contains(char::is_whitespace))
+        && !plain(url)
     {
         return Err(BundleError::Refused(format!(
             "--url `{}` is not an https:// address; the registry takes a GitHub or GitLab release asset",
