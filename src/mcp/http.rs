@@ -142,19 +142,32 @@ fn endpoints(
     });
     let opening = Arc::default();
     let mut router = Router::new();
-    for (path, handler) in toolset_endpoints(handler, &options.path) {
+    for (path, served) in toolset_endpoints(handler, &options.path) {
         // A 2025 session is a connection that lasts, with a list of its own in discovery
         // mode; a stateless request is its own.
+        let sessions = manager.is_some();
         let factory = {
-            let handler = handler.clone();
-            let sessions = manager.is_some();
+            let served = match &served {
+                Served::Server(handler) => Served::Server(handler.clone()),
+                Served::Set(lazy) => Served::Set(Arc::clone(lazy)),
+            };
             move || {
+                let handler = match &served {
+                    Served::Server(handler) => handler.clone(),
+                    Served::Set(lazy) => lazy.handler()?,
+                };
                 Ok(super::traced::Traced(if sessions {
                     handler.connection()
                 } else {
-                    handler.clone()
+                    handler
                 }))
             }
+        };
+        // A set's body is read against the server's scopes: the same for the set's tools,
+        // and for another tool the refusal a direct call at the server's endpoint gets.
+        let handler = match served {
+            Served::Server(handler) => handler,
+            Served::Set(_) => handler.clone(),
         };
         // Exactly one path: `route_service`, not `nest_service`, which would also take
         // every path below it and rewrite each request's URI.
@@ -210,22 +223,23 @@ fn endpoints(
     router
 }
 
+/// What an endpoint serves: the server's handler, or a toolset's, made on its first
+/// request.
+enum Served {
+    Server(Handler),
+    Set(Arc<crate::mcp::state::LazyToolset>),
+}
+
 /// Where each endpoint is: `path` serves `handler`, and `{path}/{set}` each toolset of its
 /// registry alone (GitHub's remote server has `/x/{toolset}` for the same). `path` names at
 /// least one segment and none under `/.well-known/` (`run` checks), and a set's name is
 /// letters, digits, `_` and `-`, so no endpoint takes a path the server answers itself.
-fn toolset_endpoints(handler: &Handler, path: &str) -> Vec<(String, Handler)> {
-    let mut endpoints = vec![(path.to_owned(), handler.clone())];
+fn toolset_endpoints(handler: &Handler, path: &str) -> Vec<(String, Served)> {
+    let mut endpoints = vec![(path.to_owned(), Served::Server(handler.clone()))];
     let base = path.trim_end_matches('/');
     for set in handler.registry().toolsets() {
         let at = format!("{base}/{}", set.name);
-        match handler.toolset_view(&set.name) {
-            Some(Ok(view)) => endpoints.push((at, view)),
-            Some(Err(error)) => {
-                tracing::error!(toolset = %set.name, %error, "the toolset cannot be served at its own endpoint");
-            }
-            None => {}
-        }
+        endpoints.push((at, Served::Set(handler.lazy_toolset(&set.name))));
     }
     if endpoints.len() > 1 {
         tracing::info!(

@@ -33,6 +33,29 @@ pub struct Handler {
     pub(super) added: Option<Arc<super::discovery::Added>>,
 }
 
+/// A toolset's own handler, made when first asked for ([`Handler::lazy_toolset`]).
+#[derive(Debug)]
+pub struct LazyToolset {
+    parent: Handler,
+    name: String,
+    made: std::sync::OnceLock<Result<Handler, String>>,
+}
+
+impl LazyToolset {
+    /// The set's handler, made now if this is the first time.
+    pub fn handler(&self) -> Result<Handler, std::io::Error> {
+        self.made
+            .get_or_init(|| {
+                self.parent.toolset_view(&self.name).map_err(|error| {
+                    tracing::error!(toolset = %self.name, %error, "the toolset cannot be served at its own endpoint");
+                    error.to_string()
+                })
+            })
+            .clone()
+            .map_err(std::io::Error::other)
+    }
+}
+
 /// How the handler behaves.
 #[derive(Debug, Clone)]
 pub struct HandlerOptions {
@@ -304,12 +327,15 @@ impl Handler {
         })
     }
 
-    /// A handler serving only the toolset `name` of this one's registry, kept current by
-    /// this one's [`Self::replace`]: its calls share this one's services (processes, the
-    /// server's call slots, each tool's limits and rate, metrics, audit, tasks), so an
-    /// endpoint per set adds no capacity. `None` when the registry has no such set.
-    pub fn toolset_view(&self, name: &str) -> Option<Result<Self, DefinitionError>> {
-        let registry = self.registry().toolset(name)?;
+    /// A handler serving only the toolset `name` of this one's registry (no tool, when the
+    /// registry has no such set now), kept current by this one's [`Self::replace`]: its
+    /// calls share this one's services (processes, the server's call slots, each tool's
+    /// limits and rate, metrics, audit, tasks), so an endpoint per set adds no capacity.
+    pub fn toolset_view(&self, name: &str) -> Result<Self, DefinitionError> {
+        let served = self.registry();
+        let registry = served
+            .toolset(name)
+            .unwrap_or_else(|| served.without_tools());
         let state = &self.state;
         let view = self.prepare(Arc::new(registry)).map(|snapshot| Self {
             state: Arc::new(State {
@@ -329,13 +355,21 @@ impl Handler {
                 views: Mutex::new(Vec::new()),
             }),
             added: None,
-        });
-        if let Ok(view) = &view
-            && let Ok(mut views) = state.views.lock()
-        {
+        })?;
+        if let Ok(mut views) = state.views.lock() {
             views.push((name.to_owned(), view.clone()));
         }
-        Some(view)
+        Ok(view)
+    }
+
+    /// The toolset `name`'s handler, made on the first request to its endpoint: a manifest
+    /// of many sets (Microsoft Graph's 824) pays only for those its clients ask for.
+    pub fn lazy_toolset(&self, name: &str) -> Arc<LazyToolset> {
+        Arc::new(LazyToolset {
+            parent: self.clone(),
+            name: name.to_owned(),
+            made: std::sync::OnceLock::new(),
+        })
     }
 
     /// The toolset views, to reload and notify with this handler.
