@@ -116,8 +116,9 @@ pub fn loopback_origins() -> Vec<String> {
 
 /// The MCP endpoints alone: the server's at `options.path`, and one per toolset at
 /// `{path}/{set}` ([`toolset_endpoints`]), each rmcp's service, stateless or with legacy
-/// sessions (one manager and one cap for all), and each reading a body against its own
-/// registry's scopes.
+/// sessions; one session manager and cap for all, and each body read against the server's
+/// scopes (the same for a set's tools; for another tool, the refusal the server's endpoint
+/// gives the same token).
 fn endpoints(
     handler: &Handler,
     options: &HttpOptions,
@@ -140,39 +141,26 @@ fn endpoints(
         manager.session_config.keep_alive = Some(limits.idle);
         Arc::new(manager)
     });
-    let opening = Arc::default();
     let mut router = Router::new();
     for (path, served) in toolset_endpoints(handler, &options.path) {
         // A 2025 session is a connection that lasts, with a list of its own in discovery
         // mode; a stateless request is its own.
         let sessions = manager.is_some();
-        let factory = {
-            let served = match &served {
-                Served::Server(handler) => Served::Server(handler.clone()),
-                Served::Set(lazy) => Served::Set(Arc::clone(lazy)),
+        let factory = move || {
+            let handler = match &served {
+                Served::Server(handler) => handler.clone(),
+                Served::Set(lazy) => lazy.handler()?,
             };
-            move || {
-                let handler = match &served {
-                    Served::Server(handler) => handler.clone(),
-                    Served::Set(lazy) => lazy.handler()?,
-                };
-                Ok(super::traced::Traced(if sessions {
-                    handler.connection()
-                } else {
-                    handler
-                }))
-            }
-        };
-        // A set's body is read against the server's scopes: the same for the set's tools,
-        // and for another tool the refusal a direct call at the server's endpoint gets.
-        let handler = match served {
-            Served::Server(handler) => handler,
-            Served::Set(_) => handler.clone(),
+            Ok(super::traced::Traced(if sessions {
+                handler.connection()
+            } else {
+                handler
+            }))
         };
         // Exactly one path: `route_service`, not `nest_service`, which would also take
         // every path below it and rewrite each request's URI.
-        let route = match &manager {
-            None => Router::new().route_service(
+        router = match &manager {
+            None => router.route_service(
                 &path,
                 Endpoint::new(
                     StreamableHttpService::new(
@@ -183,7 +171,7 @@ fn endpoints(
                     None,
                 ),
             ),
-            Some(manager) => Router::new().route_service(
+            Some(manager) => router.route_service(
                 &path,
                 Endpoint::new(
                     StreamableHttpService::new(factory, Arc::clone(manager), config.clone()),
@@ -191,36 +179,28 @@ fn endpoints(
                 ),
             ),
         };
-        // One cap for every endpoint's sessions; it reads what the body layer found.
-        let route = match (options.sessions, &manager) {
-            (Some(limits), Some(manager)) => {
-                route.route_layer(axum::middleware::from_fn_with_state(
-                    sessions::Cap {
-                        manager: Arc::clone(manager),
-                        max: limits.max_sessions,
-                        opening: Arc::clone(&opening),
-                    },
-                    sessions::enforce_cap,
-                ))
-            }
-            _ => route,
-        };
-        // Outside the session cap; with OAuth it also refuses what the token's scopes do
-        // not reach, once the body says what is asked for: against this endpoint's tools.
-        let route = route.route_layer(axum::middleware::from_fn_with_state(
-            body::BodyLimits {
-                timeout: options.body_read_timeout,
-                max_bytes: options.max_body_bytes,
-                scopes: resource.map(|resource| oauth::Resource {
-                    handler,
-                    ..resource.clone()
-                }),
-            },
-            body::read_body,
-        ));
-        router = router.merge(route);
     }
-    router
+    let router = match (options.sessions, manager) {
+        (Some(limits), Some(manager)) => router.route_layer(axum::middleware::from_fn_with_state(
+            sessions::Cap {
+                manager,
+                max: limits.max_sessions,
+                opening: Arc::default(),
+            },
+            sessions::enforce_cap,
+        )),
+        _ => router,
+    };
+    // Outside the session cap, which reads what it finds; with OAuth it also refuses what
+    // the token's scopes do not reach, once the body says what is asked for.
+    router.route_layer(axum::middleware::from_fn_with_state(
+        body::BodyLimits {
+            timeout: options.body_read_timeout,
+            max_bytes: options.max_body_bytes,
+            scopes: resource.cloned(),
+        },
+        body::read_body,
+    ))
 }
 
 /// What an endpoint serves: the server's handler, or a toolset's, made on its first

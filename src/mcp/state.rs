@@ -113,6 +113,40 @@ pub(super) struct State {
     views: Mutex<Vec<(String, Handler)>>,
 }
 
+/// What a handler's state takes from its options, and a toolset's view from its server's.
+struct Settings {
+    heartbeat: Option<Duration>,
+    watching: bool,
+    discovery: bool,
+    withheld_env: Vec<String>,
+    sealer: rmcp::model::RequestStateCodec,
+}
+
+impl State {
+    fn new(
+        snapshot: Arc<Snapshot>,
+        services: Arc<crate::call::Services>,
+        settings: Settings,
+    ) -> Self {
+        Self {
+            current: RwLock::new(snapshot),
+            services,
+            log_level: RwLock::new(LogLevel::Info),
+            heartbeat: settings.heartbeat,
+            watching: settings.watching,
+            discovery: settings.discovery,
+            withheld_env: settings.withheld_env,
+            sealer: settings.sealer,
+            peers: Mutex::new(Vec::new()),
+            sinks: Mutex::new(Vec::new()),
+            subscriptions: Subscriptions::default(),
+            reads: tokio::sync::Semaphore::new(8),
+            next_sink: AtomicU64::new(0),
+            views: Mutex::new(Vec::new()),
+        }
+    }
+}
+
 /// Everything derived from one registry.
 #[derive(Debug)]
 pub(super) struct Snapshot {
@@ -307,22 +341,17 @@ impl Handler {
             tasks: options.tasks,
         });
         Ok(Self {
-            state: Arc::new(State {
-                current: RwLock::new(Arc::new(snapshot)),
+            state: Arc::new(State::new(
+                Arc::new(snapshot),
                 services,
-                log_level: RwLock::new(LogLevel::Info),
-                heartbeat: options.heartbeat,
-                watching: options.watching,
-                discovery: options.discovery,
-                withheld_env: options.withheld_env,
-                sealer: options.sealer,
-                peers: Mutex::new(Vec::new()),
-                sinks: Mutex::new(Vec::new()),
-                subscriptions: Subscriptions::default(),
-                reads: tokio::sync::Semaphore::new(8),
-                next_sink: AtomicU64::new(0),
-                views: Mutex::new(Vec::new()),
-            }),
+                Settings {
+                    heartbeat: options.heartbeat,
+                    watching: options.watching,
+                    discovery: options.discovery,
+                    withheld_env: options.withheld_env,
+                    sealer: options.sealer,
+                },
+            )),
             added: None,
         })
     }
@@ -332,33 +361,32 @@ impl Handler {
     /// calls share this one's services (processes, the server's call slots, each tool's
     /// limits and rate, metrics, audit, tasks), so an endpoint per set adds no capacity.
     pub fn toolset_view(&self, name: &str) -> Result<Self, DefinitionError> {
+        let state = &self.state;
+        // Held while the set is cut and registered, as `replace` holds it while it re-cuts
+        // every view: a view made during a reload is cut from the registry it brings.
+        let mut views = state
+            .views
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let served = self.registry();
         let registry = served
             .toolset(name)
             .unwrap_or_else(|| served.without_tools());
-        let state = &self.state;
-        let view = self.prepare(Arc::new(registry)).map(|snapshot| Self {
-            state: Arc::new(State {
-                current: RwLock::new(snapshot),
-                services: Arc::clone(&state.services),
-                log_level: RwLock::new(LogLevel::Info),
-                heartbeat: state.heartbeat,
-                watching: state.watching,
-                discovery: state.discovery,
-                withheld_env: state.withheld_env.clone(),
-                sealer: state.sealer.clone(),
-                peers: Mutex::new(Vec::new()),
-                sinks: Mutex::new(Vec::new()),
-                subscriptions: Subscriptions::default(),
-                reads: tokio::sync::Semaphore::new(8),
-                next_sink: AtomicU64::new(0),
-                views: Mutex::new(Vec::new()),
-            }),
+        let view = Self {
+            state: Arc::new(State::new(
+                self.prepare(Arc::new(registry))?,
+                Arc::clone(&state.services),
+                Settings {
+                    heartbeat: state.heartbeat,
+                    watching: state.watching,
+                    discovery: state.discovery,
+                    withheld_env: state.withheld_env.clone(),
+                    sealer: state.sealer.clone(),
+                },
+            )),
             added: None,
-        })?;
-        if let Ok(mut views) = state.views.lock() {
-            views.push((name.to_owned(), view.clone()));
-        }
+        };
+        views.push((name.to_owned(), view.clone()));
         Ok(view)
     }
 
@@ -428,10 +456,17 @@ impl Handler {
     /// Serves `registry` from now on; calls already running keep their definitions.
     pub fn replace(&self, registry: Arc<Registry>) -> Result<(), DefinitionError> {
         let snapshot = self.prepare(registry)?;
-        // Every view's snapshot is made before any is swapped in: all change, or none.
+        // Every view's snapshot is made before any is swapped in: all change, or none. The
+        // list is held until this one is swapped in too, so no view is made meanwhile from
+        // the registry being replaced (`toolset_view`).
+        let known = self
+            .state
+            .views
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let mut views = Vec::new();
-        for (name, view) in self.views() {
-            let registry = snapshot.registry.toolset(&name).unwrap_or_else(|| {
+        for (name, view) in known.iter() {
+            let registry = snapshot.registry.toolset(name).unwrap_or_else(|| {
                 // Not its previous tools: a reload may have removed them, or changed their
                 // scopes and rates, and the set may no longer be served at all.
                 tracing::warn!(toolset = %name, "the changed manifest does not serve this toolset; its endpoint serves no tool until a reload brings it back");
@@ -443,6 +478,7 @@ impl Handler {
             view.install(prepared);
         }
         self.install(snapshot);
+        drop(known);
         Ok(())
     }
 
