@@ -56,7 +56,9 @@ impl Handler {
         revision: Revision,
         grants: impl Fn(&crate::tool::Tool) -> bool,
     ) -> Vec<Tool> {
-        let mut listed: Vec<Tool> = snapshot.listings[revision.index()]
+        let mut listed: Vec<Tool> = snapshot
+            .listed
+            .own(revision)
             .iter()
             .filter(|tool| self.adds(revision) || tool.name != ADD)
             .cloned()

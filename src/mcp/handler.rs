@@ -324,9 +324,9 @@ impl ServerHandler for Handler {
         // by hash, not a scan of every tool's name.
         let snapshot = self.snapshot();
         let index = snapshot.registry.position(name)?;
-        snapshot.listings[Revision::V2026_07.index()]
-            .get(index)
-            .cloned()
+        snapshot
+            .listed
+            .tool(&snapshot.registry, index, Revision::V2026_07)
     }
 }
 

@@ -1,17 +1,22 @@
 //! The `tools/list` answer: per revision, cut to a caller's scopes when tools have them.
 //!
-//! The answer everyone gets is the same bytes for as long as the registry stands, so it is
-//! serialized once per snapshot and revision ([`Handler::listing_bytes`]): the stdio transport
-//! writes those bytes itself instead of handing the request to rmcp, which would clone the
-//! list and serialize it again for every request (a 1,000-tool list is about 300 KB).
+//! Nothing of it is made before a client asks. The answer everyone gets is the same bytes
+//! for as long as the registry stands, so it is serialized once per snapshot and revision
+//! ([`Handler::listing_bytes`]), one tool at a time: a tool's definition is made whole
+//! (its `[schemas]` attached), written and dropped, so a manifest of 19,000 tools never
+//! holds them all as values. The stdio transport writes those bytes itself instead of
+//! handing the request to rmcp, which would clone the list and serialize it again for every
+//! request (a 1,000-tool list is about 300 KB). A list cut to a caller's scopes is made
+//! from each tool's entry in rmcp's types, kept once made ([`Listed`]).
 
 use std::sync::{Arc, OnceLock};
 
-use rmcp::model::{CacheScope, ListToolsResult, ServerResult};
+use rmcp::model::{CacheScope, ListToolsResult, ServerResult, Tool};
 
 use super::convert;
-use super::state::Handler;
+use super::state::{Handler, listed_in_every_revision};
 use crate::auth::Subject;
+use crate::registry::Registry;
 use crate::revision::Revision;
 
 /// How long 2026 clients may cache `tools/list` when the manifest is not watched.
@@ -21,33 +26,83 @@ const LIST_TTL_MS: u64 = 60_000;
 #[derive(Debug, Default)]
 pub(super) struct Serialized([OnceLock<Arc<[u8]>>; 4]);
 
+/// Each tool of a snapshot as every revision lists it, made when first asked for; in
+/// discovery mode, discovery's own tools.
+#[derive(Debug)]
+pub(super) struct Listed {
+    tools: Box<[OnceLock<Option<[Tool; 4]>>]>,
+    own: [Vec<Tool>; 4],
+}
+
+impl Listed {
+    /// For a registry of `count` tools.
+    pub(super) fn new(count: usize) -> Self {
+        Self {
+            tools: (0..count).map(|_| OnceLock::new()).collect(),
+            own: Default::default(),
+        }
+    }
+
+    /// Discovery's own tools, per revision.
+    pub(super) fn discovery(own: [Vec<Tool>; 4]) -> Self {
+        Self {
+            tools: Box::default(),
+            own,
+        }
+    }
+
+    /// Discovery's own tools as `revision` lists them.
+    pub(super) fn own(&self, revision: Revision) -> &[Tool] {
+        &self.own[revision.index()]
+    }
+
+    /// The tool at `index` of `registry` as `revision` lists it. `None` for a definition
+    /// rmcp cannot represent (a bug on our side, logged).
+    pub(super) fn tool(
+        &self,
+        registry: &Registry,
+        index: usize,
+        revision: Revision,
+    ) -> Option<Tool> {
+        let cell = self.tools.get(index)?;
+        let listed = cell.get_or_init(|| {
+            let tool = registry.tools().nth(index)?;
+            listed_in_every_revision(tool)
+                .inspect_err(|error| tracing::error!(tool = %tool.name, "not listed: {error}"))
+                .ok()
+        });
+        listed.as_ref().map(|every| every[revision.index()].clone())
+    }
+}
+
 impl Handler {
     /// The answer for `revision`: every tool, or only those `subject`'s token may call; in
     /// discovery mode, discovery's tools and this connection's additions.
     pub(super) fn listing(&self, revision: Revision, subject: Option<&Subject>) -> ListToolsResult {
         let snapshot = self.snapshot();
-        let listing = &snapshot.listings[revision.index()];
-        let mut result = if snapshot.discovery {
-            ListToolsResult::with_all_items(self.discovery_listing(&snapshot, revision, |tool| {
+        let tools = if snapshot.discovery {
+            self.discovery_listing(&snapshot, revision, |tool| {
                 subject.is_none_or(|subject| subject.0.grants(&tool.scopes))
-            }))
+            })
         } else {
-            match subject {
-                None => ListToolsResult::with_all_items(listing.clone()),
-                Some(subject) => ListToolsResult::with_all_items(
-                    listing
-                        .iter()
-                        .filter(|listed| {
-                            snapshot
-                                .registry
-                                .tool(&listed.name)
-                                .is_some_and(|tool| subject.0.grants(&tool.scopes))
-                        })
-                        .cloned()
-                        .collect(),
-                ),
-            }
+            snapshot
+                .registry
+                .tools()
+                .enumerate()
+                .filter(|(_, tool)| subject.is_none_or(|subject| subject.0.grants(&tool.scopes)))
+                .filter_map(|(index, _)| snapshot.listed.tool(&snapshot.registry, index, revision))
+                .collect()
         };
+        self.finish_listing(ListToolsResult::with_all_items(tools), revision, subject)
+    }
+
+    /// The cache hints and server information a 2026 answer carries.
+    fn finish_listing(
+        &self,
+        mut result: ListToolsResult,
+        revision: Revision,
+        subject: Option<&Subject>,
+    ) -> ListToolsResult {
         if revision == Revision::V2026_07 {
             // A watched manifest can change at any time: then the list is not cacheable. Nor
             // is a list cut to the caller's scopes: after a step-up the same caller may call
@@ -64,7 +119,7 @@ impl Handler {
                 CacheScope::Public
             };
             result = result.with_ttl_ms(ttl).with_cache_scope(scope);
-            result.meta = Some(convert::server_info_meta(&snapshot.server_info));
+            result.meta = Some(convert::server_info_meta(&self.snapshot().server_info));
         }
         result
     }
@@ -82,16 +137,45 @@ impl Handler {
         if let Some(bytes) = cell.get() {
             return Some(Arc::clone(bytes));
         }
-        // As rmcp finishes a result before sending it: the cache hints a 2026 answer needs,
-        // and none of 2026's `resultType` for an older client.
-        let mut result = ServerResult::ListToolsResult(self.listing(revision, None));
+        // The answer with no tool, finished as rmcp finishes a result before sending it
+        // (the cache hints a 2026 answer needs, none of 2026's `resultType` for an older
+        // client); then each tool written into its `tools`.
+        let mut result = ServerResult::ListToolsResult(self.finish_listing(
+            ListToolsResult::with_all_items(Vec::new()),
+            revision,
+            None,
+        ));
         if revision == Revision::V2026_07 {
             result.fill_missing_cache_hints();
         } else {
             result.strip_result_type_for_legacy_peer();
-            result.strip_non_object_output_for_legacy_peer();
         }
-        let bytes: Arc<[u8]> = serde_json::to_vec(&result).ok()?.into();
+        // `tools` is the last member rmcp writes.
+        let envelope = serde_json::to_vec(&result).ok()?;
+        let mut bytes = envelope.strip_suffix(b"[]}")?.to_vec();
+        if !bytes.ends_with(b"\"tools\":") {
+            return None;
+        }
+        bytes.push(b'[');
+        let mut first = true;
+        for tool in snapshot.registry.tools() {
+            let Ok(mut listed) = super::state::listed(tool, revision) else {
+                continue;
+            };
+            if revision < Revision::V2026_07 {
+                // rmcp's `strip_non_object_output_for_legacy_peer`, for one tool.
+                listed.output_schema.take_if(|schema| {
+                    schema.get("type").and_then(serde_json::Value::as_str) != Some("object")
+                });
+            }
+            if !first {
+                bytes.push(b',');
+            }
+            first = false;
+            serde_json::to_writer(&mut bytes, &listed).ok()?;
+        }
+        bytes.extend_from_slice(b"]}");
+        let bytes: Arc<[u8]> = bytes.into();
         Some(Arc::clone(cell.get_or_init(|| bytes)))
     }
 }

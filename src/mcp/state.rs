@@ -151,8 +151,8 @@ impl State {
 #[derive(Debug)]
 pub(super) struct Snapshot {
     pub(super) registry: Arc<Registry>,
-    /// `tools/list` per revision, already in rmcp's types.
-    pub(super) listings: [Vec<Tool>; 4],
+    /// Each tool as `tools/list` lists it, in rmcp's types, made when first asked for.
+    pub(super) listed: super::listing::Listed,
     pub(super) info: ServerConfig,
     pub(super) server_info: Value,
     /// What calls run against: the registry and the server's withheld variables with the
@@ -195,7 +195,11 @@ impl Snapshot {
         if discovery && let Some(taken) = crate::discovery::taken(&registry) {
             return Err(DefinitionError::Taken(taken.to_owned()));
         }
-        let listings = listings(&registry, discovery)?;
+        let listed = if discovery {
+            super::listing::Listed::discovery(discovery_listings(&registry)?)
+        } else {
+            super::listing::Listed::new(registry.tools().count())
+        };
         let implementation = convert::implementation(&registry.server.implementation)?;
         let mut capabilities = if registry.serves_resources() {
             ServerCapabilities::builder()
@@ -265,7 +269,7 @@ impl Snapshot {
                 std::sync::OnceLock::new()
             },
             registry,
-            listings,
+            listed,
             info,
             server_info,
             served,
@@ -273,45 +277,42 @@ impl Snapshot {
     }
 }
 
-/// `tools/list` per revision: discovery's own tools, or every tool. Eras differ only in
-/// their output schemas: each tool is converted once, and the other revisions' entries are
-/// clones sharing its schemas (10,000 tools add up).
-fn listings(registry: &Registry, discovery: bool) -> Result<[Vec<Tool>; 4], DefinitionError> {
+/// Discovery's own tools per revision, the same in every revision (no output schema), but
+/// for `add_tools`: a 2026 client's requests are each their own, so it has no list to add
+/// to. Last in each list: the handler drops it where the connection does not last
+/// ([`Handler::listing`]).
+fn discovery_listings(registry: &Registry) -> Result<[Vec<Tool>; 4], DefinitionError> {
     let mut listings: [Vec<Tool>; 4] = Default::default();
-    if discovery {
-        // The server's own tools, the same in every revision (no output schema), but for
-        // `add_tools`: a 2026 client's requests are each their own, so it has no list to
-        // add to. Last in each list: the handler drops it where the connection does not
-        // last ([`Handler::listing`]).
-        for definition in crate::discovery::definitions(registry) {
-            let add = definition.get("name") == Some(&Value::from(crate::discovery::ADD));
-            let tool = convert::tool(definition)?;
-            for (index, listing) in listings.iter_mut().enumerate() {
-                if !(add && index == Revision::V2026_07.index()) {
-                    listing.push(tool.clone());
-                }
+    for definition in crate::discovery::definitions(registry) {
+        let add = definition.get("name") == Some(&Value::from(crate::discovery::ADD));
+        let tool = convert::tool(definition)?;
+        for (index, listing) in listings.iter_mut().enumerate() {
+            if !(add && index == Revision::V2026_07.index()) {
+                listing.push(tool.clone());
             }
         }
-        return Ok(listings);
-    }
-    for tool in registry.tools() {
-        let modern = convert::tool(tool.definition_for(Revision::V2026_07))?;
-        let v2025 = if tool.wrapped_as_object() {
-            convert::tool(tool.definition_for(Revision::V2025_06))?
-        } else {
-            modern.clone()
-        };
-        let mut early = modern.clone();
-        early.output_schema = None;
-        listings[Revision::V2024_11.index()].push(early.clone());
-        listings[Revision::V2025_03.index()].push(early);
-        listings[Revision::V2025_06.index()].push(v2025);
-        listings[Revision::V2026_07.index()].push(modern);
     }
     Ok(listings)
 }
 
-/// One tool as `tools/list` lists it to a client of `revision`, as [`listings`] makes it.
+/// One tool as every revision lists it. Revisions differ only in their output schemas: the
+/// tool is converted once, and the others are clones sharing its schemas.
+pub(super) fn listed_in_every_revision(
+    tool: &crate::tool::Tool,
+) -> Result<[Tool; 4], DefinitionError> {
+    let modern = convert::tool(tool.definition_for(Revision::V2026_07))?;
+    let v2025 = if tool.wrapped_as_object() {
+        convert::tool(tool.definition_for(Revision::V2025_06))?
+    } else {
+        modern.clone()
+    };
+    let mut early = modern.clone();
+    early.output_schema = None;
+    // In `Revision::index` order.
+    Ok([early.clone(), early, v2025, modern])
+}
+
+/// One tool as `tools/list` lists it to a client of `revision`.
 pub(super) fn listed(
     tool: &crate::tool::Tool,
     revision: Revision,
