@@ -32,6 +32,7 @@ mod rate;
 mod resource;
 mod sandbox;
 mod schemas;
+mod shared;
 mod static_result;
 mod task;
 mod tool;
@@ -96,10 +97,11 @@ pub fn load(path: &Path) -> Result<Registry, ManifestError> {
 }
 
 /// Like [`load`], cut to `toolsets` (`Registry::select`): what a server that serves them
-/// loads. Every rule applies to every tool, but a secret only the tools it cuts need may be
-/// unset (as for `check`, it stands as [`crate::secret::STAND_IN`]), which is safe because
-/// the cut is made here, before the registry leaves. A secret that is set is resolved and
-/// redacted all the same.
+/// loads. A tool outside them is not built (a server pays for what it serves; `check`
+/// applies every rule to every tool): only its name and sets are read, and its
+/// `[tools.http]` for the secrets it references, whose variables are withheld from every
+/// command and whose values are redacted all the same. A secret only such tools need may
+/// be unset.
 pub fn load_for(
     path: &Path,
     toolsets: &crate::toolset::Selection,
@@ -203,8 +205,10 @@ fn check_recording(
         launches: HashMap::new(),
         oauth: false,
         identity_used: false,
+        compile_all: unset_secrets.is_some(),
         unset_secrets,
         source: source.to_owned(),
+        shared: std::sync::Arc::default(),
     };
     let registry = document::load(source, &mut checker);
     if let (Some(out), Some(found)) = (references, checker.references.take()) {
@@ -295,6 +299,11 @@ struct Checker {
     unchosen: std::collections::HashSet<String>,
     /// The paths the manifest names, when the load is for a bundle ([`references`]).
     references: Option<Vec<Reference>>,
+    /// `[schemas]`, which tools' schemas may use.
+    shared: std::sync::Arc<crate::schema::shared::Shared>,
+    /// Compile now every schema that uses `[schemas]` (`check`, `list`, an import's own
+    /// check); serving compiles each on the first call that needs it.
+    compile_all: bool,
 }
 
 impl Checker {

@@ -59,6 +59,19 @@ pub struct Import {
     pub kept: Vec<tool::Tool>,
     pub dropped: Vec<Dropped>,
     pub secrets: Vec<security::Secret>,
+    /// The schemas the kept tools share, as the manifest's `[schemas]` has them.
+    pub schemas: crate::schema::shared::Shared,
+}
+
+impl Import {
+    /// A kept tool's schema (as written, referring to `schemas`) made whole.
+    pub fn whole(&self, root: &serde_json::Value) -> serde_json::Value {
+        self.schemas
+            .attach(root)
+            .ok()
+            .flatten()
+            .unwrap_or_else(|| root.clone())
+    }
 }
 
 /// An operation that did not become a tool, and why.
@@ -79,6 +92,7 @@ pub fn import(text: &str, options: &Options) -> Result<Import, ImportError> {
     let mut kept = Vec::new();
     let mut dropped = Vec::new();
     let mut secrets = security::Secrets::new(&document, &options.env_prefix);
+    let mut converter = schema::Converter::new(&document, schema::Direction::Request);
     for (operation, verdict) in operations.iter().zip(selected) {
         if let Err(reason) = verdict {
             dropped.push(Dropped {
@@ -88,7 +102,7 @@ pub fn import(text: &str, options: &Options) -> Result<Import, ImportError> {
             });
             continue;
         }
-        match tool::build(&document, operation, options, &mut secrets) {
+        match tool::build(&document, operation, options, &mut secrets, &mut converter) {
             Ok(mut built) => {
                 built.name = names.claim(&built.name);
                 kept.push(built);
@@ -113,8 +127,26 @@ pub fn import(text: &str, options: &Options) -> Result<Import, ImportError> {
         });
     }
     let secrets = secrets.into_used();
-    let manifest = loadable(&document, &mut kept, &mut dropped, &secrets, options)?;
+    let shared = converter.defs();
+    let manifest = loadable(
+        &document,
+        &mut kept,
+        &mut dropped,
+        &secrets,
+        options,
+        shared,
+    )?;
+    let used: std::collections::HashSet<&String> =
+        kept.iter().flat_map(|tool| &tool.uses).collect();
+    let schemas = crate::schema::shared::Shared::new(
+        shared
+            .iter()
+            .filter(|(name, _)| used.contains(name))
+            .map(|(name, schema)| (name.clone(), schema.clone()))
+            .collect(),
+    );
     Ok(Import {
+        schemas,
         manifest,
         title: document.title(),
         version: document.api_version(),
@@ -135,9 +167,12 @@ fn loadable(
     dropped: &mut Vec<Dropped>,
     secrets: &[security::Secret],
     options: &Options,
+    shared: &serde_json::Map<String, serde_json::Value>,
 ) -> Result<String, ImportError> {
     loop {
-        let (manifest, starts) = emit::manifest_with_offsets(document, kept, secrets, options);
+        let emitted = emit::manifest(document, kept, secrets, options, shared);
+        let manifest = emitted.text;
+        let starts = emitted.tools;
         let diagnostics = match crate::manifest::parse_without_secrets(
             &manifest,
             "tools.toml",
@@ -151,12 +186,23 @@ fn loadable(
                 });
             }
         };
-        // Each diagnostic points into a tool's text: the last one starting before it.
+        // Each diagnostic points into a tool's text (the last one starting before it), or
+        // into a shared schema, which every tool that uses it is refused with.
         let mut refused: Vec<(usize, String)> = Vec::new();
         for diagnostic in diagnostics {
-            let index = diagnostic.span.as_ref().map_or(0, |span| {
-                starts.partition_point(|start| *start <= span.start)
-            });
+            let at = diagnostic.span.as_ref().map_or(0, |span| span.start);
+            let entry = emitted.schemas.partition_point(|(start, _)| *start <= at);
+            if entry > 0 {
+                let name = &emitted.schemas[entry - 1].1;
+                for (index, tool) in kept.iter().enumerate() {
+                    if tool.uses.contains(name) && !refused.iter().any(|(known, _)| *known == index)
+                    {
+                        refused.push((index, diagnostic.message.clone()));
+                    }
+                }
+                continue;
+            }
+            let index = starts.partition_point(|start| *start <= at);
             if index == 0 {
                 return Err(ImportError::Unloadable {
                     reason: diagnostic.message,
@@ -165,6 +211,11 @@ fn loadable(
             if !refused.iter().any(|(known, _)| *known == index - 1) {
                 refused.push((index - 1, diagnostic.message));
             }
+        }
+        if refused.is_empty() {
+            return Err(ImportError::Unloadable {
+                reason: "a shared schema no tool uses does not load".to_owned(),
+            });
         }
         refused.sort_by_key(|(index, _)| std::cmp::Reverse(*index));
         for (index, reason) in refused {

@@ -120,6 +120,15 @@ impl Registry {
         registry
     }
 
+    /// The secrets of tools the load left out (a server cut to toolsets does not build
+    /// them): still redacted from every output, as a cut tool's are.
+    #[must_use]
+    pub fn with_unserved(mut self, unserved: Vec<Redactor>) -> Self {
+        self.unserved.extend(unserved);
+        self.set_redactors();
+        self
+    }
+
     fn set_redactors(&mut self) {
         self.redactor = self.every_secret();
         self.door = self.redactor.without_forms_shorter_than(DOOR_SECRET);

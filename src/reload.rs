@@ -102,7 +102,7 @@ pub fn describe_changes(old: &Registry, new: &Registry) -> Vec<String> {
     for tool in new.tools() {
         match old.get(&tool.name) {
             Err(_) => lines.push(format!("added `{}`", tool.name)),
-            Ok(previous) if previous.definition != tool.definition => {
+            Ok(previous) if previous.whole_definition() != tool.whole_definition() => {
                 let breaking = breaking_changes(&previous.input_schema, &tool.input_schema);
                 if breaking.is_empty() {
                     lines.push(format!("changed `{}`", tool.name));

@@ -2,6 +2,7 @@
 //! messages at call time, default filling, and the `{"result": …}` wrapping a 2025-06 client needs.
 
 pub mod inline;
+pub mod shared;
 
 use std::fmt::Write as _;
 use std::sync::OnceLock;
@@ -20,6 +21,8 @@ pub enum SchemaError {
     DialectNotString,
     #[error("the schema does not compile: {reason}")]
     Invalid { reason: String },
+    #[error(transparent)]
+    Shared(#[from] shared::SharedError),
 }
 
 /// A schema, compiled once: at load time when it came from the manifest's author, or on
@@ -29,8 +32,18 @@ pub enum SchemaError {
 #[derive(Debug)]
 pub struct CompiledSchema {
     /// The schema to compile on first use (`None` when compiled at load).
-    deferred: Option<(Value, Draft)>,
+    deferred: Option<Deferred>,
     validator: OnceLock<Result<Validator, String>>,
+}
+
+/// What a schema compiled on first use is made from.
+#[derive(Debug)]
+enum Deferred {
+    Whole(Value, Draft),
+    /// A root that uses the manifest's `[schemas]`: made whole ([`shared::Shared::attach`])
+    /// only when compiled, so the shared entries are not copied into every tool at load.
+    /// The root is the tool's own (one copy).
+    Shared(std::sync::Arc<Value>, Draft, std::sync::Arc<shared::Shared>),
 }
 
 impl CompiledSchema {
@@ -49,7 +62,19 @@ impl CompiledSchema {
     pub fn deferred(schema: Value) -> Result<Self, SchemaError> {
         let draft = dialect(&schema)?;
         Ok(Self {
-            deferred: Some((schema, draft)),
+            deferred: Some(Deferred::Whole(schema, draft)),
+            validator: OnceLock::new(),
+        })
+    }
+
+    /// A root that may use the manifest's `[schemas]`, compiled on first use.
+    pub fn deferred_shared(
+        root: std::sync::Arc<Value>,
+        shared: std::sync::Arc<shared::Shared>,
+    ) -> Result<Self, SchemaError> {
+        let draft = dialect(&root)?;
+        Ok(Self {
+            deferred: Some(Deferred::Shared(root, draft, shared)),
             validator: OnceLock::new(),
         })
     }
@@ -57,7 +82,12 @@ impl CompiledSchema {
     fn validator(&self) -> Result<&Validator, &str> {
         self.validator
             .get_or_init(|| match &self.deferred {
-                Some((schema, draft)) => build(schema, *draft),
+                Some(Deferred::Whole(schema, draft)) => build(schema, *draft),
+                Some(Deferred::Shared(root, draft, shared)) => match shared.attach(root) {
+                    Ok(Some(whole)) => build(&whole, *draft),
+                    Ok(None) => build(root, *draft),
+                    Err(error) => Err(error.to_string()),
+                },
                 None => Err("no schema".to_owned()),
             })
             .as_ref()
@@ -103,6 +133,19 @@ impl CompiledSchema {
         violations.sort();
         violations.dedup();
         violations
+    }
+
+    /// Why a deferred schema would not compile, found by compiling it and dropping the
+    /// result (`check` reads every tool this way without keeping them all compiled).
+    pub fn trial(&self) -> Result<(), String> {
+        match &self.deferred {
+            None => Ok(()),
+            Some(Deferred::Whole(schema, draft)) => build(schema, *draft).map(drop),
+            Some(Deferred::Shared(root, draft, shared)) => match shared.attach(root) {
+                Ok(whole) => build(whole.as_ref().unwrap_or(root), *draft).map(drop),
+                Err(error) => Err(error.to_string()),
+            },
+        }
     }
 
     pub fn is_valid(&self, instance: &Value) -> bool {

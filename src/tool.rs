@@ -14,10 +14,11 @@ use crate::schema::{self, CompiledSchema};
 pub struct Tool {
     pub name: String,
     /// The MCP `Tool` object in its natural (2026-07-28) form, its schemas as advertised
-    /// ([`schema::inline::advertised`]: local `$ref`s inlined).
+    /// ([`schema::inline::advertised`]: local `$ref`s inlined). When they use `[schemas]`,
+    /// `null` stands for each: read [`Tool::whole_definition`] for them.
     pub definition: Map<String, Value>,
     /// The input schema as written: what arguments are validated against.
-    pub input_schema: Value,
+    pub input_schema: std::sync::Arc<Value>,
     pub input: CompiledSchema,
     pub output: Option<OutputSchema>,
     /// How the backend's output becomes a result.
@@ -41,6 +42,17 @@ pub struct Tool {
     pub rate: Option<std::sync::Arc<crate::rate::RateLimiter>>,
     /// Its templates use `{auth.…}`: it runs only for a caller a token names.
     pub uses_identity: bool,
+    /// The manifest's `[schemas]`, when its schemas use them: `definition` then holds them
+    /// as written, made whole (and inlined) only when a client is sent them.
+    pub shared: Option<SharedSchemas>,
+}
+
+/// The `[schemas]` a tool's schemas use, and how they are advertised.
+#[derive(Debug, Clone)]
+pub struct SharedSchemas {
+    pub schemas: std::sync::Arc<schema::shared::Shared>,
+    /// `[server] inline-refs`.
+    pub inline_refs: bool,
 }
 
 /// Arguments that do not fit a tool's input schema: a tool error the model can correct.
@@ -80,16 +92,55 @@ pub struct ExampleUpstream {
 #[derive(Debug)]
 pub struct OutputSchema {
     /// As written: what structured results are checked against.
-    pub schema: Value,
+    pub schema: std::sync::Arc<Value>,
     pub compiled: CompiledSchema,
     /// 2025-06 and 2025-11 clients see this schema wrapped as `{"result": …}`.
     pub wrapped_as_object: bool,
 }
 
 impl Tool {
+    /// `schema` (its input or output schema as written) with the `[schemas]` entries it uses.
+    pub fn whole_schema<'a>(&self, schema: &'a Value) -> std::borrow::Cow<'a, Value> {
+        match self
+            .shared
+            .as_ref()
+            .and_then(|shared| shared.schemas.attach(schema).ok().flatten())
+        {
+            Some(whole) => std::borrow::Cow::Owned(whole),
+            None => std::borrow::Cow::Borrowed(schema),
+        }
+    }
+
+    /// The definition in its natural form with whole schemas: those that use `[schemas]`
+    /// get the entries they use (and are inlined as the manifest says).
+    pub fn whole_definition(&self) -> std::borrow::Cow<'_, Map<String, Value>> {
+        let Some(shared) = &self.shared else {
+            return std::borrow::Cow::Borrowed(&self.definition);
+        };
+        let mut definition = self.definition.clone();
+        let roots = [
+            ("inputSchema", Some(&*self.input_schema)),
+            (
+                "outputSchema",
+                self.output.as_ref().map(|output| &*output.schema),
+            ),
+        ];
+        for (key, root) in roots {
+            if let Some(root) = root
+                && definition.contains_key(key)
+            {
+                let whole = shared.schemas.attach(root).ok().flatten();
+                let advertised =
+                    schema::inline::advertised(whole.as_ref().unwrap_or(root), shared.inline_refs);
+                definition.insert(key.into(), advertised);
+            }
+        }
+        std::borrow::Cow::Owned(definition)
+    }
+
     /// The definition as a client of `revision` must see it.
     pub fn definition_for(&self, revision: Revision) -> Map<String, Value> {
-        let mut definition = self.definition.clone();
+        let mut definition = self.whole_definition().into_owned();
         match (revision, &self.output) {
             (Revision::V2024_11 | Revision::V2025_03, _) => {
                 definition.shift_remove("outputSchema");

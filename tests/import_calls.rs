@@ -113,6 +113,32 @@ fn check_calls(case: &Case<'_>) -> usize {
     let path = dir.path().join("tools.toml");
     std::fs::write(&path, &manifest).expect("write");
     let tools: toml::Table = toml::from_str(&manifest).expect("the manifest is TOML");
+    // The schemas the tools share, which each tool's schema reads as its own `$defs`.
+    let shared: serde_json::Map<String, Value> = tools
+        .get("schemas")
+        .and_then(toml::Value::as_table)
+        .map(|table| {
+            table
+                .iter()
+                .map(|(name, text)| {
+                    let schema = serde_json::from_str(text.as_str().expect("JSON text"));
+                    (name.clone(), schema.expect("JSON"))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let whole = |text: &str| {
+        let mut schema: Value = serde_json::from_str(text).expect("JSON");
+        if !shared.is_empty()
+            && let Some(object) = schema.as_object_mut()
+        {
+            let defs = object.entry("$defs").or_insert_with(|| json!({}));
+            for (name, entry) in &shared {
+                defs[name] = entry.clone();
+            }
+        }
+        schema
+    };
     let tools = tools["tools"].as_array().expect("tools").clone();
     let mut server = Server::start_with(&path, &[], case.env);
     server.handshake("2025-11-25");
@@ -121,14 +147,12 @@ fn check_calls(case: &Case<'_>) -> usize {
     let mut matched = 0;
     for (tool, (name, method, op_path)) in tools.iter().zip(&kept) {
         assert_eq!(tool["name"].as_str(), Some(name.as_str()));
-        let input: Value =
-            serde_json::from_str(tool["input-schema"].as_str().expect("input-schema"))
-                .expect("JSON");
+        let input = whole(tool["input-schema"].as_str().expect("input-schema"));
         let arguments = sample_arguments(&input);
         let output = tool
             .get("output-schema")
             .and_then(|schema| schema.as_str())
-            .map(|schema| serde_json::from_str::<Value>(schema).expect("JSON"));
+            .map(whole);
         *reply.lock().expect("reply") = output
             .as_ref()
             .map_or_else(|| json!({}), |schema| minimal(schema, schema, 0));

@@ -242,8 +242,19 @@ fn scalar_galaxy_imports_whole_with_its_dynamic_references_bound() {
         .expect("getAllData");
     let output: serde_json::Value =
         serde_json::from_str(get_all["output-schema"].as_str().expect("output")).expect("JSON");
+    // The page is shared: the output schema names it, in `[schemas]`.
     assert_eq!(
-        output["properties"]["data"]["items"],
+        output,
+        serde_json::json!({"type": "object", "$ref": "#/$defs/PaginatedResource"})
+    );
+    let page: serde_json::Value = serde_json::from_str(
+        tools["schemas"]["PaginatedResource"]
+            .as_str()
+            .expect("a shared schema"),
+    )
+    .expect("JSON");
+    assert_eq!(
+        page["properties"]["data"]["items"],
         serde_json::json!({"$ref": "#/$defs/Planet"})
     );
     // The image upload is a multipart body with the file as base64 content.

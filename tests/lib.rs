@@ -74,6 +74,7 @@ mod sandbox_network;
 mod sandbox_shims;
 #[cfg(feature = "redis")]
 mod scale_out;
+mod shared_schemas;
 mod tasks;
 mod tools;
 mod toolset_endpoints;

@@ -477,6 +477,12 @@ arguments.text = { type = "string" }
 argv = ["echo", "{text}"]
 
 [[tools]]
+name = "env_a"
+toolsets = ["a"]
+[tools.command]
+argv = ["env"]
+
+[[tools]]
 name = "call_b"
 toolsets = ["b"]
 [tools.http]
@@ -511,7 +517,7 @@ headers = { Authorization = "Bearer ${env:TOOLSETS_TEST_B}" }
     server.handshake("2025-11-25");
     assert_eq!(
         names(&server.request("tools/list", json!({}))["result"]),
-        ["echo_b"]
+        ["echo_b", "env_a"]
     );
     let unknown = server.request("tools/call", json!({"name": "call_b", "arguments": {}}));
     assert!(
@@ -529,4 +535,17 @@ headers = { Authorization = "Bearer ${env:TOOLSETS_TEST_B}" }
     server.handshake("2025-11-25");
     let said = text(&server.call("echo_b", json!({"text": secret}))).to_owned();
     assert!(!said.contains(secret), "{said}");
+    // Nor does a served command find it in its environment: the unbuilt tool's variable is
+    // withheld as a built one's is (its control: a variable no tool references reaches it).
+    let mut server = Server::start_command(
+        start(&["--toolsets", "a"], &[("TOOLSETS_TEST_B", secret)])
+            .env("TOOLSETS_TEST_OTHER", "seen"),
+    );
+    server.handshake("2025-11-25");
+    let environment = text(&server.call("env_a", json!({}))).to_owned();
+    assert!(
+        environment.contains("TOOLSETS_TEST_OTHER=seen"),
+        "{environment}"
+    );
+    assert!(!environment.contains("TOOLSETS_TEST_B"), "{environment}");
 }

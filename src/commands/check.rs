@@ -164,8 +164,9 @@ fn lint_tool(tool: &Tool, findings: &mut Vec<Finding>) {
         )),
         Program::Argv(elements) => {
             // Types reached through a `$ref` count: read them in the inlined schema.
-            let inlined = crate::schema::inline::inline_refs(&tool.input_schema).into_schema();
-            let schema = inlined.as_ref().unwrap_or(&tool.input_schema);
+            let whole = tool.whole_schema(&tool.input_schema);
+            let inlined = crate::schema::inline::inline_refs(&whole).into_schema();
+            let schema = inlined.as_ref().unwrap_or(&whole);
             for argument in unpinned_placeholders(elements, schema) {
                 findings.push(Finding::warning(
                     "unpinned-argument",

@@ -38,10 +38,14 @@ pub struct Sizes {
 
 impl Sizes {
     pub fn new(registry: &Registry, revision: Revision) -> Self {
+        // One entry at a time: a manifest of thousands of tools is never held whole.
         let entries = registry
-            .listing(revision)
-            .iter()
-            .map(|entry| serde_json::to_vec(entry).map_or(0, |bytes| bytes.len()))
+            .tools()
+            .map(|tool| {
+                let mut counted = Counted(0);
+                serde_json::to_writer(&mut counted, &tool.definition_for(revision))
+                    .map_or(0, |()| counted.0)
+            })
             .collect();
         let position = registry
             .tools()
@@ -64,6 +68,20 @@ impl Sizes {
                 .filter_map(|tool| self.position.get(tool))
                 .map(|index| self.entries[*index]),
         )
+    }
+}
+
+/// Counts the bytes written to it.
+struct Counted(usize);
+
+impl std::io::Write for Counted {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0 += bytes.len();
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 

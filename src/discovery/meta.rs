@@ -240,8 +240,9 @@ pub fn answer(registry: &Registry, found: &[Found]) -> ToolResult {
         .filter_map(|found| registry.tool(&found.name))
         .map(|tool| {
             let mut entry = Map::new();
+            let definition = tool.whole_definition();
             for key in ["name", "title", "description", "inputSchema"] {
-                if let Some(value) = tool.definition.get(key) {
+                if let Some(value) = definition.get(key) {
                     entry.insert(key.to_owned(), value.clone());
                 }
             }

@@ -18,13 +18,14 @@ use super::wire::{
 use crate::registry::Registry;
 use crate::suggest::suggest;
 
-const TOP_LEVEL_KEYS: [&str; 6] = [
+const TOP_LEVEL_KEYS: [&str; 7] = [
     "server",
     "tools",
     "prompts",
     "resources",
     "resource-templates",
     "toolsets",
+    "schemas",
 ];
 
 /// Parses the document and builds the registry; `None` when nothing usable came out.
@@ -52,7 +53,7 @@ pub(super) fn load(source: &str, checker: &mut Checker) -> Option<Registry> {
     let mut resources: Vec<ResourceWire> = Vec::new();
     let mut templates: Vec<ResourceTemplateWire> = Vec::new();
     let mut toolsets: Vec<ToolsetWire> = Vec::new();
-    for (key, value) in root {
+    for (key, value) in shared_schemas(root, checker) {
         let key_span = key.span();
         match key.get_ref().as_ref() {
             "server" => {
@@ -93,7 +94,7 @@ pub(super) fn load(source: &str, checker: &mut Checker) -> Option<Registry> {
                 diagnostic.suggest(suggestion);
                 if suggestion.is_none() {
                     diagnostic.hint(
-                        "the manifest has a `[server]` table, and `[[tools]]`, `[[toolsets]]`, `[[prompts]]`, `[[resources]]` and `[[resource-templates]]` tables",
+                        "the manifest has a `[server]` table, `[[tools]]`, `[[toolsets]]`, `[[prompts]]`, `[[resources]]` and `[[resource-templates]]` tables, and a `[schemas]` table",
                     );
                 }
             }
@@ -125,6 +126,24 @@ pub(super) fn load(source: &str, checker: &mut Checker) -> Option<Registry> {
             .with_resources(resources, templates)
             .with_all_scopes_supported()
     })
+}
+
+/// Reads `[schemas]` first, wherever it is written (every tool's schema may use it), and
+/// gives back the other top-level entries.
+fn shared_schemas<'i>(
+    root: DeTable<'i>,
+    checker: &mut Checker,
+) -> Vec<(Spanned<toml::de::DeString<'i>>, Spanned<DeValue<'i>>)> {
+    let (schemas, rest): (Vec<_>, Vec<_>) = root
+        .into_iter()
+        .partition(|(key, _)| key.get_ref().as_ref() == "schemas");
+    for (_, value) in schemas {
+        if let Some(wire) = deserialize::<super::shared::SchemasWire>(value, "`[schemas]`", checker)
+        {
+            checker.shared = std::sync::Arc::new(super::shared::build(wire, checker));
+        }
+    }
+    rest
 }
 
 /// The tools the load's toolsets leave out (none when the choice does not fit: the cut

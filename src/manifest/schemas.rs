@@ -12,21 +12,35 @@ use super::Checker;
 use super::arguments::object_schema;
 use super::json::toml_to_json;
 use super::wire::{ArgumentWire, ToolWire};
-use crate::schema::CompiledSchema;
+use crate::schema::{CompiledSchema, SchemaError};
 
 /// The input schema and the span to blame for it.
 /// A schema, its span, and whether we generated it from the concise form.
-pub(super) type SchemaAt = (Value, Range<usize>, bool);
+pub(super) type SchemaAt = (std::sync::Arc<Value>, Range<usize>, bool);
 
-/// Author-written schemas are compiled now, to report their errors; generated ones on first use.
+/// Author-written schemas are compiled now, to report their errors; generated ones on first
+/// use. One that uses `[schemas]` is compiled whole on first use too (so the shared entries
+/// are not copied into every tool), and now as a trial when checking (`check`).
 pub(super) fn compile(
     (schema, _, generated): &SchemaAt,
-) -> Result<CompiledSchema, crate::schema::SchemaError> {
+    checker: &Checker,
+) -> Result<CompiledSchema, SchemaError> {
     if *generated {
-        CompiledSchema::deferred(schema.clone())
-    } else {
-        CompiledSchema::compile(schema)
+        return CompiledSchema::deferred((**schema).clone());
     }
+    if !checker.shared.is_empty() && !checker.shared.closure(schema)?.is_empty() {
+        let compiled = CompiledSchema::deferred_shared(
+            std::sync::Arc::clone(schema),
+            std::sync::Arc::clone(&checker.shared),
+        )?;
+        if checker.compile_all {
+            compiled
+                .trial()
+                .map_err(|reason| SchemaError::Invalid { reason })?;
+        }
+        return Ok(compiled);
+    }
+    CompiledSchema::compile(schema)
 }
 
 pub(super) fn input_schema(wire: &ToolWire, checker: &mut Checker) -> SchemaAt {
@@ -39,7 +53,7 @@ pub(super) fn input_schema(wire: &ToolWire, checker: &mut Checker) -> SchemaAt {
         checker,
     ) {
         Some(SchemaSource::Concise(arguments)) => (
-            Value::Object(object_schema(arguments.get_ref(), true, checker)),
+            Value::Object(object_schema(arguments.get_ref(), true, checker)).into(),
             arguments.span(),
             true,
         ),
@@ -61,10 +75,10 @@ pub(super) fn input_schema(wire: &ToolWire, checker: &mut Checker) -> SchemaAt {
             {
                 root.insert("properties".into(), json!({}));
             }
-            (schema, span, false)
+            (schema.into(), span, false)
         }
         None => (
-            json!({"type": "object", "properties": {}, "additionalProperties": false}),
+            json!({"type": "object", "properties": {}, "additionalProperties": false}).into(),
             span,
             true,
         ),
@@ -80,11 +94,11 @@ pub(super) fn output_schema(wire: &ToolWire, checker: &mut Checker) -> Option<Sc
         checker,
     )? {
         SchemaSource::Concise(fields) => Some((
-            Value::Object(object_schema(fields.get_ref(), false, checker)),
+            Value::Object(object_schema(fields.get_ref(), false, checker)).into(),
             fields.span(),
             true,
         )),
-        SchemaSource::Full(schema, span) => Some((schema, span, false)),
+        SchemaSource::Full(schema, span) => Some((schema.into(), span, false)),
     }
 }
 

@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 use toml::Spanned;
 
@@ -48,6 +49,7 @@ pub(super) fn build_tools(
     let identity = server_identity(server, checker);
     let mut seen: HashMap<String, usize> = HashMap::new();
     let mut tools = Vec::new();
+    let mut unserved = Vec::new();
     for (index, wire) in wires.into_iter().enumerate() {
         let name = wire.name.get_ref().clone();
         if let Some(first) = seen.get(&name) {
@@ -68,9 +70,18 @@ pub(super) fn build_tools(
                 )
                 .hint("with `[server] discovery = true`, `find_tools` and `call_tool` are the server's; rename this tool");
         }
+        // A server cut to toolsets pays only for what it serves: a tool it leaves out is
+        // not built (`check` still builds every tool).
+        let unchosen = checker.unchosen.contains(wire.name.get_ref());
+        if unchosen
+            && !checker.compile_all
+            && let Some(redactor) = unbuilt_secrets(&wire, checker)
+        {
+            unserved.push(redactor);
+            continue;
+        }
         // A tool the server will not serve may lack its secrets, as under `check`.
-        let lenient =
-            checker.unset_secrets.is_none() && checker.unchosen.contains(wire.name.get_ref());
+        let lenient = unchosen && checker.unset_secrets.is_none();
         if lenient {
             checker.unset_secrets = Some(Vec::new());
         }
@@ -97,7 +108,64 @@ pub(super) fn build_tools(
             .with_withheld_env(withheld)
             .with_task_settings(task_settings)
             .with_auth(auth)
+            .with_unserved(unserved)
     })
+}
+
+/// The secrets of a tool a server cut to toolsets does not build: the variables they are
+/// read from are withheld from every command all the same, and their values redacted from
+/// every output, as for a tool the cut leaves out after it is built (`Registry::select`).
+/// Only `[tools.http]` reads secrets (its URL, query, headers and bodies); one that is not
+/// set is no error here (the tool is never called), and `check` reports it. `None` when a
+/// text holds a reference that is not one (the tool is then built, and its error reported).
+fn unbuilt_secrets(wire: &ToolWire, checker: &mut Checker) -> Option<crate::secret::Redactor> {
+    let Some(http) = wire.http.as_ref().map(Spanned::get_ref) else {
+        return Some(crate::secret::Redactor::default());
+    };
+    let mut texts: Vec<&str> = vec![http.url.get_ref()];
+    let mut values: Vec<&toml::Value> = Vec::new();
+    values.extend(
+        http.query
+            .iter()
+            .flat_map(IndexMap::values)
+            .map(Spanned::get_ref),
+    );
+    values.extend(http.json.as_ref().map(Spanned::get_ref));
+    values.extend(
+        http.multipart
+            .iter()
+            .flat_map(IndexMap::values)
+            .map(Spanned::get_ref),
+    );
+    texts.extend(
+        http.headers
+            .iter()
+            .chain(&http.form)
+            .flat_map(IndexMap::values)
+            .map(|value| value.get_ref().as_str()),
+    );
+    while let Some(value) = values.pop() {
+        match value {
+            toml::Value::String(text) => texts.push(text),
+            toml::Value::Array(items) => values.extend(items),
+            toml::Value::Table(table) => values.extend(table.values()),
+            _ => {}
+        }
+    }
+    let mut used = crate::secret::Used::default();
+    for text in texts {
+        let mut unset = Vec::new();
+        let (_, found) = crate::secret::resolve_checked(
+            text,
+            &checker.base_dir,
+            str::to_owned,
+            Some(&mut unset),
+        )
+        .ok()?;
+        used.extend(found);
+    }
+    checker.withheld_env.extend(used.variables);
+    Some(crate::secret::Redactor::new(&used.values))
 }
 
 fn build_tool(
@@ -120,7 +188,7 @@ fn build_tool(
         input_schema.1.clone(),
         checker,
     );
-    let input = match compile(&input_schema) {
+    let input = match compile(&input_schema, checker) {
         Ok(compiled) => Some(compiled),
         Err(error) => {
             checker.error(
@@ -130,7 +198,7 @@ fn build_tool(
             None
         }
     };
-    let output = output_schema(wire, checker).and_then(|at| match compile(&at) {
+    let output = output_schema(wire, checker).and_then(|at| match compile(&at, checker) {
         Ok(compiled) => Some(OutputSchema {
             wrapped_as_object: schema::needs_object_wrap(&at.0),
             schema: at.0,
@@ -155,7 +223,8 @@ fn build_tool(
     let task = super::task::policy(wire.task.as_ref(), default_task, checker);
     let ask_in_task = super::task::ask_in_task(wire, task, &inputs, checker);
 
-    let definition = definition(wire, &input_schema.0, output.as_ref(), inline_refs, checker);
+    let (definition, shared) =
+        shared_definition(wire, &input_schema.0, output.as_ref(), inline_refs, checker);
 
     let scopes = super::auth::scopes(wire.scopes.as_ref(), checker);
     let rate = super::rate::limiter(
@@ -183,7 +252,48 @@ fn build_tool(
         scopes,
         rate,
         uses_identity: checker.identity_used,
+        shared,
     })
+}
+
+/// The tool's definition, and the `[schemas]` its schemas use if they do: such a schema
+/// is kept as written, `null` in the definition, and made whole when a client is sent it
+/// (`Tool::whole_definition`), so the tool keeps one copy of each root.
+fn shared_definition(
+    wire: &ToolWire,
+    input_schema: &Value,
+    output: Option<&OutputSchema>,
+    inline_refs: bool,
+    checker: &mut Checker,
+) -> (Map<String, Value>, Option<crate::tool::SharedSchemas>) {
+    let uses_shared = |schema: &Value| {
+        !checker.shared.is_empty()
+            && checker
+                .shared
+                .closure(schema)
+                .is_ok_and(|used| !used.is_empty())
+    };
+    let shared = (uses_shared(input_schema)
+        || output.is_some_and(|output| uses_shared(&output.schema)))
+    .then(|| crate::tool::SharedSchemas {
+        schemas: std::sync::Arc::clone(&checker.shared),
+        inline_refs,
+    });
+    let mut definition = definition(
+        wire,
+        input_schema,
+        output,
+        inline_refs && shared.is_none(),
+        checker,
+    );
+    if shared.is_some() {
+        for key in ["inputSchema", "outputSchema"] {
+            if let Some(schema) = definition.get_mut(key) {
+                *schema = Value::Null;
+            }
+        }
+    }
+    (definition, shared)
 }
 
 /// The MCP `Tool` object a client is sent, its schemas as advertised (local `$ref`s inlined

@@ -695,6 +695,9 @@ pub(super) struct ManifestWire {
     #[serde(rename = "resource-templates")]
     pub(super) resource_templates: Option<Vec<ResourceTemplateWire>>,
     pub(super) toolsets: Option<Vec<ToolsetWire>>,
+    /// Schemas tools share: each tool's schema uses one as `"$ref": "#/$defs/NAME"`, as if
+    /// it were in its own `$defs`. Each is a table or a string of JSON.
+    pub(super) schemas: Option<IndexMap<String, serde_json::Value>>,
 }
 
 /// One `[[toolsets]]` entry: a named set of tools that `--toolsets` can choose.

@@ -1,32 +1,34 @@
 //! The manifest as TOML text: a header that says where it came from and which variables
-//! to set, `[server]`, then one `[[tools]]` per kept operation with a comment naming it.
+//! to set, `[server]`, then one `[[tools]]` per kept operation with a comment naming it,
+//! and last `[schemas]`, the components the tools' schemas share (each written once).
 //! Schemas are written as JSON (`input-schema = '''…'''`), as the description had them.
 
 use std::fmt::Write as _;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::Options;
 use super::document::Document;
 use super::security::Secret;
 use super::tool::{Body, PartKind, Tool};
 
+/// The manifest's text, and where each part starts in it.
+#[derive(Debug)]
+pub struct Emitted {
+    pub text: String,
+    /// Where each tool's text starts (its comment line), in order.
+    pub tools: Vec<usize>,
+    /// Where each `[schemas]` entry starts, with its name, in order.
+    pub schemas: Vec<(usize, String)>,
+}
+
 pub fn manifest(
     document: &Document,
     tools: &[Tool],
     secrets: &[Secret],
     options: &Options,
-) -> String {
-    manifest_with_offsets(document, tools, secrets, options).0
-}
-
-/// The manifest, and where each tool's text starts in it (its comment line).
-pub fn manifest_with_offsets(
-    document: &Document,
-    tools: &[Tool],
-    secrets: &[Secret],
-    options: &Options,
-) -> (String, Vec<usize>) {
+    shared: &Map<String, Value>,
+) -> Emitted {
     let mut starts = Vec::with_capacity(tools.len());
     let mut out = String::new();
     let title = document.title();
@@ -76,7 +78,40 @@ pub fn manifest_with_offsets(
         starts.push(out.len());
         tool_table(&mut out, tool);
     }
-    (out, starts)
+    let schemas = shared_schemas(&mut out, tools, shared);
+    Emitted {
+        text: out,
+        tools: starts,
+        schemas,
+    }
+}
+
+/// `[schemas]`: the entries the tools use, in the order they were made.
+fn shared_schemas(
+    out: &mut String,
+    tools: &[Tool],
+    shared: &Map<String, Value>,
+) -> Vec<(usize, String)> {
+    let used: std::collections::HashSet<&str> = tools
+        .iter()
+        .flat_map(|tool| tool.uses.iter().map(String::as_str))
+        .collect();
+    let mut starts = Vec::new();
+    if used.is_empty() {
+        return starts;
+    }
+    let _ = writeln!(
+        out,
+        "\n# The schemas the tools share: a tool's schema uses one as `\"$ref\": \"#/$defs/NAME\"`.\n[schemas]"
+    );
+    for (name, schema) in shared
+        .iter()
+        .filter(|(name, _)| used.contains(name.as_str()))
+    {
+        starts.push((out.len(), name.clone()));
+        let _ = writeln!(out, "{} = {}", key(name), json_text(schema));
+    }
+    starts
 }
 
 /// `--name`, else the title in lower case with `-` between words.

@@ -27,14 +27,25 @@ pub enum Direction {
     Response,
 }
 
-/// Converts the schemas of one document (an input or an output schema), collecting the
-/// `$defs` they refer to.
+/// Converts the schemas of one description, collecting the `$defs` they refer to: one
+/// converter serves every tool of an import, so each component is converted once (once per
+/// direction where `readOnly` or `writeOnly` make the two differ), and the tools share the
+/// result as the manifest's `[schemas]`.
 #[derive(Debug)]
 pub struct Converter<'a> {
     document: &'a Document,
     direction: Direction,
     defs: Map<String, Value>,
     names: HashMap<String, String>,
+    /// Whether a reference's target (through its own references) has `readOnly` or
+    /// `writeOnly`: only those are converted once per direction.
+    one_way: HashMap<String, bool>,
+    /// The entries being converted, innermost last: a note is the innermost one's.
+    converting: Vec<String>,
+    /// The notes of each entry, given to every tool that uses it.
+    def_notes: HashMap<String, Vec<String>>,
+    /// The size of each entry as compact JSON.
+    sizes: HashMap<String, usize>,
     /// The `$dynamicAnchor`s in scope, outermost first: each schema entered that declares
     /// one (itself, or in its `$defs`) binds it while its parts are converted.
     dynamic_scope: Vec<Binding>,
@@ -62,6 +73,10 @@ impl<'a> Converter<'a> {
             direction,
             defs: Map::new(),
             names: HashMap::new(),
+            one_way: HashMap::new(),
+            converting: Vec::new(),
+            def_notes: HashMap::new(),
+            sizes: HashMap::new(),
             dynamic_scope: Vec::new(),
             dynamic: HashMap::new(),
             patterns: HashMap::new(),
@@ -69,26 +84,62 @@ impl<'a> Converter<'a> {
         }
     }
 
-    /// What was left out of the schemas converted so far, for the tool's notes.
+    /// Which way the schemas converted next go.
+    pub fn set_direction(&mut self, direction: Direction) {
+        self.direction = direction;
+    }
+
+    /// What was left out of the schemas converted since the last call, outside any entry,
+    /// for the tool's notes (an entry's own go with it: [`Converter::notes_of`]).
     pub fn take_notes(&mut self) -> Vec<String> {
         std::mem::take(&mut self.notes)
+    }
+
+    /// The notes of the entries `used`, in order, each once.
+    pub fn notes_of(&self, used: &[String]) -> Vec<String> {
+        let mut notes: Vec<String> = Vec::new();
+        for note in used
+            .iter()
+            .filter_map(|name| self.def_notes.get(name))
+            .flatten()
+        {
+            if !notes.contains(note) {
+                notes.push(note.clone());
+            }
+        }
+        notes
+    }
+
+    fn note(&mut self, note: String) {
+        match self.converting.last() {
+            Some(name) => self.def_notes.entry(name.clone()).or_default().push(note),
+            None => self.notes.push(note),
+        }
+    }
+
+    /// Every entry converted, by name, in the order made.
+    pub fn defs(&self) -> &Map<String, Value> {
+        &self.defs
     }
 
     /// Whether the validator that checks calls can run `pattern` (ECMA-262 syntax, as
     /// JSON Schema has it, within the engine's limits). One it cannot is left out with a
     /// note naming it: a schema that does not compile would make the whole tool unusable.
     fn pattern_runs(&mut self, pattern: &str) -> bool {
-        if let Some(runs) = self.patterns.get(pattern) {
-            return *runs;
-        }
-        let runs = crate::schema::CompiledSchema::compile(&json!({ "pattern": pattern })).is_ok();
+        let runs = if let Some(runs) = self.patterns.get(pattern) {
+            *runs
+        } else {
+            let runs =
+                crate::schema::CompiledSchema::compile(&json!({ "pattern": pattern })).is_ok();
+            self.patterns.insert(pattern.to_owned(), runs);
+            runs
+        };
         if !runs {
-            self.notes.push(format!(
+            self.note(format!(
                 "pattern `{}` left out: the validator cannot compile it",
                 shown(pattern)
             ));
         }
-        self.patterns.insert(pattern.to_owned(), runs);
         runs
     }
 
@@ -125,8 +176,45 @@ impl<'a> Converter<'a> {
         }
     }
 
-    /// Attaches the `$defs` the root uses, directly or through other entries.
-    pub fn finish(self, root: &mut Value) {
+    /// An output schema's root: one that only refers to an entry admitting nothing but
+    /// objects becomes `{"type": "object", "$ref": …}` (clients expect `type: object` at
+    /// the root, and the entry stays shared); any other reference becomes its entry, copied
+    /// ([`Converter::inline_root`]).
+    pub fn output_root(&self, schema: Value) -> Value {
+        let reference = schema
+            .as_object()
+            .filter(|object| object.len() == 1)
+            .and_then(|object| object.get("$ref"))
+            .filter(|reference| reference.is_string())
+            .cloned();
+        match reference {
+            Some(reference) if self.admits_only_objects(&schema, 0) => {
+                json!({"type": "object", "$ref": reference})
+            }
+            _ => self.inline_root(schema),
+        }
+    }
+
+    /// Whether `schema` (through references, and any part of an `allOf`) says `type: object`.
+    fn admits_only_objects(&self, schema: &Value, depth: usize) -> bool {
+        if depth > 8 {
+            return false;
+        }
+        let target = self.peek(schema);
+        target.get("type").and_then(Value::as_str) == Some("object")
+            || target
+                .get("allOf")
+                .and_then(Value::as_array)
+                .is_some_and(|parts| {
+                    parts
+                        .iter()
+                        .any(|part| self.admits_only_objects(part, depth + 1))
+                })
+    }
+
+    /// The entries `root` uses, directly or through other entries, in the order they were
+    /// made.
+    pub fn used(&self, root: &Value) -> Vec<String> {
         let mut used = HashSet::new();
         let mut pending = Vec::new();
         references(root, &mut pending);
@@ -137,16 +225,48 @@ impl<'a> Converter<'a> {
                 references(target, &mut pending);
             }
         }
+        self.defs
+            .keys()
+            .filter(|name| used.contains(*name))
+            .cloned()
+            .collect()
+    }
+
+    /// `root` with the entries it uses as its own `$defs`: the whole schema.
+    pub fn attach(&self, root: &Value) -> Value {
+        let mut whole = root.clone();
         let defs: Map<String, Value> = self
-            .defs
+            .used(root)
             .into_iter()
-            .filter(|(name, _)| used.contains(name))
+            .filter_map(|name| self.defs.get(&name).map(|def| (name, def.clone())))
             .collect();
         if !defs.is_empty()
-            && let Some(object) = root.as_object_mut()
+            && let Some(object) = whole.as_object_mut()
         {
             object.insert("$defs".to_owned(), Value::Object(defs));
         }
+        whole
+    }
+
+    /// The size of `root` as compact JSON with the entries it uses attached, without
+    /// writing it out.
+    pub fn whole_size(&mut self, root: &Value) -> usize {
+        let used = self.used(root);
+        let mut size = root.to_string().len();
+        if !used.is_empty() {
+            size += ",\"$defs\":{}".len() + used.len().saturating_sub(1);
+        }
+        for name in used {
+            let entry = if let Some(size) = self.sizes.get(&name) {
+                *size
+            } else {
+                let entry = self.defs.get(&name).map_or(0, |def| def.to_string().len());
+                self.sizes.insert(name.clone(), entry);
+                entry
+            };
+            size += Value::from(name).to_string().len() + 1 + entry;
+        }
+        size
     }
 
     fn convert_at(&mut self, schema: &Value, depth: usize) -> Result<Value, String> {
@@ -225,11 +345,14 @@ impl<'a> Converter<'a> {
                 "`$dynamicRef: {reference}` has no `$dynamicAnchor: {anchor}` in scope to bind to"
             ));
         };
-        let key = format!("$dynamicAnchor {anchor} {}", binding.id);
+        let key = format!(
+            "$dynamicAnchor {anchor} {} {:?}",
+            binding.id, self.direction
+        );
         if let Some(name) = self.names.get(&key) {
             return Ok(json!({ "$ref": format!("#/$defs/{name}") }));
         }
-        let name = self.def_name(anchor);
+        let name = self.def_name(anchor, true);
         self.names.insert(key, name.clone());
         self.defs.insert(name.clone(), json!({}));
         let mut schema = binding.schema;
@@ -424,11 +547,15 @@ impl<'a> Converter<'a> {
     /// `{"$ref": "#/$defs/NAME"}` for a reference, converting its target the first time
     /// (once per binding of the dynamic anchors it uses).
     fn reference(&mut self, reference: &str, depth: usize) -> Result<Value, String> {
-        let key = if self.dynamic_scope.is_empty() || !self.uses_dynamic_reference(reference) {
+        let one_way = self.is_one_way(reference);
+        let mut key = if self.dynamic_scope.is_empty() || !self.uses_dynamic_reference(reference) {
             reference.to_owned()
         } else {
             format!("{reference} {}", self.scope_signature())
         };
+        if one_way {
+            key = format!("{key} {:?}", self.direction);
+        }
         if let Some(name) = self.names.get(&key) {
             return Ok(json!({ "$ref": format!("#/$defs/{name}") }));
         }
@@ -449,13 +576,58 @@ impl<'a> Converter<'a> {
             .document
             .lookup(reference)
             .ok_or_else(|| format!("`$ref: {reference}` points at nothing"))?;
-        let name = self.def_name(reference);
+        let name = self.def_name(reference, one_way);
         self.names.insert(key, name.clone());
         // A placeholder first: the target may refer to itself.
+        let mark = self.defs.len();
         self.defs.insert(name.clone(), json!({}));
-        let converted = self.convert_at(target, depth + 1)?;
-        self.defs.insert(name.clone(), converted);
-        Ok(json!({ "$ref": format!("#/$defs/{name}") }))
+        self.converting.push(name.clone());
+        let converted = self.convert_at(target, depth + 1);
+        self.converting.pop();
+        match converted {
+            Ok(converted) => {
+                self.defs.insert(name.clone(), converted);
+                Ok(json!({ "$ref": format!("#/$defs/{name}") }))
+            }
+            Err(reason) => {
+                self.forget_since(mark);
+                Err(reason)
+            }
+        }
+    }
+
+    /// Forgets the entries made since there were `mark` (a conversion that failed): a later
+    /// tool converts them anew rather than refer to a placeholder.
+    fn forget_since(&mut self, mark: usize) {
+        let made: Vec<String> = self.defs.keys().skip(mark).cloned().collect();
+        for name in made.iter().rev() {
+            self.defs.shift_remove(name);
+            self.def_notes.remove(name);
+            self.sizes.remove(name);
+        }
+        let defs = &self.defs;
+        self.names.retain(|_, name| defs.contains_key(name));
+    }
+
+    /// Whether the schema `reference` names, or one it refers to, has `readOnly` or
+    /// `writeOnly`: then a request's conversion and a response's differ.
+    fn is_one_way(&mut self, reference: &str) -> bool {
+        if let Some(known) = self.one_way.get(reference) {
+            return *known;
+        }
+        let mut pending = vec![reference.to_owned()];
+        let mut seen = HashSet::new();
+        let mut found = false;
+        while let Some(next) = pending.pop() {
+            if found || !seen.insert(next.clone()) {
+                continue;
+            }
+            if let Some(target) = self.document.lookup(&next) {
+                found = scan_one_way(target, &mut pending);
+            }
+        }
+        self.one_way.insert(reference.to_owned(), found);
+        found
     }
 
     /// Whether the schema `reference` names, or one it refers to, has a `$dynamicRef`.
@@ -496,7 +668,7 @@ impl<'a> Converter<'a> {
 
     /// The last segment of the reference, as a plain name (no `/`, `~` or `%` to escape in
     /// a pointer), unique in this document.
-    fn def_name(&self, reference: &str) -> String {
+    fn def_name(&self, reference: &str, one_way: bool) -> String {
         let last = reference.rsplit('/').next().unwrap_or("schema");
         let mut base: String = last
             .replace("~1", "_")
@@ -512,6 +684,11 @@ impl<'a> Converter<'a> {
             .collect();
         if base.is_empty() {
             "schema".clone_into(&mut base);
+        }
+        // A schema with `readOnly` or `writeOnly` parts is two: the response's keeps the
+        // name, the request's is `NAME_input`.
+        if one_way && self.direction == Direction::Request {
+            base.push_str("_input");
         }
         let mut name = base.clone();
         let mut counter = 2;
@@ -636,6 +813,28 @@ fn scan_references(value: &Value, pending: &mut Vec<String>) -> bool {
     }
 }
 
+/// Whether `value` has `readOnly` or `writeOnly`; the local references it makes join
+/// `pending`.
+fn scan_one_way(value: &Value, pending: &mut Vec<String>) -> bool {
+    match value {
+        Value::Object(map) => {
+            let mut found = false;
+            for (key, child) in map {
+                match (key.as_str(), child) {
+                    ("readOnly" | "writeOnly", Value::Bool(true)) => found = true,
+                    ("$ref", Value::String(reference)) if reference.starts_with("#/") => {
+                        pending.push(reference.clone());
+                    }
+                    _ => found |= scan_one_way(child, pending),
+                }
+            }
+            found
+        }
+        Value::Array(items) => items.iter().any(|item| scan_one_way(item, pending)),
+        _ => false,
+    }
+}
+
 /// The `$defs` names a schema refers to.
 fn references(value: &Value, found: &mut Vec<String>) {
     match value {
@@ -705,10 +904,11 @@ mod tests {
         let _unused = converter
             .convert(&json!({"$ref": "#/components/schemas/Unused"}))
             .expect("converts");
-        let mut root = converter
+        let root = converter
             .convert(&json!({"type": "object", "properties": {"head": {"$ref": "#/components/schemas/Node", "description": "first"}}}))
             .expect("converts");
-        converter.finish(&mut root);
+        assert_eq!(converter.used(&root), ["Node", "Tag"]);
+        let root = converter.attach(&root);
         assert_eq!(
             root["properties"]["head"],
             json!({"$ref": "#/$defs/Node", "description": "first"})

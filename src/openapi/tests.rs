@@ -443,23 +443,35 @@ fn a_dynamic_reference_is_bound_to_the_schema_that_specializes_it() {
         })
     };
     let (tool, imported) = output_of(&specialized("Planet"), &components);
-    let output = tool
-        .and_then(|tool| tool.output_schema)
-        .expect("an output schema");
+    let output = imported.whole(
+        &tool
+            .and_then(|tool| tool.output_schema)
+            .expect("an output schema"),
+    );
+    let page = output["$ref"]
+        .as_str()
+        .and_then(|reference| reference.strip_prefix("#/$defs/"))
+        .map_or(&output, |name| &output["$defs"][name]);
     assert_eq!(
-        output["properties"]["data"]["items"],
+        page["properties"]["data"]["items"],
         json!({"$ref": "#/$defs/Planet"}),
         "{output}"
     );
     assert!(!output.to_string().contains("$dynamic"), "{output}");
     crate::schema::CompiledSchema::compile(&output).expect("compiles");
-    assert!(imported.manifest.contains("\"Planet\""));
+    assert!(
+        imported.manifest.contains("\nPlanet = "),
+        "{}",
+        imported.manifest
+    );
     // Two specializations in one schema are two schemas; the generic one keeps its default.
     let both = json!({"type": "object", "properties": {"planets": specialized("Planet"), "moons": specialized("Moon"), "none": {"$ref": "#/components/schemas/Page"}}});
-    let (tool, _) = output_of(&both, &components);
-    let output = tool
-        .and_then(|tool| tool.output_schema)
-        .expect("an output schema");
+    let (tool, imported) = output_of(&both, &components);
+    let output = imported.whole(
+        &tool
+            .and_then(|tool| tool.output_schema)
+            .expect("an output schema"),
+    );
     let compiled = crate::schema::CompiledSchema::compile(&output).expect("compiles");
     assert!(compiled.is_valid(&json!({"planets": {"data": [{"name": "Mars"}]}, "moons": {"data": [{"orbits": "Mars"}]}, "none": {"data": []}})), "{output}");
     assert!(
@@ -472,10 +484,12 @@ fn a_dynamic_reference_is_bound_to_the_schema_that_specializes_it() {
     );
     // A recursive anchor stays finite; one bound to nothing is a note, never a dead schema.
     let tree = json!({"$dynamicAnchor": "node", "type": "object", "properties": {"children": {"type": "array", "items": {"$dynamicRef": "#node"}}}});
-    let (tool, _) = output_of(&tree, &json!({}));
-    let output = tool
-        .and_then(|tool| tool.output_schema)
-        .expect("an output schema");
+    let (tool, imported) = output_of(&tree, &json!({}));
+    let output = imported.whole(
+        &tool
+            .and_then(|tool| tool.output_schema)
+            .expect("an output schema"),
+    );
     let compiled = crate::schema::CompiledSchema::compile(&output).expect("compiles");
     assert!(compiled.is_valid(&json!({"children": [{"children": []}]})));
     assert!(!compiled.is_valid(&json!({"children": [{"children": 1}]})));
@@ -724,8 +738,15 @@ fn a_tool_the_loader_would_refuse_is_dropped_with_its_reason_never_written() {
     // Something no step above foresaw: the loader refuses it, so the import drops it.
     imported.kept[0].url = "ftp://api.example.com/a".to_owned();
     let mut dropped = Vec::new();
-    let manifest = loadable(&document, &mut imported.kept, &mut dropped, &[], &options())
-        .expect("the other tool is left");
+    let manifest = loadable(
+        &document,
+        &mut imported.kept,
+        &mut dropped,
+        &[],
+        &options(),
+        &serde_json::Map::new(),
+    )
+    .expect("the other tool is left");
     assert_eq!(imported.kept.len(), 1);
     assert_eq!(dropped.len(), 1);
     assert_eq!(dropped[0].label, "a (POST /a)");
@@ -739,7 +760,14 @@ fn a_tool_the_loader_would_refuse_is_dropped_with_its_reason_never_written() {
     crate::manifest::parse(&manifest, "tools.toml", std::path::Path::new("/")).expect("loads");
     // When nothing is left, the import is refused and nothing is written.
     imported.kept[0].url = "ftp://api.example.com/always".to_owned();
-    let refused = loadable(&document, &mut imported.kept, &mut dropped, &[], &options());
+    let refused = loadable(
+        &document,
+        &mut imported.kept,
+        &mut dropped,
+        &[],
+        &options(),
+        &serde_json::Map::new(),
+    );
     assert!(
         matches!(refused, Err(ImportError::NothingKept { dropped: 2, .. })),
         "{refused:?}"

@@ -35,8 +35,11 @@ pub struct Tool {
     pub read_only: bool,
     pub destructive: bool,
     pub idempotent: bool,
+    /// Its schemas as written: they refer to the shared entries in `uses`.
     pub input_schema: Value,
     pub output_schema: Option<Value>,
+    /// The converter's entries its schemas use (the manifest's `[schemas]`), in order.
+    pub uses: Vec<String>,
     /// `--project`: a jq program keeping the response's readable fields.
     pub project: Option<String>,
     /// `--max-items`, where the response has lists.
@@ -125,10 +128,13 @@ pub fn build(
     operation: &Operation<'_>,
     options: &Options,
     secrets: &mut Secrets<'_>,
+    converter: &mut Converter<'_>,
 ) -> Result<Tool, String> {
     let base = base_url(document, operation, options)?;
     let (path, path_query) = parameters::split_path(operation)?;
-    let mut converter = Converter::new(document, Direction::Request);
+    converter.set_direction(Direction::Request);
+    // Notes an earlier tool that failed left behind are not this one's.
+    converter.take_notes();
     let mut arguments = Arguments {
         names: ArgumentNames::default(),
         properties: Map::new(),
@@ -151,12 +157,12 @@ pub fn build(
     let placed = parameters::place(
         document,
         operation,
-        &mut converter,
+        converter,
         &mut arguments,
         &credential_keys,
     )?;
     let path = parameters::path_template(path, &placed.path)?;
-    let body = body::build(document, operation, &mut converter, &mut arguments)?;
+    let body = body::build(document, operation, converter, &mut arguments)?;
     let mut query = parameters::path_query_template(operation.path, path_query, &placed.path)?;
     query.extend(placed.query);
     let (placed_styles, placed_reserved) = (placed.styles, placed.allow_reserved);
@@ -174,8 +180,7 @@ pub fn build(
     }
     input_schema["additionalProperties"] = json!(false);
     arguments.notes.extend(converter.take_notes());
-    converter.finish(&mut input_schema);
-    let size = input_schema.to_string().len();
+    let size = converter.whole_size(&input_schema);
     if size > MAX_INPUT_SCHEMA {
         return Err(format!(
             "its input schema would be {} KiB (at most {} KiB)",
@@ -183,8 +188,19 @@ pub fn build(
             MAX_INPUT_SCHEMA / 1024
         ));
     }
-    let (output_schema, project, max_items) =
-        response(document, operation, options, &mut arguments.notes);
+    let (output_schema, project, max_items) = response(
+        document,
+        operation,
+        options,
+        converter,
+        &mut arguments.notes,
+    );
+    let uses = shared_uses(
+        converter,
+        &input_schema,
+        output_schema.as_ref(),
+        &mut arguments.notes,
+    );
     let method = operation.method.clone();
     let deprecated = operation.operation.get("deprecated") == Some(&Value::Bool(true));
     let (title, description) = texts(operation, deprecated);
@@ -204,6 +220,7 @@ pub fn build(
         toolsets: toolsets(&operation.tags),
         input_schema,
         output_schema,
+        uses,
         project,
         max_items,
         url: format!("{}{path}", base.trim_end_matches('/')),
@@ -216,32 +233,67 @@ pub fn build(
     })
 }
 
+/// The shared entries a tool's schemas use, in order; their notes join the tool's.
+fn shared_uses(
+    converter: &Converter<'_>,
+    input: &Value,
+    output: Option<&Value>,
+    notes: &mut Vec<String>,
+) -> Vec<String> {
+    let mut uses = converter.used(input);
+    for name in output
+        .map(|output| converter.used(output))
+        .unwrap_or_default()
+    {
+        if !uses.contains(&name) {
+            uses.push(name);
+        }
+    }
+    for note in converter.notes_of(&uses) {
+        if !notes.contains(&note) {
+            notes.push(note);
+        }
+    }
+    uses
+}
+
 /// What the tool says of its response: the output schema (unless left out), and the
 /// projection and cap `--project` and `--max-items` ask for.
 fn response(
     document: &Document,
     operation: &Operation<'_>,
     options: &Options,
+    converter: &mut Converter<'_>,
     notes: &mut Vec<String>,
 ) -> (Option<Value>, Option<String>, Option<usize>) {
     let wants_response =
         !options.no_output_schema || options.project || options.max_items.is_some();
     let mut response = wants_response
-        .then(|| output_schema(document, operation, notes))
+        .then(|| output_schema(document, operation, converter, notes))
         .flatten();
-    // The projection first: the output schema written describes what it keeps.
-    let project = response
-        .as_mut()
-        .filter(|_| options.project)
-        .and_then(shape::projection);
-    let max_items = options
-        .max_items
-        .filter(|_| response.as_ref().is_some_and(shape::has_lists));
+    // The projection first: the output schema written describes what it keeps. Both read
+    // the whole schema; the narrowed root refers to the shared entries as before.
+    let mut project = None;
+    let mut lists = false;
+    if let Some(root) = response.as_mut()
+        && (options.project || options.max_items.is_some())
+    {
+        let mut whole = converter.attach(root);
+        if options.project {
+            project = shape::projection(&mut whole);
+        }
+        lists = shape::has_lists(&whole);
+        if let Some(object) = whole.as_object_mut() {
+            object.shift_remove("$defs");
+        }
+        *root = whole;
+    }
+    let max_items = options.max_items.filter(|_| lists);
     let output_schema = if options.no_output_schema {
         None
     } else {
         response.filter(|schema| {
-            let size = schema.to_string().len();
+            let size = converter.whole_size(schema);
             let fits = size <= options.max_output_schema;
             if !fits {
                 notes.push(format!(
@@ -382,6 +434,7 @@ pub fn is_json(media_type: &str) -> bool {
 fn output_schema(
     document: &Document,
     operation: &Operation<'_>,
+    converter: &mut Converter<'_>,
     notes: &mut Vec<String>,
 ) -> Option<Value> {
     let responses = operation.operation.get("responses")?.as_object()?;
@@ -404,7 +457,7 @@ fn output_schema(
         else {
             continue;
         };
-        let mut converter = Converter::new(document, Direction::Response);
+        converter.set_direction(Direction::Response);
         return match converter.convert(schema) {
             Ok(schema) => {
                 notes.extend(
@@ -413,9 +466,7 @@ fn output_schema(
                         .into_iter()
                         .map(|note| format!("output schema: {note}")),
                 );
-                let mut root = converter.inline_root(schema);
-                converter.finish(&mut root);
-                Some(root)
+                Some(converter.output_root(schema))
             }
             Err(reason) => {
                 notes.push(format!("no output schema: {reason}"));

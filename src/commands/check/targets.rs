@@ -35,9 +35,10 @@ pub(super) fn lint(tool: &Tool, target: Target, findings: &mut Vec<Finding>) {
             format!("{host} accepts tool names of 1 to 64 letters, digits, `_` and `-`"),
         ));
     }
+    let definition = tool.whole_definition();
     let schemas = [
-        ("inputSchema", tool.definition.get("inputSchema")),
-        ("outputSchema", tool.definition.get("outputSchema")),
+        ("inputSchema", definition.get("inputSchema")),
+        ("outputSchema", definition.get("outputSchema")),
     ];
     for (key, schema) in schemas {
         let Some(schema) = schema else { continue };
@@ -57,7 +58,7 @@ pub(super) fn lint(tool: &Tool, target: Target, findings: &mut Vec<Finding>) {
             gemini_refs_and_types(tool, key, schema, findings);
         }
     }
-    let Some(input) = tool.definition.get("inputSchema") else {
+    let Some(input) = definition.get("inputSchema") else {
         return;
     };
     match target {
@@ -114,10 +115,10 @@ fn why_refs_stay(written: &Value) -> String {
     }
 }
 
-fn written<'a>(tool: &'a Tool, key: &str) -> &'a Value {
+fn written<'a>(tool: &'a Tool, key: &str) -> std::borrow::Cow<'a, Value> {
     match (key, &tool.output) {
-        ("outputSchema", Some(output)) => &output.schema,
-        _ => &tool.input_schema,
+        ("outputSchema", Some(output)) => tool.whole_schema(&output.schema),
+        _ => tool.whole_schema(&tool.input_schema),
     }
 }
 
@@ -178,7 +179,7 @@ fn openai_strict(tool: &Tool, input: &Value, findings: &mut Vec<Finding>) {
             name,
             format!(
                 "its `inputSchema` keeps a `$ref` ({}): openai-agents sends the tool non-strict",
-                why_refs_stay(&tool.input_schema)
+                why_refs_stay(&tool.whole_schema(&tool.input_schema))
             ),
         ));
     }
@@ -205,7 +206,7 @@ fn gemini_refs_and_types(tool: &Tool, key: &str, schema: &Value, findings: &mut 
             Some(name),
             format!(
                 "Gemini does not resolve `$ref`/`$defs` in `{key}` ({}); google-adk sends a recursive one as an empty object",
-                why_refs_stay(written(tool, key))
+                why_refs_stay(&written(tool, key))
             ),
         ));
     }

@@ -1,0 +1,226 @@
+//! `[schemas]`: schemas a manifest declares once and tools use by `$ref`. A client gets each
+//! tool's schema whole (the entries it uses, and no others), calls are checked against
+//! them, `check` names every mistake, and an import of a description whose operations share
+//! components writes each component once.
+
+use serde_json::{Value, json};
+
+use crate::harness::{Server, Workspace, run, text};
+
+const SHARED: &str = r##"
+[schemas]
+Pet = { type = "object", required = ["name"], additionalProperties = false, properties = { name = { type = "string", minLength = 1 }, tag = { "$ref" = "#/$defs/Tag" } } }
+Tag = '{"type": "string", "enum": ["cat", "dog"]}'
+Unused = { type = "integer" }
+
+[[tools]]
+name = "add_pet"
+input-schema = '{"type": "object", "properties": {"pet": {"$ref": "#/$defs/Pet"}}, "required": ["pet"]}'
+[tools.static]
+content = [{ type = "text", text = "added" }]
+
+[[tools]]
+name = "get_pet"
+arguments.tag = { type = "string" }
+output-schema = '{"type": "object", "properties": {"pet": {"$ref": "#/$defs/Pet"}}}'
+[tools.command]
+argv = ["printf", '{{"pet": {{"name": "Rex", "tag": "%s"}}}}', "{tag}"]
+output = "json"
+"##;
+
+fn listed<'a>(list: &'a Value, name: &str) -> &'a Value {
+    list["result"]["tools"]
+        .as_array()
+        .and_then(|tools| tools.iter().find(|tool| tool["name"] == name))
+        .unwrap_or_else(|| panic!("{name} is listed: {list}"))
+}
+
+#[test]
+fn a_client_gets_each_schema_whole_and_calls_are_checked_against_the_shared_entries() {
+    let workspace = Workspace::new(&format!("[server]\ninline-refs = false\n{SHARED}"));
+    let mut server = Server::start(&workspace.manifest());
+    server.handshake("2025-11-25");
+    let list = server.request("tools/list", json!({}));
+    // As written, with the entries it uses (through others too) and none it does not.
+    let input = &listed(&list, "add_pet")["inputSchema"];
+    assert_eq!(input["properties"]["pet"], json!({"$ref": "#/$defs/Pet"}));
+    let defs: Vec<&String> = input["$defs"].as_object().expect("$defs").keys().collect();
+    assert_eq!(defs, ["Pet", "Tag"], "{input}");
+    let output = &listed(&list, "get_pet")["outputSchema"];
+    assert_eq!(output["$defs"]["Tag"]["enum"], json!(["cat", "dog"]));
+
+    // Arguments are checked through the entries, to the last one.
+    let refused = server.call("add_pet", json!({"pet": {"name": "Rex", "tag": "bird"}}));
+    assert_eq!(refused["isError"], json!(true), "{refused}");
+    assert!(text(&refused).contains("pet.tag"), "{refused}");
+    let added = server.call("add_pet", json!({"pet": {"name": "Rex", "tag": "dog"}}));
+    assert_eq!(text(&added), "added", "{added}");
+    // And so is what a tool returns.
+    let fits = server.call("get_pet", json!({"tag": "cat"}));
+    assert_eq!(fits["structuredContent"]["pet"]["tag"], "cat", "{fits}");
+    let broken = server.call("get_pet", json!({"tag": "bird"}));
+    assert_eq!(broken["isError"], json!(true), "{broken}");
+}
+
+#[test]
+fn inlined_by_default_the_listing_has_no_reference_left() {
+    let workspace = Workspace::new(SHARED);
+    let mut server = Server::start(&workspace.manifest());
+    server.handshake("2025-06-18");
+    let list = server.request("tools/list", json!({}));
+    let input = &listed(&list, "add_pet")["inputSchema"];
+    assert!(!input.to_string().contains("$ref"), "{input}");
+    assert_eq!(
+        input["properties"]["pet"]["properties"]["tag"]["enum"],
+        json!(["cat", "dog"])
+    );
+    // `list` reads the same.
+    let (code, out, err) = run(
+        &[
+            "list",
+            "--config",
+            workspace.manifest().to_str().expect("path"),
+        ],
+        workspace.dir.path(),
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("add_pet"), "{out}");
+}
+
+#[test]
+fn check_names_each_mistake_in_the_shared_schemas_and_their_use() {
+    let cases: [(&str, &str); 7] = [
+        (
+            "[schemas]\nTag = { enum = [\"cat\"] }\n[[tools]]\nname = \"t\"\noutput-schema = '{\"type\": \"object\", \"properties\": {\"tag\": {\"$ref\": \"#/$defs/Tag\"}}}'\n[tools.static]\nstructured-content = { tag = \"dog\" }\n",
+            "structured-content",
+        ),
+        (
+            "[schemas]\nPet = { type = \"object\" }\n[[tools]]\nname = \"t\"\ninput-schema = '{\"type\": \"object\", \"properties\": {\"p\": {\"$ref\": \"#/$defs/Nope\"}}}'\n[tools.static]\ncontent = []\n",
+            "names no `$defs` entry of its own and no `[schemas]` entry",
+        ),
+        (
+            "[schemas]\nPet = { \"$ref\" = \"#/$defs/Gone\" }\n[[tools]]\nname = \"t\"\n[tools.static]\ncontent = []\n",
+            "`[schemas] Pet`: `$ref: #/$defs/Gone`",
+        ),
+        (
+            "[schemas]\nTag = { type = \"string\" }\nPet = { properties = { t = { \"$ref\" = \"#/$defs/Tag\" } } }\n[[tools]]\nname = \"t\"\ninput-schema = '{\"type\": \"object\", \"$defs\": {\"Tag\": {\"type\": \"integer\"}}, \"properties\": {\"p\": {\"$ref\": \"#/$defs/Pet\"}}}'\n[tools.static]\ncontent = []\n",
+            "has the name of a `[schemas]` entry it uses",
+        ),
+        (
+            "[schemas]\n\"a/b\" = { type = \"string\" }\n[[tools]]\nname = \"t\"\n[tools.static]\ncontent = []\n",
+            "`a/b` cannot name a shared schema",
+        ),
+        (
+            "[schemas]\nPet = { \"$defs\" = { X = {} } }\n[[tools]]\nname = \"t\"\n[tools.static]\ncontent = []\n",
+            "`[schemas] Pet` has `$defs`",
+        ),
+        (
+            "[schemas]\nPet = { type = \"string\", pattern = \"(\" }\n[[tools]]\nname = \"t\"\n[tools.static]\ncontent = []\n",
+            "`[schemas] Pet` is unusable",
+        ),
+    ];
+    for (manifest, expected) in cases {
+        let workspace = Workspace::new(manifest);
+        let (code, out, err) = run(
+            &[
+                "check",
+                "--config",
+                workspace.manifest().to_str().expect("path"),
+            ],
+            workspace.dir.path(),
+        );
+        assert_ne!(code, 0, "{manifest}\n{out}");
+        assert!(
+            err.contains(expected),
+            "{manifest}\nwanted {expected}\n{err}"
+        );
+    }
+}
+
+/// A tool's own part that does not compile: `check` compiles every schema and says so;
+/// serving compiles one that uses `[schemas]` on its first call, which is refused.
+#[test]
+fn a_root_that_does_not_compile_is_a_check_error_and_its_calls_are_refused() {
+    let manifest = "[schemas]\nTag = { type = \"string\" }\n[[tools]]\nname = \"t\"\ninput-schema = '{\"type\": \"object\", \"properties\": {\"tag\": {\"$ref\": \"#/$defs/Tag\"}, \"q\": {\"type\": \"string\", \"pattern\": \"(\"}}}'\n[tools.static]\ncontent = [{ type = \"text\", text = \"ran\" }]\n";
+    let workspace = Workspace::new(manifest);
+    let (code, _, err) = run(
+        &[
+            "check",
+            "--config",
+            workspace.manifest().to_str().expect("path"),
+        ],
+        workspace.dir.path(),
+    );
+    assert_ne!(code, 0);
+    assert!(err.contains("the input schema of `t` is unusable"), "{err}");
+    let mut server = Server::start(&workspace.manifest());
+    server.handshake("2025-11-25");
+    let result = server.call("t", json!({"tag": "x"}));
+    assert_eq!(result["isError"], json!(true), "{result}");
+    assert!(text(&result).contains("does not compile"), "{result}");
+    assert!(!text(&result).contains("ran"), "{result}");
+}
+
+/// 300 operations that each take and return one big component: the component is written
+/// once, not 600 times, and the manifest serves every tool whole.
+#[test]
+fn an_import_writes_each_shared_component_once() {
+    let fields: serde_json::Map<String, Value> = (0..200)
+        .map(|index| {
+            (
+                format!("field{index}"),
+                json!({"type": "string", "description": format!("The field number {index} of a big record")}),
+            )
+        })
+        .collect();
+    let mut paths = serde_json::Map::new();
+    for index in 0..300 {
+        paths.insert(
+            format!("/records/{index}"),
+            json!({"post": {
+                "operationId": format!("put{index}"),
+                "requestBody": {"content": {"application/json": {"schema": {"type": "object", "properties": {"record": {"$ref": "#/components/schemas/Record"}}}}}},
+                "responses": {"200": {"description": "-", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Record"}}}}}
+            }}),
+        );
+    }
+    let description = json!({
+        "openapi": "3.1.0",
+        "info": {"title": "Records", "version": "1"},
+        "servers": [{"url": "https://records.example.com"}],
+        "paths": paths,
+        "components": {"schemas": {"Record": {"type": "object", "properties": fields}}}
+    });
+    let component = description["components"].to_string().len();
+    let workspace = Workspace::new("");
+    std::fs::write(workspace.path("records.json"), description.to_string()).expect("write");
+    let (code, out, err) = run(
+        &[
+            "import",
+            "openapi",
+            "records.json",
+            "--max-output-schema",
+            "1MiB",
+        ],
+        workspace.dir.path(),
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.matches("[[tools]]").count(), 300);
+    // Each tool is a few hundred bytes besides the one copy of the component; a copy per
+    // tool, as imports made before, would be 300 times the component.
+    assert!(
+        out.len() < 2 * component + 300 * 1_500,
+        "{} bytes for a component of {component}",
+        out.len()
+    );
+    assert_eq!(out.matches("\"field199\"").count(), 1);
+    std::fs::write(workspace.manifest(), &out).expect("write");
+    let mut server = Server::start(&workspace.manifest());
+    server.handshake("2025-11-25");
+    let list = server.request("tools/list", json!({}));
+    let output = &listed(&list, "put299")["outputSchema"];
+    assert_eq!(
+        output["properties"].as_object().map(serde_json::Map::len),
+        Some(200)
+    );
+}
