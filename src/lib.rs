@@ -78,9 +78,10 @@
 //! - [`registry`] holds the server identity, the [`tool`]s, [`prompt`]s and declared
 //!   [`resource`]s and templates in manifest order (a declared file or a template's file is
 //!   opened once, beneath its folder, following no link: `resource::open`), the store of
-//!   kept outputs, and one redactor over every secret the manifest references; `mcp` builds
-//!   the `tools/list` answer of each protocol [`revision`] once (`mcp::listing`; over stdio,
-//!   serialized once). A revision says what the wire carries and which lifecycle it has
+//!   kept outputs, and one redactor over every secret the manifest references; `mcp` makes
+//!   the `tools/list` answer of each protocol [`revision`] when first asked (`mcp::listing`:
+//!   over stdio serialized once, one tool at a time; a list cut to a caller's scopes from
+//!   each tool's entry, made once). A revision says what the wire carries and which lifecycle it has
 //!   (`initialize` and a session, or stateless requests).
 //! - [`discovery`] finds tools by what they do (BM25 over names and titles, and at half
 //!   weight the first paragraph of descriptions and argument names; `mcp-serve search`).
@@ -95,9 +96,11 @@
 //!   serves the set cut again from the served registry (`Registry::toolset`, sharing its
 //!   tools' definitions and limits, and the server's services).
 //! - [`tool`] is a tool as loaded: its definition per revision, its compiled [`schema`]s
-//!   (compiled at load when the author wrote it, on first use when we generated it), the
-//!   schemas it advertises (`schema::inline`: local `$ref`s inlined, once, at load; the
-//!   written ones validate) and `prepare` (defaults, validation); [`call`] runs it (above). The output pipeline is in
+//!   (compiled at load when the author wrote it, on first use when we generated it or when
+//!   it uses the manifest's `[schemas]`, `schema::shared`, whose entries are one copy that
+//!   `Shared::attach` adds to a root where a whole schema is needed), the schemas it
+//!   advertises (`schema::inline`: local `$ref`s inlined, per tool when `tools/list` is
+//!   first made; the written ones validate) and `prepare` (defaults, validation); [`call`] runs it (above). The output pipeline is in
 //!   [`results`] (a command's stdout or an HTTP response becomes content blocks and
 //!   structured output; truncation; the resource store, scoped to the caller, bounded on
 //!   disk, kept across reloads). A tool that shapes its JSON (`project`, `max-items`) has it

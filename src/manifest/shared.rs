@@ -37,9 +37,10 @@ pub(super) fn build(wire: SchemasWire, checker: &mut Checker) -> Shared {
     let mut resolved = true;
     for (name, span) in &spans {
         if let Some(entry) = shared.get(name)
-            && let Err(error) = shared.closure(entry)
+            && let Some(reference) = shared.dangling(entry)
         {
             resolved = false;
+            let error = crate::schema::shared::SharedError::Missing { reference };
             checker.error(format!("`[schemas] {name}`: {error}"), span.clone());
         }
     }

@@ -43,11 +43,12 @@ impl Listed {
         }
     }
 
-    /// Discovery's own tools, per revision.
-    pub(super) fn discovery(own: [Vec<Tool>; 4]) -> Self {
+    /// Discovery's own tools, per revision, beside the registry's `count` tools (a call to
+    /// one by name still asks for its entry: `get_tool`).
+    pub(super) fn discovery(own: [Vec<Tool>; 4], count: usize) -> Self {
         Self {
-            tools: Box::default(),
             own,
+            ..Self::new(count)
         }
     }
 

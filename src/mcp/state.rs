@@ -195,10 +195,11 @@ impl Snapshot {
         if discovery && let Some(taken) = crate::discovery::taken(&registry) {
             return Err(DefinitionError::Taken(taken.to_owned()));
         }
+        let count = registry.tools().count();
         let listed = if discovery {
-            super::listing::Listed::discovery(discovery_listings(&registry)?)
+            super::listing::Listed::discovery(discovery_listings(&registry)?, count)
         } else {
-            super::listing::Listed::new(registry.tools().count())
+            super::listing::Listed::new(count)
         };
         let implementation = convert::implementation(&registry.server.implementation)?;
         let mut capabilities = if registry.serves_resources() {

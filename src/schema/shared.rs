@@ -89,6 +89,17 @@ impl Shared {
         Ok(used)
     }
 
+    /// The first reference in `entry` (one of these entries) to no entry: each entry's own
+    /// references checked once make every closure whole, with no walk through the others.
+    pub fn dangling(&self, entry: &Value) -> Option<String> {
+        let mut found = Vec::new();
+        shared_names(entry, &HashSet::new(), &mut found);
+        found
+            .into_iter()
+            .find(|(name, _)| !self.entries.contains_key(name))
+            .map(|(_, reference)| reference)
+    }
+
     /// `root` as one self-contained schema: the entries it uses added to its `$defs`.
     /// `None` when it uses none (the root is already whole).
     pub fn attach(&self, root: &Value) -> Result<Option<Value>, SharedError> {
