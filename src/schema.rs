@@ -135,6 +135,11 @@ impl CompiledSchema {
         violations
     }
 
+    /// Compiled now if it was not yet: why it does not compile, if it does not.
+    pub fn ready(&self) -> Result<(), String> {
+        self.validator().map(drop).map_err(str::to_owned)
+    }
+
     /// Why a deferred schema would not compile, found by compiling it and dropping the
     /// result (`check` reads every tool this way without keeping them all compiled).
     pub fn trial(&self) -> Result<(), String> {

@@ -165,7 +165,14 @@ impl Tool {
         self.drop_null_optionals(&mut arguments);
         let mut arguments = Value::Object(arguments);
         schema::fill_defaults(&self.input_schema, &mut arguments);
-        let violations = self.input.violations(&arguments, "arguments");
+        let mut violations = self.input.violations(&arguments, "arguments");
+        // An output schema compiled on first use that does not compile refuses the call
+        // before anything runs (its result could never be checked).
+        if let Some(Err(reason)) = self.output.as_ref().map(|output| output.compiled.ready()) {
+            violations.push(format!(
+                "output schema: the schema does not compile: {reason}"
+            ));
+        }
         if !violations.is_empty() {
             return Err(InvalidArguments {
                 tool: self.name.clone(),

@@ -89,7 +89,19 @@ fn inlined_by_default_the_listing_has_no_reference_left() {
 
 #[test]
 fn check_names_each_mistake_in_the_shared_schemas_and_their_use() {
-    let cases: [(&str, &str); 7] = [
+    let cases: [(&str, &str); 10] = [
+        (
+            "[schemas]\nTag = { type = \"string\" }\n[[tools]]\nname = \"t\"\ninput-schema = '{\"$schema\": \"http://json-schema.org/draft-07/schema#\", \"type\": \"object\", \"properties\": {\"p\": {\"$ref\": \"#/$defs/Tag\"}}}'\n[tools.static]\ncontent = []\n",
+            "which are JSON Schema 2020-12",
+        ),
+        (
+            "[schemas]\nX = { type = \"object\", properties = { child = { \"$ref\" = \"#\" } } }\n[[tools]]\nname = \"t\"\n[tools.static]\ncontent = []\n",
+            "`$ref: #` is not `#/$defs/NAME`",
+        ),
+        (
+            "[schemas]\nTag = { type = \"string\" }\nPet = { properties = { x = { \"$id\" = \"urn:inner\", \"$ref\" = \"#/$defs/Tag\" } } }\n[[tools]]\nname = \"t\"\n[tools.static]\ncontent = []\n",
+            "`[schemas] Pet`: it has `$id`",
+        ),
         (
             "[schemas]\nTag = { enum = [\"cat\"] }\n[[tools]]\nname = \"t\"\noutput-schema = '{\"type\": \"object\", \"properties\": {\"tag\": {\"$ref\": \"#/$defs/Tag\"}}}'\n[tools.static]\nstructured-content = { tag = \"dog\" }\n",
             "structured-content",
@@ -159,6 +171,26 @@ fn a_root_that_does_not_compile_is_a_check_error_and_its_calls_are_refused() {
     assert_eq!(result["isError"], json!(true), "{result}");
     assert!(text(&result).contains("does not compile"), "{result}");
     assert!(!text(&result).contains("ran"), "{result}");
+}
+
+/// The same for an output schema: the call is refused before its command runs (whose
+/// result could never be checked), where a schema that compiles lets it run: the control.
+#[test]
+fn an_output_schema_that_does_not_compile_refuses_the_call_before_it_runs() {
+    for (pattern, runs) in [("(", false), ("^[a-z]+$", true)] {
+        let workspace = Workspace::new("");
+        let marker = workspace.path("ran");
+        let manifest = format!(
+            "[schemas]\nTag = {{ type = \"string\" }}\n[[tools]]\nname = \"t\"\noutput-schema = '{{\"type\": \"object\", \"properties\": {{\"tag\": {{\"$ref\": \"#/$defs/Tag\"}}, \"q\": {{\"type\": \"string\", \"pattern\": \"{pattern}\"}}}}}}'\n[tools.command]\nargv = [\"sh\", \"-c\", \"touch {}; echo '{{{{}}}}'\"]\noutput = \"json\"\n",
+            marker.display()
+        );
+        std::fs::write(workspace.manifest(), manifest).expect("write");
+        let mut server = Server::start(&workspace.manifest());
+        server.handshake("2025-11-25");
+        let result = server.call("t", json!({}));
+        assert_eq!(marker.exists(), runs, "{pattern}: {result}");
+        assert_eq!(result["isError"], json!(!runs), "{pattern}: {result}");
+    }
 }
 
 /// 300 operations that each take and return one big component: the component is written

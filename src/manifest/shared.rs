@@ -37,11 +37,10 @@ pub(super) fn build(wire: SchemasWire, checker: &mut Checker) -> Shared {
     let mut resolved = true;
     for (name, span) in &spans {
         if let Some(entry) = shared.get(name)
-            && let Some(reference) = shared.dangling(entry)
+            && let Some(problem) = shared.problem(entry)
         {
             resolved = false;
-            let error = crate::schema::shared::SharedError::Missing { reference };
-            checker.error(format!("`[schemas] {name}`: {error}"), span.clone());
+            checker.error(format!("`[schemas] {name}`: {problem}"), span.clone());
         }
     }
     if resolved && !shared.is_empty() {
@@ -83,7 +82,7 @@ fn schema(name: &str, value: &Spanned<toml::Value>, checker: &mut Checker) -> Op
         );
         return None;
     };
-    for key in ["$defs", "definitions", "$id", "$schema"] {
+    for key in ["$defs", "definitions"] {
         if object.contains_key(key) {
             checker
                 .error(format!("`[schemas] {name}` has `{key}`"), span.clone())

@@ -78,11 +78,15 @@ pub fn inline_refs(schema: &Value) -> Inlined {
         outer: Vec::new(),
         recursive: Vec::new(),
         unresolved: None,
+        depth: 0,
     };
-    let Ok(mut out) = inliner.root_schema() else {
-        return Inlined::Kept {
-            reason: format!("inlined, it would hold more than {MAX_VALUES} JSON values"),
-        };
+    let mut out = match inliner.root_schema() {
+        Ok(out) => out,
+        Err(stop) => {
+            return Inlined::Kept {
+                reason: stop.reason(),
+            };
+        }
     };
     if let Some(reference) = inliner.unresolved {
         return Inlined::Kept {
@@ -105,10 +109,13 @@ pub fn inline_refs(schema: &Value) -> Inlined {
         }
     }
     // And the definitions they point to come along, their own references inlined.
-    let Ok(definitions) = inliner.definitions() else {
-        return Inlined::Kept {
-            reason: format!("inlined, it would hold more than {MAX_VALUES} JSON values"),
-        };
+    let definitions = match inliner.definitions() {
+        Ok(definitions) => definitions,
+        Err(stop) => {
+            return Inlined::Kept {
+                reason: stop.reason(),
+            };
+        }
     };
     if let Some(object) = out.as_object_mut() {
         object.extend(definitions);
@@ -246,7 +253,28 @@ pub(crate) fn for_each_subschema<'a>(
     }
 }
 
-struct TooLarge;
+/// Why inlining stopped: the schema is then advertised as written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TooLarge {
+    /// Past [`MAX_VALUES`].
+    Values,
+    /// Past [`MAX_DEPTH`] nested schemas: a chain of references, each inlined into the
+    /// last, would be as deep as it is long, and every walk of it (ours, a client's
+    /// converter, serializing it) recursive.
+    Depth,
+}
+
+impl TooLarge {
+    fn reason(self) -> String {
+        match self {
+            Self::Values => format!("inlined, it would hold more than {MAX_VALUES} JSON values"),
+            Self::Depth => format!("inlined, it would nest more than {MAX_DEPTH} schemas deep"),
+        }
+    }
+}
+
+/// The deepest an inlined schema may nest schemas in schemas.
+pub const MAX_DEPTH: usize = 128;
 
 struct Inliner<'a> {
     root: &'a Value,
@@ -261,11 +289,13 @@ struct Inliner<'a> {
     recursive: Vec<String>,
     /// A reference that is no local pointer to a schema.
     unresolved: Option<String>,
+    /// Schemas being walked, one in another.
+    depth: usize,
 }
 
 impl Inliner<'_> {
     fn spend(&mut self, count: usize) -> Result<(), TooLarge> {
-        self.left = self.left.checked_sub(count).ok_or(TooLarge)?;
+        self.left = self.left.checked_sub(count).ok_or(TooLarge::Values)?;
         Ok(())
     }
 
@@ -305,6 +335,16 @@ impl Inliner<'_> {
     }
 
     fn schema(&mut self, schema: &Value) -> Result<Value, TooLarge> {
+        if self.depth >= MAX_DEPTH {
+            return Err(TooLarge::Depth);
+        }
+        self.depth += 1;
+        let walked = self.schema_within(schema);
+        self.depth -= 1;
+        walked
+    }
+
+    fn schema_within(&mut self, schema: &Value) -> Result<Value, TooLarge> {
         let Value::Object(object) = schema else {
             self.spend(1)?;
             return Ok(schema.clone());
@@ -505,7 +545,7 @@ fn size(value: &Value) -> usize {
 mod tests {
     use serde_json::json;
 
-    use super::{Inlined, MAX_VALUES, inline_refs};
+    use super::{Inlined, MAX_DEPTH, MAX_VALUES, inline_refs};
     use crate::schema::CompiledSchema;
 
     fn inlined(schema: &serde_json::Value) -> serde_json::Value {
@@ -709,6 +749,31 @@ mod tests {
         };
         assert!(reason.contains(&MAX_VALUES.to_string()), "{reason}");
         assert!(started.elapsed() < std::time::Duration::from_secs(1));
+    }
+
+    #[test]
+    fn a_chain_of_references_stops_at_the_depth_bound_without_overflowing() {
+        // Each definition holds the next: inlined, as deep as the chain is long (5,000
+        // overflowed the stack before the bound; 60 deep still inlines).
+        for (length, inlined) in [(60, true), (5_000, false)] {
+            let mut defs = serde_json::Map::new();
+            for level in 0..length {
+                defs.insert(
+                    format!("d{level}"),
+                    json!({"type": "object", "properties": {"next": {"$ref": format!("#/$defs/d{}", level + 1)}}}),
+                );
+            }
+            defs.insert(format!("d{length}"), json!({"type": "string"}));
+            let schema = json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/d0"}}, "$defs": defs});
+            match inline_refs(&schema) {
+                Inlined::Inlined(_) => assert!(inlined, "{length} inlined"),
+                Inlined::Kept { reason } => {
+                    assert!(!inlined, "{length}: {reason}");
+                    assert!(reason.contains(&MAX_DEPTH.to_string()), "{reason}");
+                }
+                other => panic!("{length}: {other:?}"),
+            }
+        }
     }
 
     #[test]

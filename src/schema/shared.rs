@@ -26,7 +26,32 @@ pub enum SharedError {
         "its own `$defs.{name}` has the name of a `[schemas]` entry it uses, which would then read it"
     )]
     Shadowed { name: String },
+    #[error(
+        "it uses `[schemas]`, which are JSON Schema 2020-12, but says `$schema: {dialect}`; drop its `$schema`"
+    )]
+    Dialect { dialect: String },
 }
+
+/// Keywords an entry may not have anywhere: each moves where references resolve, or what
+/// they mean, away from the one document an entry is read in (the `$defs` of each schema
+/// that uses it).
+const FORBIDDEN: [&str; 9] = [
+    "$id",
+    "$defs",
+    "definitions",
+    "$schema",
+    "$anchor",
+    "$dynamicAnchor",
+    "$dynamicRef",
+    "$recursiveAnchor",
+    "$recursiveRef",
+];
+
+/// Keywords whose values map names (never keywords) to schemas.
+const NAMED: [&str; 3] = ["properties", "patternProperties", "dependentSchemas"];
+
+/// Keywords whose values are data, never schemas.
+const DATA: [&str; 4] = ["enum", "const", "default", "examples"];
 
 /// Whether `name` may name an entry: letters, digits, `_`, `-` and `.` (nothing a JSON
 /// pointer or a URI fragment escapes).
@@ -67,6 +92,13 @@ impl Shared {
         if pending.is_empty() {
             return Ok(Vec::new());
         }
+        if let Some(dialect) = root.get("$schema")
+            && !dialect.as_str().is_some_and(|uri| uri.contains("2020-12"))
+        {
+            return Err(SharedError::Dialect {
+                dialect: dialect.to_string(),
+            });
+        }
         let mut seen: HashSet<&str> = HashSet::new();
         let mut used = Vec::new();
         pending.reverse();
@@ -89,15 +121,50 @@ impl Shared {
         Ok(used)
     }
 
-    /// The first reference in `entry` (one of these entries) to no entry: each entry's own
-    /// references checked once make every closure whole, with no walk through the others.
-    pub fn dangling(&self, entry: &Value) -> Option<String> {
-        let mut found = Vec::new();
-        shared_names(entry, &HashSet::new(), &mut found);
-        found
-            .into_iter()
-            .find(|(name, _)| !self.entries.contains_key(name))
-            .map(|(_, reference)| reference)
+    /// What is wrong with `entry` (one of these entries), if anything: a keyword it may not
+    /// have ([`FORBIDDEN`], at any depth), or a `$ref` that is not `#/$defs/NAME…` of an
+    /// entry. Each entry checked once makes every closure whole, with no walk through the
+    /// others.
+    pub fn problem(&self, entry: &Value) -> Option<String> {
+        match entry {
+            Value::Object(object) => object.iter().find_map(|(key, value)| {
+                if key == "$ref" {
+                    let reference = value.as_str().unwrap_or_default();
+                    let name = reference
+                        .strip_prefix("#/$defs/")
+                        .map(|rest| rest.split('/').next().unwrap_or(rest));
+                    return match name {
+                        Some(name) if self.entries.contains_key(name) => None,
+                        Some(_) => Some(
+                            SharedError::Missing {
+                                reference: reference.to_owned(),
+                            }
+                            .to_string(),
+                        ),
+                        None => Some(format!(
+                            "`$ref: {}` is not `#/$defs/NAME`: an entry refers only to other entries",
+                            value.as_str().map_or_else(|| value.to_string(), str::to_owned)
+                        )),
+                    };
+                }
+                if FORBIDDEN.contains(&key.as_str()) {
+                    return Some(format!(
+                        "it has `{key}`, which would change what its references mean in each schema that uses it"
+                    ));
+                }
+                if DATA.contains(&key.as_str()) {
+                    return None;
+                }
+                if NAMED.contains(&key.as_str())
+                    && let Some(named) = value.as_object()
+                {
+                    return named.values().find_map(|schema| self.problem(schema));
+                }
+                self.problem(value)
+            }),
+            Value::Array(items) => items.iter().find_map(|item| self.problem(item)),
+            _ => None,
+        }
     }
 
     /// `root` as one self-contained schema: the entries it uses added to its `$defs`.
@@ -147,7 +214,7 @@ fn shared_names(schema: &Value, own: &HashSet<&str>, into: &mut Vec<(String, Str
                     if !own.contains(name) {
                         into.push((name.to_owned(), reference.to_owned()));
                     }
-                } else if key != "enum" && key != "const" && key != "examples" && key != "default" {
+                } else if !DATA.contains(&key.as_str()) {
                     shared_names(value, own, into);
                 }
             }
@@ -202,6 +269,50 @@ mod tests {
             shared().attach(&shadowing),
             Err(SharedError::Shadowed { name: "Tag".into() })
         );
+    }
+
+    #[test]
+    fn an_entry_refers_only_to_entries_and_moves_no_reference() {
+        let shared = shared();
+        assert_eq!(shared.problem(&shared.entries()["Pet"]), None);
+        for (entry, said) in [
+            (
+                json!({"properties": {"a": {"$ref": "#"}}}),
+                "is not `#/$defs/NAME`",
+            ),
+            (
+                json!({"items": {"$ref": "#/$defs"}}),
+                "is not `#/$defs/NAME`",
+            ),
+            (
+                json!({"items": {"$ref": "#/$defs/Nope"}}),
+                "names no `$defs` entry",
+            ),
+            (
+                json!({"properties": {"x": {"$id": "urn:x", "$ref": "#/$defs/Tag"}}}),
+                "has `$id`",
+            ),
+            (json!({"anyOf": [{"$defs": {"Tag": {}}}]}), "has `$defs`"),
+            (json!({"not": {"$dynamicRef": "#t"}}), "has `$dynamicRef`"),
+        ] {
+            let problem = shared.problem(&entry).unwrap_or_default();
+            assert!(problem.contains(said), "{entry}: {problem}");
+        }
+        // Data is data, and a property's name is a name.
+        assert_eq!(
+            shared.problem(&json!({"const": {"$ref": "#", "$id": "x"}})),
+            None
+        );
+        assert_eq!(
+            shared.problem(&json!({"properties": {"$id": {"type": "string"}, "$ref": {}}})),
+            None
+        );
+        // And a schema that uses entries is 2020-12, as they are.
+        let root = json!({"$schema": "http://json-schema.org/draft-07/schema#", "properties": {"p": {"$ref": "#/$defs/Pet"}}});
+        assert!(matches!(
+            shared.closure(&root),
+            Err(SharedError::Dialect { .. })
+        ));
     }
 
     #[test]
