@@ -615,17 +615,9 @@ impl<'a> Converter<'a> {
         if let Some(known) = self.one_way.get(reference) {
             return *known;
         }
-        let mut pending = vec![reference.to_owned()];
-        let mut seen = HashSet::new();
-        let mut found = false;
-        while let Some(next) = pending.pop() {
-            if found || !seen.insert(next.clone()) {
-                continue;
-            }
-            if let Some(target) = self.document.lookup(&next) {
-                found = scan_one_way(target, &mut pending);
-            }
-        }
+        let found = self.reaches(reference, |key, value| {
+            matches!(key, "readOnly" | "writeOnly") && value == &Value::Bool(true)
+        });
         self.one_way.insert(reference.to_owned(), found);
         found
     }
@@ -635,6 +627,14 @@ impl<'a> Converter<'a> {
         if let Some(known) = self.dynamic.get(reference) {
             return *known;
         }
+        let found = self.reaches(reference, |key, _| key == "$dynamicRef");
+        self.dynamic.insert(reference.to_owned(), found);
+        found
+    }
+
+    /// Whether the schema `reference` names, or one it refers to through local
+    /// references, has a keyword `marker` picks.
+    fn reaches(&self, reference: &str, marker: fn(&str, &Value) -> bool) -> bool {
         let mut pending = vec![reference.to_owned()];
         let mut seen = HashSet::new();
         let mut found = false;
@@ -643,10 +643,9 @@ impl<'a> Converter<'a> {
                 continue;
             }
             if let Some(target) = self.document.lookup(&next) {
-                found = scan_references(target, &mut pending);
+                found = scan(target, &mut pending, marker);
             }
         }
-        self.dynamic.insert(reference.to_owned(), found);
         found
     }
 
@@ -792,45 +791,24 @@ fn identity(schema: &Value) -> String {
     format!("{:016x}", hasher.finish())
 }
 
-/// Whether `value` has a `$dynamicRef`; the local references it makes join `pending`.
-fn scan_references(value: &Value, pending: &mut Vec<String>) -> bool {
-    match value {
-        Value::Object(map) => {
-            let mut found = false;
-            for (key, child) in map {
-                match (key.as_str(), child) {
-                    ("$dynamicRef", _) => found = true,
-                    ("$ref", Value::String(reference)) if reference.starts_with("#/") => {
-                        pending.push(reference.clone());
-                    }
-                    _ => found |= scan_references(child, pending),
-                }
-            }
-            found
-        }
-        Value::Array(items) => items.iter().any(|item| scan_references(item, pending)),
-        _ => false,
-    }
-}
-
-/// Whether `value` has `readOnly` or `writeOnly`; the local references it makes join
+/// Whether `value` has a keyword `marker` picks; the local references it makes join
 /// `pending`.
-fn scan_one_way(value: &Value, pending: &mut Vec<String>) -> bool {
+fn scan(value: &Value, pending: &mut Vec<String>, marker: fn(&str, &Value) -> bool) -> bool {
     match value {
         Value::Object(map) => {
             let mut found = false;
             for (key, child) in map {
                 match (key.as_str(), child) {
-                    ("readOnly" | "writeOnly", Value::Bool(true)) => found = true,
+                    (key, child) if marker(key, child) => found = true,
                     ("$ref", Value::String(reference)) if reference.starts_with("#/") => {
                         pending.push(reference.clone());
                     }
-                    _ => found |= scan_one_way(child, pending),
+                    _ => found |= scan(child, pending, marker),
                 }
             }
             found
         }
-        Value::Array(items) => items.iter().any(|item| scan_one_way(item, pending)),
+        Value::Array(items) => items.iter().any(|item| scan(item, pending, marker)),
         _ => false,
     }
 }
