@@ -773,3 +773,43 @@ fn a_tool_the_loader_would_refuse_is_dropped_with_its_reason_never_written() {
         "{refused:?}"
     );
 }
+
+#[test]
+fn a_shared_schema_the_loader_would_refuse_drops_the_tools_that_use_it() {
+    let text = description(
+        "/a",
+        &json!({"operationId": "a", "responses": {"204": {"description": "-"}}}),
+        &json!({}),
+    );
+    let document = Document::parse(&text).expect("parses");
+    let mut imported = import(&text, &options()).expect("imports");
+    assert_eq!(imported.kept.len(), 2);
+    // An entry the loader refuses (no step above writes one), used by the first tool.
+    let mut shared = serde_json::Map::new();
+    shared.insert("Bad".into(), json!({"type": "string", "$anchor": "bad"}));
+    imported.kept[0].input_schema =
+        json!({"type": "object", "properties": {"b": {"$ref": "#/$defs/Bad"}}});
+    imported.kept[0].uses = vec!["Bad".into()];
+    let mut dropped = Vec::new();
+    let manifest = loadable(
+        &document,
+        &mut imported.kept,
+        &mut dropped,
+        &[],
+        &options(),
+        &shared,
+    )
+    .expect("the other tool is left");
+    assert_eq!(imported.kept.len(), 1);
+    assert_eq!(dropped.len(), 1, "{dropped:?}");
+    assert_eq!(dropped[0].label, "a (POST /a)");
+    assert!(
+        dropped[0]
+            .reason
+            .contains("`[schemas] Bad`: it has `$anchor`"),
+        "{dropped:?}"
+    );
+    // And the entry no kept tool uses is not written.
+    assert!(!manifest.contains("[schemas]"), "{manifest}");
+    crate::manifest::parse(&manifest, "tools.toml", std::path::Path::new("/")).expect("loads");
+}
