@@ -102,7 +102,7 @@ pub fn describe_changes(old: &Registry, new: &Registry) -> Vec<String> {
     for tool in new.tools() {
         match old.get(&tool.name) {
             Err(_) => lines.push(format!("added `{}`", tool.name)),
-            Ok(previous) if previous.whole_definition() != tool.whole_definition() => {
+            Ok(previous) if !previous.same_definition(tool) => {
                 let breaking = breaking_changes(&previous.input_schema, &tool.input_schema);
                 if breaking.is_empty() {
                     lines.push(format!("changed `{}`", tool.name));
@@ -180,5 +180,25 @@ mod tests {
             ]
         );
         assert!(breaking_changes(&old, &old).is_empty());
+    }
+
+    #[test]
+    fn a_change_to_a_shared_schema_changes_the_tools_that_use_it_and_no_other() {
+        let manifest = |tag: &str| {
+            format!(
+                "[schemas]\nTag = {{ type = \"{tag}\" }}\nOther = {{ type = \"string\" }}\n\
+                 [[tools]]\nname = \"uses\"\ninput-schema = '{{\"type\": \"object\", \"properties\": {{\"t\": {{\"$ref\": \"#/$defs/Tag\"}}}}}}'\n[tools.static]\ncontent = [{{ type = \"text\", text = \"x\" }}]\n\
+                 [[tools]]\nname = \"other\"\ninput-schema = '{{\"type\": \"object\", \"properties\": {{\"o\": {{\"$ref\": \"#/$defs/Other\"}}}}}}'\n[tools.static]\ncontent = [{{ type = \"text\", text = \"x\" }}]\n"
+            )
+        };
+        let load = |text: &str| {
+            crate::manifest::parse(text, "tools.toml", std::path::Path::new("/")).expect("loads")
+        };
+        let old = load(&manifest("string"));
+        assert!(super::describe_changes(&old, &load(&manifest("string"))).is_empty());
+        assert_eq!(
+            super::describe_changes(&old, &load(&manifest("integer"))),
+            ["changed `uses`"]
+        );
     }
 }

@@ -138,6 +138,42 @@ impl Tool {
         std::borrow::Cow::Owned(definition)
     }
 
+    /// Whether a client would be sent the same definition as `other`'s, without making
+    /// either whole: the definitions, and for schemas that use `[schemas]` the roots and
+    /// the entries they use (a reload compares every tool this way).
+    pub fn same_definition(&self, other: &Self) -> bool {
+        if self.definition != other.definition {
+            return false;
+        }
+        match (&self.shared, &other.shared) {
+            (None, None) => true,
+            (Some(mine), Some(theirs)) => {
+                mine.inline_refs == theirs.inline_refs
+                    && self.input_schema == other.input_schema
+                    && self.output.as_ref().map(|output| &output.schema)
+                        == other.output.as_ref().map(|output| &output.schema)
+                    && self.entries_used() == other.entries_used()
+            }
+            _ => false,
+        }
+    }
+
+    /// The `[schemas]` entries its schemas use, by name.
+    fn entries_used(&self) -> Vec<(&str, Option<&Value>)> {
+        let Some(shared) = &self.shared else {
+            return Vec::new();
+        };
+        let roots = std::iter::once(&*self.input_schema)
+            .chain(self.output.as_ref().map(|output| &*output.schema));
+        let mut used: Vec<(&str, Option<&Value>)> = roots
+            .flat_map(|root| shared.schemas.closure(root).unwrap_or_default())
+            .map(|name| (name, shared.schemas.get(name)))
+            .collect();
+        used.sort_by_key(|(name, _)| *name);
+        used.dedup_by_key(|(name, _)| *name);
+        used
+    }
+
     /// The definition as a client of `revision` must see it.
     pub fn definition_for(&self, revision: Revision) -> Map<String, Value> {
         let mut definition = self.whole_definition().into_owned();

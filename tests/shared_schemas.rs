@@ -91,15 +91,15 @@ fn inlined_by_default_the_listing_has_no_reference_left() {
 fn check_names_each_mistake_in_the_shared_schemas_and_their_use() {
     let cases: [(&str, &str); 10] = [
         (
-            "[schemas]\nTag = { type = \"string\" }\n[[tools]]\nname = \"t\"\ninput-schema = '{\"$schema\": \"http://json-schema.org/draft-07/schema#\", \"type\": \"object\", \"properties\": {\"p\": {\"$ref\": \"#/$defs/Tag\"}}}'\n[tools.static]\ncontent = []\n",
+            "[schemas]\nTag = { type = \"string\" }\n[[tools]]\nname = \"t\"\ninput-schema = '{\"$schema\": \"http://json-schema.org/draft-07/schema#\", \"type\": \"object\", \"properties\": {\"p\": {\"$ref\": \"#/$defs/Tag\"}}}'\n[tools.static]\ncontent = [{ type = \"text\", text = \"x\" }]\n",
             "which are JSON Schema 2020-12",
         ),
         (
-            "[schemas]\nX = { type = \"object\", properties = { child = { \"$ref\" = \"#\" } } }\n[[tools]]\nname = \"t\"\n[tools.static]\ncontent = []\n",
+            "[schemas]\nX = { type = \"object\", properties = { child = { \"$ref\" = \"#\" } } }\n[[tools]]\nname = \"t\"\n[tools.static]\ncontent = [{ type = \"text\", text = \"x\" }]\n",
             "`$ref: #` is not `#/$defs/NAME`",
         ),
         (
-            "[schemas]\nTag = { type = \"string\" }\nPet = { properties = { x = { \"$id\" = \"urn:inner\", \"$ref\" = \"#/$defs/Tag\" } } }\n[[tools]]\nname = \"t\"\n[tools.static]\ncontent = []\n",
+            "[schemas]\nTag = { type = \"string\" }\nPet = { properties = { x = { \"$id\" = \"urn:inner\", \"$ref\" = \"#/$defs/Tag\" } } }\n[[tools]]\nname = \"t\"\n[tools.static]\ncontent = [{ type = \"text\", text = \"x\" }]\n",
             "`[schemas] Pet`: it has `$id`",
         ),
         (
@@ -107,27 +107,27 @@ fn check_names_each_mistake_in_the_shared_schemas_and_their_use() {
             "structured-content",
         ),
         (
-            "[schemas]\nPet = { type = \"object\" }\n[[tools]]\nname = \"t\"\ninput-schema = '{\"type\": \"object\", \"properties\": {\"p\": {\"$ref\": \"#/$defs/Nope\"}}}'\n[tools.static]\ncontent = []\n",
+            "[schemas]\nPet = { type = \"object\" }\n[[tools]]\nname = \"t\"\ninput-schema = '{\"type\": \"object\", \"properties\": {\"p\": {\"$ref\": \"#/$defs/Nope\"}}}'\n[tools.static]\ncontent = [{ type = \"text\", text = \"x\" }]\n",
             "names no `$defs` entry of its own and no `[schemas]` entry",
         ),
         (
-            "[schemas]\nPet = { \"$ref\" = \"#/$defs/Gone\" }\n[[tools]]\nname = \"t\"\n[tools.static]\ncontent = []\n",
+            "[schemas]\nPet = { \"$ref\" = \"#/$defs/Gone\" }\n[[tools]]\nname = \"t\"\n[tools.static]\ncontent = [{ type = \"text\", text = \"x\" }]\n",
             "`[schemas] Pet`: `$ref: #/$defs/Gone`",
         ),
         (
-            "[schemas]\nTag = { type = \"string\" }\nPet = { properties = { t = { \"$ref\" = \"#/$defs/Tag\" } } }\n[[tools]]\nname = \"t\"\ninput-schema = '{\"type\": \"object\", \"$defs\": {\"Tag\": {\"type\": \"integer\"}}, \"properties\": {\"p\": {\"$ref\": \"#/$defs/Pet\"}}}'\n[tools.static]\ncontent = []\n",
+            "[schemas]\nTag = { type = \"string\" }\nPet = { properties = { t = { \"$ref\" = \"#/$defs/Tag\" } } }\n[[tools]]\nname = \"t\"\ninput-schema = '{\"type\": \"object\", \"$defs\": {\"Tag\": {\"type\": \"integer\"}}, \"properties\": {\"p\": {\"$ref\": \"#/$defs/Pet\"}}}'\n[tools.static]\ncontent = [{ type = \"text\", text = \"x\" }]\n",
             "has the name of a `[schemas]` entry it uses",
         ),
         (
-            "[schemas]\n\"a/b\" = { type = \"string\" }\n[[tools]]\nname = \"t\"\n[tools.static]\ncontent = []\n",
+            "[schemas]\n\"a/b\" = { type = \"string\" }\n[[tools]]\nname = \"t\"\n[tools.static]\ncontent = [{ type = \"text\", text = \"x\" }]\n",
             "`a/b` cannot name a shared schema",
         ),
         (
-            "[schemas]\nPet = { \"$defs\" = { X = {} } }\n[[tools]]\nname = \"t\"\n[tools.static]\ncontent = []\n",
+            "[schemas]\nPet = { \"$defs\" = { X = {} } }\n[[tools]]\nname = \"t\"\n[tools.static]\ncontent = [{ type = \"text\", text = \"x\" }]\n",
             "`[schemas] Pet` has `$defs`",
         ),
         (
-            "[schemas]\nPet = { type = \"string\", pattern = \"(\" }\n[[tools]]\nname = \"t\"\n[tools.static]\ncontent = []\n",
+            "[schemas]\nPet = { type = \"string\", pattern = \"(\" }\n[[tools]]\nname = \"t\"\n[tools.static]\ncontent = [{ type = \"text\", text = \"x\" }]\n",
             "`[schemas] Pet` is unusable",
         ),
     ];
