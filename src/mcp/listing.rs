@@ -160,8 +160,12 @@ impl Handler {
         bytes.push(b'[');
         let mut first = true;
         for tool in snapshot.registry.tools() {
-            let Ok(mut listed) = super::state::listed(tool, revision) else {
-                continue;
+            let mut listed = match super::state::listed(tool, revision) {
+                Ok(listed) => listed,
+                Err(error) => {
+                    tracing::error!(tool = %tool.name, "not listed: {error}");
+                    continue;
+                }
             };
             if revision < Revision::V2026_07 {
                 // rmcp's `strip_non_object_output_for_legacy_peer`, for one tool.

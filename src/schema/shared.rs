@@ -30,6 +30,8 @@ pub enum SharedError {
         "it uses `[schemas]`, which are JSON Schema 2020-12, but says `$schema: {dialect}`; drop its `$schema`"
     )]
     Dialect { dialect: String },
+    #[error("it uses `[schemas]`, but its own `$defs` is `{found}`, not an object of schemas")]
+    OwnDefs { found: String },
 }
 
 /// Keywords an entry may not have anywhere: each moves where references resolve, or what
@@ -91,6 +93,11 @@ impl Shared {
         shared_names(root, &own, &mut pending);
         if pending.is_empty() {
             return Ok(Vec::new());
+        }
+        if let Some(defs) = root.get("$defs").filter(|defs| !defs.is_object()) {
+            return Err(SharedError::OwnDefs {
+                found: defs.to_string(),
+            });
         }
         if let Some(dialect) = root.get("$schema")
             && !dialect.as_str().is_some_and(|uri| uri.contains("2020-12"))
