@@ -1,5 +1,5 @@
-//! Our revision-neutral types to rmcp's wire types. Tool definitions and the server identity are
-//! converted once at start-up; results once per call.
+//! Our revision-neutral types to rmcp's wire types. Tool definitions are converted when
+//! `tools/list` is made, the server identity once at start-up; results once per call.
 
 use rmcp::model::{
     CallToolResult, ContentBlock, Implementation, MetaObject, Resource, ResourceContents, Tool,
@@ -13,8 +13,22 @@ use crate::results::{Content, ToolResult, mime};
 pub(super) const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
 
 /// A tool definition we built as MCP JSON, as rmcp's `Tool`.
-pub(super) fn tool(definition: Map<String, Value>) -> Result<Tool, serde_json::Error> {
-    serde_json::from_value(Value::Object(definition))
+/// The schemas, most of a definition's values, are moved in whole rather than read again
+/// value by value (a whole Graph listing spent most of its time allocating for that).
+pub(super) fn tool(mut definition: Map<String, Value>) -> Result<Tool, serde_json::Error> {
+    let mut take = |key: &str| match definition.get_mut(key) {
+        Some(Value::Object(schema)) => Some(std::mem::take(schema)),
+        _ => None,
+    };
+    let (input, output) = (take("inputSchema"), take("outputSchema"));
+    let mut tool: Tool = serde_json::from_value(Value::Object(definition))?;
+    if let Some(input) = input {
+        tool.input_schema = std::sync::Arc::new(input);
+    }
+    if let Some(output) = output {
+        tool.output_schema = Some(std::sync::Arc::new(output));
+    }
+    Ok(tool)
 }
 
 pub(super) fn implementation(

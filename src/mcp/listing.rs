@@ -24,7 +24,7 @@ const LIST_TTL_MS: u64 = 60_000;
 
 /// The serialized full answer of each revision, made on first use.
 #[derive(Debug, Default)]
-pub(super) struct Serialized([OnceLock<Arc<[u8]>>; 4]);
+pub(super) struct Serialized([OnceLock<Arc<Vec<u8>>>; 4]);
 
 /// Each tool of a snapshot as every revision lists it, made when first asked for; in
 /// discovery mode, discovery's own tools.
@@ -128,7 +128,7 @@ impl Handler {
     /// The full answer for `revision` as JSON (the `result` member of the response), serialized
     /// once per registry snapshot. `None` only if serializing failed, which rmcp's own path
     /// would then report.
-    pub(super) fn listing_bytes(&self, revision: Revision) -> Option<Arc<[u8]>> {
+    pub(super) fn listing_bytes(&self, revision: Revision) -> Option<Arc<Vec<u8>>> {
         let snapshot = self.snapshot();
         // A connection's own list (discovery mode) is not the snapshot's.
         if snapshot.discovery {
@@ -158,29 +158,61 @@ impl Handler {
             return None;
         }
         bytes.push(b'[');
-        let mut first = true;
-        for tool in snapshot.registry.tools() {
-            let mut listed = match super::state::listed(tool, revision) {
-                Ok(listed) => listed,
-                Err(error) => {
-                    tracing::error!(tool = %tool.name, "not listed: {error}");
-                    continue;
-                }
-            };
-            if revision < Revision::V2026_07 {
-                // rmcp's `strip_non_object_output_for_legacy_peer`, for one tool.
-                listed.output_schema.take_if(|schema| {
-                    schema.get("type").and_then(serde_json::Value::as_str) != Some("object")
-                });
+        // The tools in as many parts as there are cores, each written on its own thread;
+        // then joined in order.
+        let tools: Vec<&Arc<crate::tool::Tool>> = snapshot.registry.tools().collect();
+        let parts = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+        let size = tools.len().div_ceil(parts).max(1);
+        let written: Vec<Option<Vec<u8>>> = std::thread::scope(|scope| {
+            let threads: Vec<_> = tools
+                .chunks(size)
+                .map(|part| scope.spawn(move || written(part, revision)))
+                .collect();
+            threads
+                .into_iter()
+                .map(|thread| thread.join().ok().flatten())
+                .collect()
+        });
+        let total: usize = written.iter().flatten().map(Vec::len).sum();
+        bytes.reserve_exact(total + written.len() + 2);
+        for part in written {
+            let part = part?;
+            if part.is_empty() {
+                continue;
             }
-            if !first {
+            if !bytes.ends_with(b"[") {
                 bytes.push(b',');
             }
-            first = false;
-            serde_json::to_writer(&mut bytes, &listed).ok()?;
+            bytes.extend_from_slice(&part);
         }
         bytes.extend_from_slice(b"]}");
-        let bytes: Arc<[u8]> = bytes.into();
+        let bytes = Arc::new(bytes);
         Some(Arc::clone(cell.get_or_init(|| bytes)))
     }
+}
+
+/// `tools`' entries as `revision` lists them, a comma between each two; `None` if one
+/// could not be written.
+fn written(tools: &[&Arc<crate::tool::Tool>], revision: Revision) -> Option<Vec<u8>> {
+    let mut bytes = Vec::new();
+    for tool in tools {
+        let mut listed = match super::state::listed(tool, revision) {
+            Ok(listed) => listed,
+            Err(error) => {
+                tracing::error!(tool = %tool.name, "not listed: {error}");
+                continue;
+            }
+        };
+        if revision < Revision::V2026_07 {
+            // rmcp's `strip_non_object_output_for_legacy_peer`, for one tool.
+            listed.output_schema.take_if(|schema| {
+                schema.get("type").and_then(serde_json::Value::as_str) != Some("object")
+            });
+        }
+        if !bytes.is_empty() {
+            bytes.push(b',');
+        }
+        serde_json::to_writer(&mut bytes, &listed).ok()?;
+    }
+    Some(bytes)
 }
