@@ -73,6 +73,36 @@ fn tools_list_advertises_every_tool_in_manifest_order_with_its_schema() {
     assert!(response["result"].get("ttlMs").is_none());
 }
 
+/// Past a thousand tools the answer is written in parts, on every core: it still holds
+/// every tool once, in manifest order, each whole, in both eras' forms.
+#[test]
+fn a_list_of_thousands_of_tools_is_whole_and_in_manifest_order() {
+    let mut manifest = String::from("[schemas]\nTag = { type = \"string\" }\n");
+    for index in 0..2_500 {
+        manifest.push_str(&format!(
+            "[[tools]]\nname = \"t{index}\"\ninput-schema = '{{\"type\": \"object\", \"properties\": {{\"tag\": {{\"$ref\": \"#/$defs/Tag\"}}}}}}'\n[tools.static]\ncontent = [{{ type = \"text\", text = \"{index}\" }}]\n"
+        ));
+    }
+    let workspace = crate::harness::Workspace::new(&manifest);
+    let mut server = Server::start(&workspace.manifest());
+    server.handshake("2025-11-25");
+    for _ in 0..2 {
+        let list = server.request("tools/list", json!({}));
+        let tools = list["result"]["tools"].as_array().expect("tools");
+        let names: Vec<&str> = tools
+            .iter()
+            .filter_map(|tool| tool["name"].as_str())
+            .collect();
+        let expected: Vec<String> = (0..2_500).map(|index| format!("t{index}")).collect();
+        assert_eq!(names, expected);
+        assert!(
+            tools.iter().all(|tool| {
+                tool["inputSchema"]["properties"]["tag"] == json!({"type": "string"})
+            })
+        );
+    }
+}
+
 #[test]
 fn search_matches_case_insensitive_substrings() {
     let mut server = example();

@@ -19,6 +19,10 @@ use crate::auth::Subject;
 use crate::registry::Registry;
 use crate::revision::Revision;
 
+/// From how many tools `tools/list` is written on every core: below, starting threads
+/// costs more than it saves (a 1,000-tool list is written in milliseconds).
+const PARALLEL_FROM: usize = 1_000;
+
 /// How long 2026 clients may cache `tools/list` when the manifest is not watched.
 const LIST_TTL_MS: u64 = 60_000;
 
@@ -158,21 +162,25 @@ impl Handler {
             return None;
         }
         bytes.push(b'[');
-        // The tools in as many parts as there are cores, each written on its own thread;
-        // then joined in order.
+        // A big list in as many parts as there are cores, each written on its own thread,
+        // then joined in order; a small one (most manifests) on this thread.
         let tools: Vec<&Arc<crate::tool::Tool>> = snapshot.registry.tools().collect();
-        let parts = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
-        let size = tools.len().div_ceil(parts).max(1);
-        let written: Vec<Option<Vec<u8>>> = std::thread::scope(|scope| {
-            let threads: Vec<_> = tools
-                .chunks(size)
-                .map(|part| scope.spawn(move || written(part, revision)))
-                .collect();
-            threads
-                .into_iter()
-                .map(|thread| thread.join().ok().flatten())
-                .collect()
-        });
+        let written: Vec<Option<Vec<u8>>> = if tools.len() < PARALLEL_FROM {
+            vec![written(&tools, revision)]
+        } else {
+            let parts = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+            let size = tools.len().div_ceil(parts).max(1);
+            std::thread::scope(|scope| {
+                let threads: Vec<_> = tools
+                    .chunks(size)
+                    .map(|part| scope.spawn(move || written(part, revision)))
+                    .collect();
+                threads
+                    .into_iter()
+                    .map(|thread| thread.join().ok().flatten())
+                    .collect()
+            })
+        };
         let total: usize = written.iter().flatten().map(Vec::len).sum();
         bytes.reserve_exact(total + written.len() + 2);
         for part in written {
