@@ -114,10 +114,19 @@ impl Tool {
     /// The definition in its natural form with whole schemas: those that use `[schemas]`
     /// get the entries they use (and are inlined as the manifest says).
     pub fn whole_definition(&self) -> std::borrow::Cow<'_, Map<String, Value>> {
+        self.made_whole(true)
+    }
+
+    /// [`Tool::whole_definition`], with its output schema or without it (an older
+    /// revision's, which is not made whole only to be dropped).
+    fn made_whole(&self, output: bool) -> std::borrow::Cow<'_, Map<String, Value>> {
         let Some(shared) = &self.shared else {
             return std::borrow::Cow::Borrowed(&self.definition);
         };
         let mut definition = self.definition.clone();
+        if !output {
+            definition.shift_remove("outputSchema");
+        }
         let roots = [
             ("inputSchema", Some(&*self.input_schema)),
             (
@@ -129,9 +138,8 @@ impl Tool {
             if let Some(root) = root
                 && definition.contains_key(key)
             {
-                let whole = shared.schemas.attach(root).ok().flatten();
                 let advertised =
-                    schema::inline::advertised(whole.as_ref().unwrap_or(root), shared.inline_refs);
+                    schema::inline::advertised(&self.whole_schema(root), shared.inline_refs);
                 definition.insert(key.into(), advertised);
             }
         }
@@ -176,7 +184,8 @@ impl Tool {
 
     /// The definition as a client of `revision` must see it.
     pub fn definition_for(&self, revision: Revision) -> Map<String, Value> {
-        let mut definition = self.whole_definition().into_owned();
+        let older = matches!(revision, Revision::V2024_11 | Revision::V2025_03);
+        let mut definition = self.made_whole(!older).into_owned();
         match (revision, &self.output) {
             (Revision::V2024_11 | Revision::V2025_03, _) => {
                 definition.shift_remove("outputSchema");
