@@ -76,6 +76,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcp-serve' -ScriptBlock {
             [CompletionResult]::new('test', 'test', [CompletionResultType]::ParameterValue, 'Run the examples the manifest declares for its tools')
             [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Write a commented starter manifest (and its JSON Schema) that passes `check`')
             [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Add this server to a host''s configuration, with absolute paths')
+            [CompletionResult]::new('skill', 'skill', [CompletionResultType]::ParameterValue, 'Write a SKILL.md on using the manifest''s tools, to edit and serve with [[skills]]')
             [CompletionResult]::new('bundle', 'bundle', [CompletionResultType]::ParameterValue, 'Write the manifest as its own server: an MCP Bundle (.mcpb) and its server.json')
             [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Write a manifest from an API description')
             [CompletionResult]::new('tasks', 'tasks', [CompletionResultType]::ParameterValue, 'Read and cancel the tasks in the store (--task-store, --data-dir)')
@@ -111,6 +112,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcp-serve' -ScriptBlock {
             [CompletionResult]::new('--task-lease', '--task-lease', [CompletionResultType]::ParameterName, 'A running task''s lease: its server renews it; a task whose server died reads as failed once it runs out')
             [CompletionResult]::new('--log-format', '--log-format', [CompletionResultType]::ParameterName, 'Log lines for people, or one JSON object per line for a collector')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the `tools/list` result a client gets, as JSON')
+            [CompletionResult]::new('--apps', '--apps', [CompletionResultType]::ParameterName, 'With --json: for a client that renders MCP Apps (tools'' `_meta.ui`, and the tools only a page may call)')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
@@ -201,6 +203,23 @@ Register-ArgumentCompleter -Native -CommandName 'mcp-serve' -ScriptBlock {
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'mcp-serve;skill' {
+            [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'The skill''s name (and its folder''s) [default: the server''s name]')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'The folder to write the skill''s folder in')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'The manifest [default: ./tools.toml]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The manifest [default: ./tools.toml]')
+            [CompletionResult]::new('--toolsets', '--toolsets', [CompletionResultType]::ParameterName, 'Serve only the tools of these toolsets (comma-separated; `all`: every tool); `list`, `check`, `call` and reloads see the same choice [default: the manifest''s `[server] toolsets`, else every tool]')
+            [CompletionResult]::new('--task-store', '--task-store', [CompletionResultType]::ParameterName, 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir')
+            [CompletionResult]::new('--data-dir', '--data-dir', [CompletionResultType]::ParameterName, 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]')
+            [CompletionResult]::new('--task-lease', '--task-lease', [CompletionResultType]::ParameterName, 'A running task''s lease: its server renews it; a task whose server died reads as failed once it runs out')
+            [CompletionResult]::new('--log-format', '--log-format', [CompletionResultType]::ParameterName, 'Log lines for people, or one JSON object per line for a collector')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Replace an existing SKILL.md')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
         'mcp-serve;bundle' {
@@ -395,6 +414,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcp-serve' -ScriptBlock {
             [CompletionResult]::new('test', 'test', [CompletionResultType]::ParameterValue, 'Run the examples the manifest declares for its tools')
             [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Write a commented starter manifest (and its JSON Schema) that passes `check`')
             [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Add this server to a host''s configuration, with absolute paths')
+            [CompletionResult]::new('skill', 'skill', [CompletionResultType]::ParameterValue, 'Write a SKILL.md on using the manifest''s tools, to edit and serve with [[skills]]')
             [CompletionResult]::new('bundle', 'bundle', [CompletionResultType]::ParameterValue, 'Write the manifest as its own server: an MCP Bundle (.mcpb) and its server.json')
             [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Write a manifest from an API description')
             [CompletionResult]::new('tasks', 'tasks', [CompletionResultType]::ParameterValue, 'Read and cancel the tasks in the store (--task-store, --data-dir)')
@@ -422,6 +442,9 @@ Register-ArgumentCompleter -Native -CommandName 'mcp-serve' -ScriptBlock {
             break
         }
         'mcp-serve;help;install' {
+            break
+        }
+        'mcp-serve;help;skill' {
             break
         }
         'mcp-serve;help;bundle' {

@@ -49,6 +49,9 @@ _mcp__serve() {
             mcp__serve,search)
                 cmd="mcp__serve__subcmd__search"
                 ;;
+            mcp__serve,skill)
+                cmd="mcp__serve__subcmd__skill"
+                ;;
             mcp__serve,tasks)
                 cmd="mcp__serve__subcmd__tasks"
                 ;;
@@ -87,6 +90,9 @@ _mcp__serve() {
                 ;;
             mcp__serve__subcmd__help,search)
                 cmd="mcp__serve__subcmd__help__subcmd__search"
+                ;;
+            mcp__serve__subcmd__help,skill)
+                cmd="mcp__serve__subcmd__help__subcmd__skill"
                 ;;
             mcp__serve__subcmd__help,tasks)
                 cmd="mcp__serve__subcmd__help__subcmd__tasks"
@@ -149,7 +155,7 @@ _mcp__serve() {
 
     case "${cmd}" in
         mcp__serve)
-            opts="-c -v -h -V --config --toolsets --verbose --max-calls --queue --watch --discovery --state-key-file --heartbeat --task-store --data-dir --task-lease --max-tasks --max-task-bytes --max-tasks-per-caller --max-task-bytes-per-caller --http --path --sessions --max-sessions --session-idle --sse --allowed-host --allowed-origin --auth-token-env --auth-token-file --allow-unauthenticated --max-body --request-rate --request-burst --header-timeout --body-timeout --trusted-proxy --max-connections --max-connections-per-address --shutdown-grace --metrics --metrics-addr --log-format --audit --audit-values --otlp-endpoint --help --version check list call search test init install bundle import tasks schema completions help"
+            opts="-c -v -h -V --config --toolsets --verbose --max-calls --queue --watch --discovery --state-key-file --heartbeat --task-store --data-dir --task-lease --max-tasks --max-task-bytes --max-tasks-per-caller --max-task-bytes-per-caller --http --path --sessions --max-sessions --session-idle --sse --allowed-host --allowed-origin --auth-token-env --auth-token-file --allow-unauthenticated --max-body --request-rate --request-burst --header-timeout --body-timeout --trusted-proxy --max-connections --max-connections-per-address --shutdown-grace --metrics --metrics-addr --log-format --audit --audit-values --otlp-endpoint --help --version check list call search test init install skill bundle import tasks schema completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -507,7 +513,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__help)
-            opts="check list call search test init install bundle import tasks schema completions help"
+            opts="check list call search test init install skill bundle import tasks schema completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -675,6 +681,20 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__help__subcmd__search)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcp__subcmd__serve__subcmd__help__subcmd__skill)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1025,7 +1045,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__list)
-            opts="-c -v -h --json --protocol-version --config --toolsets --verbose --task-store --data-dir --task-lease --log-format --help"
+            opts="-c -v -h --json --protocol-version --apps --config --toolsets --verbose --task-store --data-dir --task-lease --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1120,6 +1140,56 @@ _mcp__serve() {
             fi
             case "${prev}" in
                 --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --toolsets)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --task-store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --task-lease)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcp__subcmd__serve__subcmd__skill)
+            opts="-c -v -h --name --output --force --config --toolsets --verbose --task-store --data-dir --task-lease --log-format --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

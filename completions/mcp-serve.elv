@@ -73,6 +73,7 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
             cand test 'Run the examples the manifest declares for its tools'
             cand init 'Write a commented starter manifest (and its JSON Schema) that passes `check`'
             cand install 'Add this server to a host''s configuration, with absolute paths'
+            cand skill 'Write a SKILL.md on using the manifest''s tools, to edit and serve with [[skills]]'
             cand bundle 'Write the manifest as its own server: an MCP Bundle (.mcpb) and its server.json'
             cand import 'Write a manifest from an API description'
             cand tasks 'Read and cancel the tasks in the store (--task-store, --data-dir)'
@@ -106,6 +107,7 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
             cand --task-lease 'A running task''s lease: its server renews it; a task whose server died reads as failed once it runs out'
             cand --log-format 'Log lines for people, or one JSON object per line for a collector'
             cand --json 'Print the `tools/list` result a client gets, as JSON'
+            cand --apps 'With --json: for a client that renders MCP Apps (tools'' `_meta.ui`, and the tools only a page may call)'
             cand -v 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
             cand --verbose 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
             cand -h 'Print help'
@@ -191,6 +193,22 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
             cand --verbose 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
+        }
+        &'mcp-serve;skill'= {
+            cand --name 'The skill''s name (and its folder''s) [default: the server''s name]'
+            cand --output 'The folder to write the skill''s folder in'
+            cand -c 'The manifest [default: ./tools.toml]'
+            cand --config 'The manifest [default: ./tools.toml]'
+            cand --toolsets 'Serve only the tools of these toolsets (comma-separated; `all`: every tool); `list`, `check`, `call` and reloads see the same choice [default: the manifest''s `[server] toolsets`, else every tool]'
+            cand --task-store 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir'
+            cand --data-dir 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]'
+            cand --task-lease 'A running task''s lease: its server renews it; a task whose server died reads as failed once it runs out'
+            cand --log-format 'Log lines for people, or one JSON object per line for a collector'
+            cand --force 'Replace an existing SKILL.md'
+            cand -v 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
+            cand --verbose 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
+            cand -h 'Print help'
+            cand --help 'Print help'
         }
         &'mcp-serve;bundle'= {
             cand -o 'The bundle to write; `server.json` is written beside it'
@@ -367,6 +385,7 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
             cand test 'Run the examples the manifest declares for its tools'
             cand init 'Write a commented starter manifest (and its JSON Schema) that passes `check`'
             cand install 'Add this server to a host''s configuration, with absolute paths'
+            cand skill 'Write a SKILL.md on using the manifest''s tools, to edit and serve with [[skills]]'
             cand bundle 'Write the manifest as its own server: an MCP Bundle (.mcpb) and its server.json'
             cand import 'Write a manifest from an API description'
             cand tasks 'Read and cancel the tasks in the store (--task-store, --data-dir)'
@@ -387,6 +406,8 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
         &'mcp-serve;help;init'= {
         }
         &'mcp-serve;help;install'= {
+        }
+        &'mcp-serve;help;skill'= {
         }
         &'mcp-serve;help;bundle'= {
         }

@@ -76,6 +76,7 @@ complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -f -a "search" -d 'Fin
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -f -a "test" -d 'Run the examples the manifest declares for its tools'
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -f -a "init" -d 'Write a commented starter manifest (and its JSON Schema) that passes `check`'
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -f -a "install" -d 'Add this server to a host\'s configuration, with absolute paths'
+complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -f -a "skill" -d 'Write a SKILL.md on using the manifest\'s tools, to edit and serve with [[skills]]'
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -f -a "bundle" -d 'Write the manifest as its own server: an MCP Bundle (.mcpb) and its server.json'
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -f -a "import" -d 'Write a manifest from an API description'
 complete -c mcp-serve -n "__fish_mcp_serve_needs_command" -f -a "tasks" -d 'Read and cancel the tasks in the store (--task-store, --data-dir)'
@@ -109,6 +110,7 @@ complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand list" -l task-lease 
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand list" -l log-format -d 'Log lines for people, or one JSON object per line for a collector' -r -f -a "text\t''
 json\t''"
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand list" -l json -d 'Print the `tools/list` result a client gets, as JSON'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand list" -l apps -d 'With --json: for a client that renders MCP Apps (tools\' `_meta.ui`, and the tools only a page may call)'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand list" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand list" -s h -l help -d 'Print help'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand call" -l json -d 'All arguments as one JSON object (`-` reads it from stdin)' -r
@@ -174,6 +176,18 @@ complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand install" -l dry-run 
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand install" -l force -d 'Replace an entry of the same name that another server wrote'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand install" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand install" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand skill" -l name -d 'The skill\'s name (and its folder\'s) [default: the server\'s name]' -r
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand skill" -l output -d 'The folder to write the skill\'s folder in' -r -F
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand skill" -s c -l config -d 'The manifest [default: ./tools.toml]' -r -F
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand skill" -l toolsets -d 'Serve only the tools of these toolsets (comma-separated; `all`: every tool); `list`, `check`, `call` and reloads see the same choice [default: the manifest\'s `[server] toolsets`, else every tool]' -r
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand skill" -l task-store -d 'Keep tasks in Redis, shared by every replica: `redis://HOST[:PORT][/DB]` (a password in the URL is never logged); default: an embedded `SQLite` file in --data-dir' -r
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand skill" -l data-dir -d 'Where the embedded task store lives [default: $XDG_STATE_HOME/mcp-serve, else ~/.local/state/mcp-serve]' -r -F
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand skill" -l task-lease -d 'A running task\'s lease: its server renews it; a task whose server died reads as failed once it runs out' -r
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand skill" -l log-format -d 'Log lines for people, or one JSON object per line for a collector' -r -f -a "text\t''
+json\t''"
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand skill" -l force -d 'Replace an existing SKILL.md'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand skill" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand skill" -s h -l help -d 'Print help'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand bundle" -s o -l output -d 'The bundle to write; `server.json` is written beside it' -r -F
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand bundle" -l author -d 'The bundle\'s author, as hosts show it' -r
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand bundle" -l registry-name -d 'The server\'s name in the MCP Registry, e.g. `io.github.ada/weather`' -r
@@ -288,19 +302,20 @@ complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand completions" -l log-
 json\t''"
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand completions" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand completions" -s h -l help -d 'Print help'
-complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call search test init install bundle import tasks schema completions help" -f -a "check" -d 'Validate the manifest and lint it for the hosts you target'
-complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call search test init install bundle import tasks schema completions help" -f -a "list" -d 'Show the tools, as a table or as the exact `tools/list` JSON'
-complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call search test init install bundle import tasks schema completions help" -f -a "call" -d 'Run one tool exactly as the server would, from the terminal'
-complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call search test init install bundle import tasks schema completions help" -f -a "search" -d 'Find the tools that do what you describe, best first'
-complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call search test init install bundle import tasks schema completions help" -f -a "test" -d 'Run the examples the manifest declares for its tools'
-complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call search test init install bundle import tasks schema completions help" -f -a "init" -d 'Write a commented starter manifest (and its JSON Schema) that passes `check`'
-complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call search test init install bundle import tasks schema completions help" -f -a "install" -d 'Add this server to a host\'s configuration, with absolute paths'
-complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call search test init install bundle import tasks schema completions help" -f -a "bundle" -d 'Write the manifest as its own server: an MCP Bundle (.mcpb) and its server.json'
-complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call search test init install bundle import tasks schema completions help" -f -a "import" -d 'Write a manifest from an API description'
-complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call search test init install bundle import tasks schema completions help" -f -a "tasks" -d 'Read and cancel the tasks in the store (--task-store, --data-dir)'
-complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call search test init install bundle import tasks schema completions help" -f -a "schema" -d 'Print the JSON Schema of the manifest format'
-complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call search test init install bundle import tasks schema completions help" -f -a "completions" -d 'Print shell completions'
-complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call search test init install bundle import tasks schema completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call search test init install skill bundle import tasks schema completions help" -f -a "check" -d 'Validate the manifest and lint it for the hosts you target'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call search test init install skill bundle import tasks schema completions help" -f -a "list" -d 'Show the tools, as a table or as the exact `tools/list` JSON'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call search test init install skill bundle import tasks schema completions help" -f -a "call" -d 'Run one tool exactly as the server would, from the terminal'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call search test init install skill bundle import tasks schema completions help" -f -a "search" -d 'Find the tools that do what you describe, best first'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call search test init install skill bundle import tasks schema completions help" -f -a "test" -d 'Run the examples the manifest declares for its tools'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call search test init install skill bundle import tasks schema completions help" -f -a "init" -d 'Write a commented starter manifest (and its JSON Schema) that passes `check`'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call search test init install skill bundle import tasks schema completions help" -f -a "install" -d 'Add this server to a host\'s configuration, with absolute paths'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call search test init install skill bundle import tasks schema completions help" -f -a "skill" -d 'Write a SKILL.md on using the manifest\'s tools, to edit and serve with [[skills]]'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call search test init install skill bundle import tasks schema completions help" -f -a "bundle" -d 'Write the manifest as its own server: an MCP Bundle (.mcpb) and its server.json'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call search test init install skill bundle import tasks schema completions help" -f -a "import" -d 'Write a manifest from an API description'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call search test init install skill bundle import tasks schema completions help" -f -a "tasks" -d 'Read and cancel the tasks in the store (--task-store, --data-dir)'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call search test init install skill bundle import tasks schema completions help" -f -a "schema" -d 'Print the JSON Schema of the manifest format'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call search test init install skill bundle import tasks schema completions help" -f -a "completions" -d 'Print shell completions'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and not __fish_seen_subcommand_from check list call search test init install skill bundle import tasks schema completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and __fish_seen_subcommand_from import" -f -a "openapi" -d 'One HTTP tool per operation of an `OpenAPI` 3.0 or 3.1 description (JSON or YAML)'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and __fish_seen_subcommand_from tasks" -f -a "list" -d 'Every task not yet forgotten, oldest first'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand help; and __fish_seen_subcommand_from tasks" -f -a "get" -d 'One task as `tasks/get` shows it, with its progress and logs'

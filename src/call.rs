@@ -243,9 +243,12 @@ async fn stages<G: Gatherer>(
         mut gatherer,
     } = call;
     // A misspelt name is answered with a tool this caller may call, never another.
-    let tool = Arc::clone(served.registry.find(&tool, |tool| {
-        caller.grants(&tool.name, &tool.scopes).is_ok()
-    })?);
+    // A tool only an MCP App's page may call is unknown to a client that renders none.
+    let tool = Arc::clone(served.registry.find_among(
+        &tool,
+        |tool| tool.shown_to(caller.apps),
+        |tool| caller.grants(&tool.name, &tool.scopes).is_ok(),
+    )?);
     let shape = Shape {
         revision,
         wrapped: tool.wrapped_as_object(),

@@ -42,6 +42,9 @@ pub struct Seen {
     pub subject: Option<Subject>,
     pub session: Option<String>,
     pub address: Option<IpAddr>,
+    /// The server keeps sessions (`--sessions`): what a 2025 client declares at
+    /// `initialize` holds for its later requests. Without them it holds for none.
+    pub lasting: bool,
 }
 
 impl Seen {
@@ -57,6 +60,7 @@ impl Seen {
             identity,
             address: self.address,
             back_channel: session.is_some(),
+            apps: false,
         }
     }
 }
@@ -70,6 +74,10 @@ pub struct Caller {
     /// The server can send it a request and hear the answer on this connection (stdio, or a
     /// 2025 session rmcp keeps), so questions can be asked there.
     pub back_channel: bool,
+    /// It renders MCP Apps (its capabilities declare `io.modelcontextprotocol/ui`), so
+    /// it sees tools' pages and may call a tool only a page may call ([`crate::app`]).
+    /// The person at a terminal sees every tool.
+    pub apps: bool,
 }
 
 /// A token that lacks a scope the tool needs.
@@ -87,6 +95,7 @@ impl Caller {
             identity: Identity::Only,
             address: None,
             back_channel: true,
+            apps: true,
         }
     }
 
@@ -151,6 +160,7 @@ mod tests {
             subject: None,
             session: Some("s1".into()),
             address: Some("192.0.2.1".parse().expect("address")),
+            lasting: true,
         };
         let session = seen.caller(false);
         assert_eq!(session.identity, Identity::Session("s1".into()));
@@ -169,6 +179,7 @@ mod tests {
             subject: Some(subject("ann", &["read"])),
             session: Some("s1".into()),
             address: None,
+            lasting: true,
         };
         let caller = seen.caller(false);
         assert_eq!(caller.rate_key(), "sub:ann");

@@ -280,6 +280,18 @@ pub enum Command {
         #[arg(long, conflicts_with = "dry_run")]
         force: bool,
     },
+    /// Write a SKILL.md on using the manifest's tools, to edit and serve with [[skills]]
+    Skill {
+        /// The skill's name (and its folder's) [default: the server's name]
+        #[arg(long)]
+        name: Option<String>,
+        /// The folder to write the skill's folder in
+        #[arg(long, default_value = "skills")]
+        output: PathBuf,
+        /// Replace an existing SKILL.md
+        #[arg(long)]
+        force: bool,
+    },
     /// Write the manifest as its own server: an MCP Bundle (.mcpb) and its server.json
     Bundle(BundleArgs),
     /// Write a manifest from an API description
@@ -417,6 +429,10 @@ pub struct ListArgs {
         requires = "json"
     )]
     pub protocol_version: String,
+    /// With --json: for a client that renders MCP Apps (tools' `_meta.ui`, and the tools
+    /// only a page may call)
+    #[arg(long, requires = "json")]
+    pub apps: bool,
 }
 
 /// `mcp-serve bundle`.

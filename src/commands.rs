@@ -17,6 +17,7 @@ pub mod install;
 pub mod list;
 pub mod search;
 pub mod size;
+pub mod skill;
 pub mod tasks;
 pub mod test;
 

@@ -40,11 +40,11 @@
 //! 8 front      commands cli reload
 //! 7 adapters   mcp openapi bundle
 //! 6 pipeline   call manifest
-//! 5 catalogue  registry tool toolset prompt discovery
+//! 5 catalogue  registry tool toolset prompt discovery skill
 //! 4 runners    backend audit tasks
 //! 3 output     results resource secret inputs sandbox egress
 //! 2 facts      caller metrics template ask
-//! 1 leaves     auth connections diagnostic events failure hex limit logging outcome rate revision schema suggest traces units userfile
+//! 1 leaves     app auth connections diagnostic events failure hex limit logging outcome rate revision schema suggest traces units userfile
 //! ```
 //!
 //! What a call carries through them is in the leaves and facts: who calls ([`caller`]: its
@@ -83,6 +83,15 @@
 //!   over stdio serialized once, one tool at a time; a list cut to a caller's scopes from
 //!   each tool's entry, made once). A revision says what the wire carries and which lifecycle it has
 //!   (`initialize` and a session, or stateless requests).
+//! - [`app`] is a tool's page (`[tools.app]`, the MCP Apps extension): a declared file
+//!   served as a `ui://` resource with its CSP, and who may call the tool (the model, the
+//!   page). `mcp::apps` reads whether a request's client renders pages; one that does not
+//!   sees no page, no `_meta.ui` and no tool only a page may call (the pipeline's find stage
+//!   knows it from the `Caller`).
+//! - [`skill`]s (`[[skills]]`, the Skills extension) are folders read once at load through
+//!   handles (no link followed, bounded, redacted, digested); `mcp::skills` answers
+//!   `skills/list`, `skills/get`, `resources/directory/read` and reads their files;
+//!   `commands::skill` drafts a `SKILL.md` for a manifest's tools.
 //! - [`discovery`] finds tools by what they do (BM25 over names and titles, and at half
 //!   weight the first paragraph of descriptions and argument names; `mcp-serve search`).
 //!   In discovery mode (`--discovery`, `[server] discovery`) `tools/list` is its own tools:
@@ -208,6 +217,7 @@
 //! command for people, and the server's start, fail with a [`failure::Failure`], rendered
 //! for the terminal in one place (labels coloured on a terminal).
 
+pub mod app;
 pub mod ask;
 pub mod audit;
 pub mod auth;
@@ -244,6 +254,7 @@ pub mod run;
 pub mod sandbox;
 pub mod schema;
 pub mod secret;
+pub mod skill;
 pub mod suggest;
 pub mod tasks;
 pub mod template;

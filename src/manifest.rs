@@ -6,6 +6,7 @@
 //! the meaning (names, schemas, templates, paths) and build the domain types. Every problem
 //! becomes a [`Diagnostic`]; all of them are reported together.
 
+mod app;
 mod arguments;
 mod argv;
 mod ask;
@@ -33,6 +34,7 @@ mod resource;
 mod sandbox;
 mod schemas;
 mod shared;
+mod skill;
 mod static_result;
 mod task;
 mod tool;

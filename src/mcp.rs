@@ -8,6 +8,7 @@
 //! Streamable HTTP transport (`http`) with its security layers.
 
 mod access;
+mod apps;
 mod convert;
 pub use convert::task_result;
 mod discovery;
@@ -20,6 +21,7 @@ mod notify;
 mod outgoing;
 mod prompts;
 mod resources;
+mod skills;
 mod state;
 mod stdio;
 mod subscriptions;

@@ -33,6 +33,8 @@ pub struct Registry {
     prompts: IndexMap<String, Arc<Prompt>>,
     resources: IndexMap<String, DeclaredResource>,
     templates: Vec<ResourceTemplate>,
+    /// `[[skills]]`, read at load ([`crate::skill`]).
+    skills: Vec<Arc<crate::skill::Skill>>,
     /// The named sets of tools (`[[toolsets]]`, a tool's `toolsets`); after
     /// [`Self::select`], only the chosen ones.
     toolsets: Vec<Toolset>,
@@ -105,6 +107,7 @@ impl Registry {
             prompts: IndexMap::new(),
             resources: IndexMap::new(),
             templates: Vec::new(),
+            skills: Vec::new(),
             toolsets: Vec::new(),
             default_toolsets: None,
             unserved: Vec::new(),
@@ -228,6 +231,24 @@ impl Registry {
     }
 
     #[must_use]
+    pub fn with_skills(mut self, skills: Vec<crate::skill::Skill>) -> Self {
+        self.skills = skills.into_iter().map(Arc::new).collect();
+        self
+    }
+
+    /// The skills, in manifest order.
+    pub fn skills(&self) -> &[Arc<crate::skill::Skill>] {
+        &self.skills
+    }
+
+    /// The skill whose `SKILL.md`, folder or file `uri` names.
+    pub fn skill(&self, uri: &str) -> Option<&Arc<crate::skill::Skill>> {
+        let name = uri.strip_prefix("skill://")?;
+        let name = name.split_once('/').map_or(name, |(name, _)| name);
+        self.skills.iter().find(|skill| skill.name == name)
+    }
+
+    #[must_use]
     pub fn with_toolsets(mut self, toolsets: Vec<Toolset>, default: Option<Vec<String>>) -> Self {
         self.toolsets = toolsets;
         self.default_toolsets = default;
@@ -291,8 +312,25 @@ impl Registry {
                 .map(|(name, tool)| (name.clone(), Arc::clone(tool)))
                 .collect(),
             prompts: self.prompts.clone(),
-            resources: self.resources.clone(),
+            // A page goes with the tools that show it.
+            resources: self
+                .resources
+                .iter()
+                .filter(|(uri, resource)| {
+                    resource.app.is_none()
+                        || self.tools.iter().any(|(name, tool)| {
+                            members.contains(name.as_str())
+                                && tool
+                                    .app
+                                    .as_ref()
+                                    .and_then(|app| app.page.as_ref())
+                                    .is_some_and(|page| page == *uri)
+                        })
+                })
+                .map(|(uri, resource)| (uri.clone(), resource.clone()))
+                .collect(),
             templates: self.templates.clone(),
+            skills: self.skills.clone(),
             toolsets: set.into_iter().cloned().collect(),
             default_toolsets: None,
             // So that the redactors, if ever made again, still hold every secret.
@@ -328,6 +366,7 @@ impl Registry {
                     .flat_map(|resource| &resource.scopes),
             )
             .chain(self.templates.iter().flat_map(|template| &template.scopes))
+            .chain(self.skills.iter().flat_map(|skill| &skill.scopes))
             .cloned()
             .collect();
         if let Some(auth) = self.auth.as_mut() {
@@ -358,6 +397,7 @@ impl Registry {
             .flatten()
             .map(|resource| &resource.scopes)
             .chain(template.map(|template| &template.scopes))
+            .chain(self.skill(uri).map(|skill| &skill.scopes))
         {
             for scope in needed {
                 if !scopes.contains(scope) {
@@ -377,6 +417,7 @@ impl Registry {
                 .templates
                 .iter()
                 .any(|template| !template.scopes.is_empty())
+            || self.skills.iter().any(|skill| !skill.scopes.is_empty())
     }
 
     /// The declared resources, in manifest order.
@@ -452,6 +493,7 @@ impl Registry {
     pub fn serves_resources(&self) -> bool {
         !self.resources.is_empty()
             || !self.templates.is_empty()
+            || !self.skills.is_empty()
             || self.tools.values().any(|tool| {
                 tool.output_spec.keep_full_output
                     || tool
@@ -472,17 +514,31 @@ impl Registry {
         name: &str,
         visible: impl Fn(&Tool) -> bool,
     ) -> Result<&Arc<Tool>, UnknownTool> {
-        self.tools.get(name).ok_or_else(|| UnknownTool {
-            name: name.to_owned(),
-            suggestion: suggest(
-                name,
-                self.tools
-                    .values()
-                    .filter(|tool| visible(tool))
-                    .map(|tool| tool.name.as_str()),
-            )
-            .map(str::to_owned),
-        })
+        self.find_among(name, |_| true, visible)
+    }
+
+    /// Like [`Self::find`], among the tools `exists` lets a caller know of (a client that
+    /// renders no MCP Apps knows no tool only a page may call).
+    pub fn find_among(
+        &self,
+        name: &str,
+        exists: impl Fn(&Tool) -> bool,
+        visible: impl Fn(&Tool) -> bool,
+    ) -> Result<&Arc<Tool>, UnknownTool> {
+        self.tools
+            .get(name)
+            .filter(|tool| exists(tool))
+            .ok_or_else(|| UnknownTool {
+                name: name.to_owned(),
+                suggestion: suggest(
+                    name,
+                    self.tools
+                        .values()
+                        .filter(|tool| exists(tool) && visible(tool))
+                        .map(|tool| tool.name.as_str()),
+                )
+                .map(str::to_owned),
+            })
     }
 
     /// The tool called `name`, if any (no suggestion is worked out).
@@ -526,9 +582,11 @@ impl Registry {
 
     /// The `tools/list` entries a client of `revision` sees, in manifest order. Made on demand:
     /// the server keeps its own copy, in rmcp's types.
-    pub fn listing(&self, revision: Revision) -> Vec<Map<String, Value>> {
+    /// `apps`: for a client that renders MCP Apps (which sees their `_meta.ui` and the
+    /// tools only a page may call).
+    pub fn listing(&self, revision: Revision, apps: bool) -> Vec<Map<String, Value>> {
         self.tools()
-            .map(|tool| tool.definition_for(revision))
+            .filter_map(|tool| tool.definition_to(revision, apps))
             .collect()
     }
 }

@@ -1,4 +1,4 @@
-//! Hot reload (`--watch`): when the manifest changes, load it again; if it is valid, swap it
+//! Hot reload (`--watch`): when the manifest (or a skill's folder) changes, load it again; if it is valid, swap it
 //! in whole (calls already running finish on the old definitions), log what changed, and
 //! tell clients; if not, keep serving the old one and log why.
 
@@ -19,17 +19,27 @@ const POLL: Duration = Duration::from_millis(300);
 /// Watches `path` forever, reloading `handler` on every change with the same choice of
 /// toolsets.
 pub async fn watch(path: PathBuf, toolsets: Selection, handler: Handler) {
-    let mut seen = fingerprint(&path);
+    // The manifest, and what its skills' folders hold (read whole at load).
+    let state = |handler: &Handler| {
+        let folders: Vec<PathBuf> = handler
+            .registry()
+            .skills()
+            .iter()
+            .map(|skill| skill.folder.clone())
+            .collect();
+        (fingerprint(&path), crate::skill::fingerprint(&folders))
+    };
+    let mut seen = state(&handler);
     loop {
         tokio::time::sleep(POLL).await;
         handler.notify_resource_changes().await;
-        let now = fingerprint(&path);
+        let now = state(&handler);
         if now == seen {
             continue;
         }
         // Editors write in steps; let the file settle.
         tokio::time::sleep(Duration::from_millis(100)).await;
-        seen = fingerprint(&path);
+        seen = state(&handler);
         let loaded = {
             let path = path.clone();
             let toolsets = toolsets.clone();

@@ -39,6 +39,9 @@ pub struct DeclaredResource {
     pub source: Source,
     /// The OAuth scopes a caller needs to see and read it.
     pub scopes: Vec<String>,
+    /// A tool's page (`[tools.app]`, [`crate::app`]): its `_meta.ui`, sent with what a read
+    /// returns. Only a client that declares the extension sees and reads a page.
+    pub app: Option<Map<String, Value>>,
 }
 
 /// What a read returns.

@@ -532,7 +532,10 @@ fn command_run(command: &Command, cli: &Cli) -> Result<ExitCode, Failure> {
         return Ok(commands::check::command(loaded, args));
     }
     let choice = toolsets(&cli.serve);
-    let loaded = if matches!(command, Command::List(_) | Command::Search(_)) {
+    let loaded = if matches!(
+        command,
+        Command::List(_) | Command::Search(_) | Command::Skill { .. }
+    ) {
         manifest::load_without_secrets(&path)
             .and_then(|(registry, _)| Ok(registry.select(&choice)?))
     } else {
@@ -545,11 +548,21 @@ fn command_run(command: &Command, cli: &Cli) -> Result<ExitCode, Failure> {
             commands::print(&commands::search::render(&registry, args));
             Ok(ExitCode::SUCCESS)
         }
+        Command::Skill {
+            name,
+            output,
+            force,
+        } => {
+            let written = commands::skill::write(&registry, name.as_deref(), output, *force)?;
+            commands::print(&written);
+            Ok(ExitCode::SUCCESS)
+        }
         Command::List(args) => {
             commands::print(&commands::list::render(
                 &registry,
                 args.json,
                 &args.protocol_version,
+                args.apps,
             ));
             Ok(ExitCode::SUCCESS)
         }

@@ -45,6 +45,8 @@ pub struct Tool {
     /// The manifest's `[schemas]`, when its schemas use them: `definition` then holds them
     /// as written, made whole (and inlined) only when a client is sent them.
     pub shared: Option<SharedSchemas>,
+    /// Its page and who may call it (`[tools.app]`, the MCP Apps extension).
+    pub app: Option<crate::app::ToolApp>,
 }
 
 /// The `[schemas]` a tool's schemas use, and how they are advertised.
@@ -99,6 +101,12 @@ pub struct OutputSchema {
 }
 
 impl Tool {
+    /// Whether a client sees it: one that renders no MCP Apps never sees a tool only a
+    /// page may call (it is unknown to it, as a tool outside its toolsets is).
+    pub fn shown_to(&self, apps: bool) -> bool {
+        apps || !self.app.as_ref().is_some_and(crate::app::ToolApp::app_only)
+    }
+
     /// `schema` (its input or output schema as written) with the `[schemas]` entries it uses.
     pub fn whole_schema<'a>(&self, schema: &'a Value) -> std::borrow::Cow<'a, Value> {
         match self
@@ -183,6 +191,23 @@ impl Tool {
     }
 
     /// The definition as a client of `revision` must see it.
+    /// The tool's `tools/list` entry for a client of `revision` that renders MCP Apps or
+    /// not (`apps`); `None` when that client does not see the tool.
+    pub fn definition_to(&self, revision: Revision, apps: bool) -> Option<Map<String, Value>> {
+        if !self.shown_to(apps) {
+            return None;
+        }
+        let mut definition = self.definition_for(revision);
+        if !apps
+            && self.app.is_some()
+            && let Some(Value::Object(meta)) = definition.get_mut("_meta")
+            && crate::app::strip(meta)
+        {
+            definition.shift_remove("_meta");
+        }
+        Some(definition)
+    }
+
     pub fn definition_for(&self, revision: Revision) -> Map<String, Value> {
         let older = matches!(revision, Revision::V2024_11 | Revision::V2025_03);
         let mut definition = self.made_whole(!older).into_owned();

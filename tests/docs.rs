@@ -119,6 +119,9 @@ const TABLES: &[(&str, &str, &str)] = &[
     ("MessageWire", "manifest.md", "## `[[prompts]]`"),
     ("ResourceWire", "manifest.md", "## `[[resources]]`"),
     ("ResourceTemplateWire", "manifest.md", "## `[[resources]]`"),
+    ("AppWire", "manifest.md", "## `[tools.app]`"),
+    ("CspWire", "manifest.md", "## `[tools.app]`"),
+    ("SkillWire", "manifest.md", "## `[[skills]]`"),
     ("ExampleWire", "cli.md", "## Commands for people"),
     ("UpstreamWire", "cli.md", "## Commands for people"),
 ];

@@ -16,6 +16,7 @@ mod schema_samples;
 mod source_scan;
 mod upstream;
 
+mod apps;
 mod ask;
 mod audit;
 mod auth_clients;
@@ -75,6 +76,7 @@ mod sandbox_shims;
 #[cfg(feature = "redis")]
 mod scale_out;
 mod shared_schemas;
+mod skills;
 mod tasks;
 mod tools;
 mod toolset_endpoints;

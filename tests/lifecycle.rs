@@ -40,7 +40,12 @@ fn initialize_describes_the_server_from_the_manifest() {
         response["result"],
         json!({
             "protocolVersion": "2025-11-25",
-            "capabilities": {"completions": {}, "logging": {}, "prompts": {}, "resources": {}, "tools": {}},
+            // The skills extension to every client; MCP Apps only to one that declares it
+            // (this one does not: `apps::`).
+            "capabilities": {
+                "completions": {}, "logging": {}, "prompts": {}, "resources": {}, "tools": {},
+                "extensions": {"io.modelcontextprotocol/skills": {"directoryRead": true}}
+            },
             "serverInfo": {
                 "name": "catalog",
                 "title": "Product catalog",

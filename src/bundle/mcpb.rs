@@ -180,6 +180,6 @@ fn served(registry: &Registry) -> Vec<Map<String, Value>> {
     if registry.server.discovery {
         crate::discovery::definitions(registry).into()
     } else {
-        registry.listing(Revision::V2025_06)
+        registry.listing(Revision::V2025_06, false)
     }
 }

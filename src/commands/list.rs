@@ -12,7 +12,7 @@ use crate::revision::Revision;
 const MAX_COLUMN: usize = 48;
 
 /// The text to print.
-pub fn render(registry: &Registry, json: bool, protocol_version: &str) -> String {
+pub fn render(registry: &Registry, json: bool, protocol_version: &str, apps: bool) -> String {
     if json {
         let revision = Revision::of_version(protocol_version);
         // In discovery mode a client lists discovery's own tools, whatever the manifest
@@ -27,7 +27,7 @@ pub fn render(registry: &Registry, json: bool, protocol_version: &str) -> String
                 })
                 .collect()
         } else {
-            registry.listing(revision)
+            registry.listing(revision, apps)
         };
         let tools: Vec<Value> = listing.into_iter().map(Value::Object).collect();
         return format!(

@@ -32,19 +32,23 @@ pub struct ListSize {
 /// whole list and of every toolset's are sums of these.
 #[derive(Debug)]
 pub struct Sizes {
-    entries: Vec<usize>,
+    /// Each tool's entry's bytes; `None` for a tool such a client does not see.
+    entries: Vec<Option<usize>>,
     position: std::collections::HashMap<String, usize>,
 }
 
 impl Sizes {
     pub fn new(registry: &Registry, revision: Revision) -> Self {
-        // One entry at a time: a manifest of thousands of tools is never held whole.
+        // One entry at a time: a manifest of thousands of tools is never held whole. As a
+        // client that renders no MCP Apps lists them (most do not), which does not see a
+        // tool only a page may call.
         let entries = registry
             .tools()
             .map(|tool| {
-                let mut counted = Counted(0);
-                serde_json::to_writer(&mut counted, &tool.definition_for(revision))
-                    .map_or(0, |()| counted.0)
+                tool.definition_to(revision, false).map(|definition| {
+                    let mut counted = Counted(0);
+                    serde_json::to_writer(&mut counted, &definition).map_or(0, |()| counted.0)
+                })
             })
             .collect();
         let position = registry
@@ -57,7 +61,7 @@ impl Sizes {
 
     /// The answer a client of that revision gets.
     pub fn whole(&self) -> ListSize {
-        ListSize::of(self.entries.iter().copied())
+        ListSize::of(self.entries.iter().flatten().copied())
     }
 
     /// What the list would be with `set`'s tools only.
@@ -66,7 +70,7 @@ impl Sizes {
             set.tools
                 .iter()
                 .filter_map(|tool| self.position.get(tool))
-                .map(|index| self.entries[*index]),
+                .filter_map(|index| self.entries[*index]),
         )
     }
 }
@@ -215,7 +219,7 @@ content = [{ type = "text", text = "b" }]
         )
         .expect("loads");
         for (revision, _) in MEASURED {
-            let listing = registry.listing(revision);
+            let listing = registry.listing(revision, false);
             let whole =
                 serde_json::to_vec(&serde_json::json!({ "tools": listing })).expect("serializes");
             let sizes = Sizes::new(&registry, revision);

@@ -13,12 +13,12 @@ use super::resource::{build_resources, build_templates};
 use super::tool::build_tools;
 use super::toolset::build_toolsets;
 use super::wire::{
-    PromptWire, ResourceTemplateWire, ResourceWire, ServerWire, ToolWire, ToolsetWire,
+    PromptWire, ResourceTemplateWire, ResourceWire, ServerWire, SkillWire, ToolWire, ToolsetWire,
 };
 use crate::registry::Registry;
 use crate::suggest::suggest;
 
-const TOP_LEVEL_KEYS: [&str; 7] = [
+const TOP_LEVEL_KEYS: [&str; 8] = [
     "server",
     "tools",
     "prompts",
@@ -26,6 +26,7 @@ const TOP_LEVEL_KEYS: [&str; 7] = [
     "resource-templates",
     "toolsets",
     "schemas",
+    "skills",
 ];
 
 /// Parses the document and builds the registry; `None` when nothing usable came out.
@@ -53,6 +54,7 @@ pub(super) fn load(source: &str, checker: &mut Checker) -> Option<Registry> {
     let mut resources: Vec<ResourceWire> = Vec::new();
     let mut templates: Vec<ResourceTemplateWire> = Vec::new();
     let mut toolsets: Vec<ToolsetWire> = Vec::new();
+    let mut skills: Vec<SkillWire> = Vec::new();
     for (key, value) in shared_schemas(root, checker) {
         let key_span = key.span();
         match key.get_ref().as_ref() {
@@ -87,6 +89,7 @@ pub(super) fn load(source: &str, checker: &mut Checker) -> Option<Registry> {
                 templates = entries(value, "resource template", "resource-templates", checker);
             }
             "toolsets" => toolsets = entries(value, "toolset", "toolsets", checker),
+            "skills" => skills = entries(value, "skill", "skills", checker),
             other => {
                 let suggestion = suggest(other, TOP_LEVEL_KEYS);
                 let diagnostic =
@@ -94,24 +97,23 @@ pub(super) fn load(source: &str, checker: &mut Checker) -> Option<Registry> {
                 diagnostic.suggest(suggestion);
                 if suggestion.is_none() {
                     diagnostic.hint(
-                        "the manifest has a `[server]` table, `[[tools]]`, `[[toolsets]]`, `[[prompts]]`, `[[resources]]` and `[[resource-templates]]` tables, and a `[schemas]` table",
+                        "the manifest has a `[server]` table, `[[tools]]`, `[[toolsets]]`, `[[prompts]]`, `[[resources]]`, `[[resource-templates]]` and `[[skills]]` tables, and a `[schemas]` table",
                     );
                 }
             }
         }
     }
-    if !tools_seen && prompts.is_empty() && resources.is_empty() && templates.is_empty() {
-        checker
-            .error(
-                "the manifest declares no tools",
-                root_span.start..root_span.start,
-            )
-            .hint("add a `[[tools]]` table; `mcp-serve init` writes a starter manifest");
+    let declares_nothing =
+        prompts.is_empty() && resources.is_empty() && templates.is_empty() && skills.is_empty();
+    if !tools_seen && declares_nothing {
+        no_tools(root_span.start, checker);
     }
     // Prompts and resources may name scopes too, which need `[server.auth]`.
     checker.oauth = server.auth.is_some();
     let prompts = build_prompts(&prompts, checker);
-    let resources = build_resources(&resources, checker);
+    let mut resources = build_resources(&resources, checker);
+    let pages = super::app::build_pages(&tools, &resources, checker);
+    resources.extend(pages);
     let templates = build_templates(&templates, source, checker);
     let toolsets = build_toolsets(&toolsets, &tools, tools_complete, checker);
     let default_toolsets = server
@@ -120,12 +122,21 @@ pub(super) fn load(source: &str, checker: &mut Checker) -> Option<Registry> {
         .map(|names| default_toolsets(&names, &toolsets, tools_complete, checker));
     checker.unchosen = unchosen(checker, &toolsets, default_toolsets.as_deref(), &tools);
     build_tools(server, tools, checker).map(|registry| {
+        // After the tools: each file is redacted of every secret the manifest references.
+        let skills = super::skill::build_skills(&skills, registry.redactor(), checker);
         registry
+            .with_skills(skills)
             .with_toolsets(toolsets, default_toolsets)
             .with_prompts(prompts)
             .with_resources(resources, templates)
             .with_all_scopes_supported()
     })
+}
+
+fn no_tools(at: usize, checker: &mut Checker) {
+    checker
+        .error("the manifest declares no tools", at..at)
+        .hint("add a `[[tools]]` table; `mcp-serve init` writes a starter manifest");
 }
 
 /// Reads `[schemas]` first, wherever it is written (every tool's schema may use it), and

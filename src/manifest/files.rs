@@ -34,6 +34,8 @@ pub enum Use {
     Template,
     /// A `${file:…}` secret.
     SecretFile,
+    /// A skill's folder (`[[skills]]`).
+    Skill,
 }
 
 impl Use {
@@ -50,6 +52,7 @@ impl Use {
             Self::Resource => "resource file",
             Self::Template => "resource template folder",
             Self::SecretFile => "secret file",
+            Self::Skill => "skill folder",
         }
     }
 }

@@ -127,12 +127,13 @@ fn build_resource(
         mime_type,
         source,
         scopes,
+        app: None,
     })
 }
 
 /// A declared `file`: opened now with no symbolic link on its path (as it will be at each
 /// read), a regular file, its type guessed from its first bytes unless `mime_type` is given.
-fn declared_file(
+pub(super) fn declared_file(
     file: &toml::Spanned<String>,
     mime_type: Option<&String>,
     checker: &mut Checker,
@@ -555,7 +556,7 @@ fn secret_files(source: &str, base_dir: &Path) -> Vec<(String, PathBuf)> {
 
 /// `path` with `.` components and repeated `/` collapsed (`..` kept: it names a real
 /// parent, and the kernel resolves it).
-fn lexical(path: &Path) -> PathBuf {
+pub(super) fn lexical(path: &Path) -> PathBuf {
     path.components()
         .filter(|part| !matches!(part, Component::CurDir))
         .collect()

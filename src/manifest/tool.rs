@@ -253,6 +253,7 @@ fn build_tool(
         rate,
         uses_identity: checker.identity_used,
         shared,
+        app: super::app::tool_app(wire),
     })
 }
 
@@ -326,15 +327,23 @@ fn definition(
     if let Some(icons) = &wire.icons {
         definition.insert("icons".into(), icons_json(icons, checker));
     }
-    if let Some(meta) = &wire.meta {
-        match table_to_json(meta.get_ref()) {
-            Some(meta) => {
-                definition.insert("_meta".into(), Value::Object(meta));
-            }
+    let mut meta = Map::new();
+    if let Some(written) = &wire.meta {
+        match table_to_json(written.get_ref()) {
+            Some(written) => meta = written,
             None => {
-                checker.error("`_meta` holds a value JSON cannot represent", meta.span());
+                checker.error(
+                    "`_meta` holds a value JSON cannot represent",
+                    written.span(),
+                );
             }
         }
+    }
+    if let Some(app) = super::app::tool_app(wire) {
+        meta.extend(super::app::tool_meta(&app));
+    }
+    if wire.meta.is_some() || !meta.is_empty() {
+        definition.insert("_meta".into(), Value::Object(meta));
     }
     definition
 }

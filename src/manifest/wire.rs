@@ -256,6 +256,56 @@ pub(super) struct ToolWire {
     /// OAuth scopes a caller needs to see and call this tool (with `[server.auth]`).
     #[schemars(with = "Option<Vec<String>>")]
     pub(super) scopes: Option<Spanned<Vec<String>>>,
+    /// An MCP App (`io.modelcontextprotocol/ui`): the page a host renders for this tool's
+    /// results, and who may call the tool.
+    #[schemars(with = "Option<AppWire>")]
+    pub(super) app: Option<Spanned<AppWire>>,
+}
+
+/// A tool's `[tools.app]`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub(super) struct AppWire {
+    /// An HTML file relative to the manifest, read at each `resources/read` (no symbolic
+    /// link followed, at most 16 MiB, secrets redacted).
+    #[schemars(with = "Option<String>")]
+    pub(super) page: Option<Spanned<String>>,
+    /// The page's URI (`ui://…`; default `ui://` and the tool's name).
+    #[schemars(with = "Option<String>")]
+    pub(super) uri: Option<Spanned<String>>,
+    /// Who may call the tool: `"model"`, `"app"` (its page), or both (the default).
+    #[schemars(with = "Option<Vec<String>>")]
+    pub(super) visibility: Option<Spanned<Vec<Spanned<String>>>>,
+    /// The page asks the host for a border and background (`true`) or none (`false`).
+    pub(super) prefers_border: Option<bool>,
+    /// What the page asks the host to allow: `camera`, `microphone`, `geolocation`,
+    /// `clipboard-write`.
+    #[schemars(with = "Option<Vec<String>>")]
+    pub(super) permissions: Option<Vec<Spanned<String>>>,
+    /// The origins the host's Content-Security-Policy lets the page reach.
+    pub(super) csp: Option<CspWire>,
+}
+
+/// `[tools.app.csp]`: origins such as `https://api.example.com` or `https://*.example.com`.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+#[expect(
+    clippy::struct_field_names,
+    reason = "the extension's own names (`connectDomains`, …), kebab-cased"
+)]
+pub(super) struct CspWire {
+    /// `fetch`, XHR and WebSocket (`connect-src`).
+    #[schemars(with = "Option<Vec<String>>")]
+    pub(super) connect_domains: Option<Vec<Spanned<String>>>,
+    /// Scripts, styles, images, fonts and media.
+    #[schemars(with = "Option<Vec<String>>")]
+    pub(super) resource_domains: Option<Vec<Spanned<String>>>,
+    /// Nested frames (`frame-src`).
+    #[schemars(with = "Option<Vec<String>>")]
+    pub(super) frame_domains: Option<Vec<Spanned<String>>>,
+    /// `<base href>` (`base-uri`).
+    #[schemars(with = "Option<Vec<String>>")]
+    pub(super) base_uri_domains: Option<Vec<Spanned<String>>>,
 }
 
 /// A table, or an array of such tables (`[x]` or `[[x]]`). Deserialized straight from the
@@ -698,6 +748,21 @@ pub(super) struct ManifestWire {
     /// Schemas tools share: each tool's schema uses one as `"$ref": "#/$defs/NAME"`, as if
     /// it were in its own `$defs`. Each is a table or a string of JSON.
     pub(super) schemas: Option<IndexMap<String, serde_json::Value>>,
+    /// Skills (`io.modelcontextprotocol/skills`): folders of know-how served with their
+    /// files' digests.
+    pub(super) skills: Option<Vec<SkillWire>>,
+}
+
+/// One `[[skills]]` entry.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub(super) struct SkillWire {
+    /// A folder relative to the manifest holding a `SKILL.md`; its name is the skill's.
+    #[schemars(with = "String")]
+    pub(super) path: Spanned<String>,
+    /// OAuth scopes a caller needs to see and read it (with `[server.auth]`).
+    #[schemars(with = "Option<Vec<String>>")]
+    pub(super) scopes: Option<Spanned<Vec<String>>>,
 }
 
 /// One `[[toolsets]]` entry: a named set of tools that `--toolsets` can choose.

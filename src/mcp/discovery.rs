@@ -54,6 +54,7 @@ impl Handler {
         &self,
         snapshot: &Snapshot,
         revision: Revision,
+        apps: bool,
         grants: impl Fn(&crate::tool::Tool) -> bool,
     ) -> Vec<Tool> {
         let mut listed: Vec<Tool> = snapshot
@@ -71,7 +72,7 @@ impl Handler {
                 continue;
             };
             match super::state::listed(tool, revision) {
-                Ok(tool) => listed.push(tool),
+                Ok(entry) => listed.extend(super::apps::for_client(tool, entry, apps)),
                 Err(error) => {
                     tracing::error!(tool = %name, %error, "an added tool cannot be listed");
                 }
@@ -92,10 +93,9 @@ impl Handler {
     ) -> Option<ToolResult> {
         // Only what this caller may call (the registry is already cut to the served sets).
         let visible = |name: &str| {
-            snapshot
-                .registry
-                .tool(name)
-                .is_some_and(|tool| caller.grants(name, &tool.scopes).is_ok())
+            snapshot.registry.tool(name).is_some_and(|tool| {
+                tool.shown_to(caller.apps) && caller.grants(name, &tool.scopes).is_ok()
+            })
         };
         match Meta::of(&request.name, request.arguments.as_ref()) {
             Ok(None) => None,

@@ -10,9 +10,11 @@ use rmcp::handler::server::ServerHandler;
 use rmcp::model::SubscriptionFilter;
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, ClientCapabilities, CustomRequest,
-    CustomResult, ErrorCode, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ServerConfig,
-    SetLevelRequestParams, Tool,
+    CustomResult, DiscoverResult, ErrorCode, GetSkillRequestParams, GetSkillResult,
+    InitializeRequestParams, InitializeResult, ListResourcesResult, ListSkillsResult,
+    ListToolsResult, PaginatedRequestParams, ReadResourceDirectoryRequestParams,
+    ReadResourceDirectoryResult, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, ServerConfig, SetLevelRequestParams, Tool,
 };
 use rmcp::model::{CancelTaskParams, GetTaskParams, GetTaskResult, UpdateTaskParams};
 use rmcp::model::{
@@ -34,13 +36,15 @@ use crate::revision::Revision;
 /// (`crate::caller::Seen`), resolved for the request's lifecycle (a 2026 request has no
 /// session). An HTTP request the gate did not see is nobody, with no back channel.
 fn caller(context: &RequestContext<RoleServer>) -> Caller {
-    let Some(parts) = context.extensions.get::<axum::http::request::Parts>() else {
-        return Caller::only();
+    let mut caller = match context.extensions.get::<axum::http::request::Parts>() {
+        None => Caller::only(),
+        Some(parts) => parts.extensions.get::<Seen>().map_or_else(
+            || Seen::default().caller(true),
+            |seen| seen.caller(revision(context).is_stateless()),
+        ),
     };
-    parts.extensions.get::<Seen>().map_or_else(
-        || Seen::default().caller(true),
-        |seen| seen.caller(revision(context).is_stateless()),
-    )
+    caller.apps = super::apps::declared(context);
+    caller
 }
 
 /// The revision of the request in hand: its own `_meta` version, else the negotiated one.
@@ -80,6 +84,46 @@ impl ServerHandler for Handler {
         info
     }
 
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        context.peer.set_peer_info(request.clone());
+        let mut result = self.negotiate_initialize(&request)?;
+        // Over HTTP without sessions no later request carries what this one declares:
+        // offering MCP Apps here would promise pages the next `tools/list` would not show.
+        let remembered = context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .is_none_or(|parts| {
+                parts
+                    .extensions
+                    .get::<Seen>()
+                    .is_some_and(|seen| seen.lasting)
+            });
+        let declared = if remembered {
+            request.capabilities.clone()
+        } else {
+            ClientCapabilities::default()
+        };
+        super::apps::offer(&mut result.capabilities, &declared);
+        Ok(result)
+    }
+
+    async fn discover(
+        &self,
+        context: RequestContext<RoleServer>,
+    ) -> Result<DiscoverResult, ErrorData> {
+        let mut info = self.get_info();
+        let declared = context.client_capabilities().unwrap_or_default();
+        super::apps::offer(&mut info.capabilities, &declared);
+        Ok(DiscoverResult::from_server_info(
+            self.supported_protocol_versions().into_owned(),
+            info,
+        ))
+    }
+
     async fn list_tools(
         &self,
         request: Option<PaginatedRequestParams>,
@@ -94,11 +138,12 @@ impl ServerHandler for Handler {
         let revision = revision(&context);
         // With scoped tools, a caller sees only the tools its token may call, so the list
         // varies by caller: cacheable by that caller only.
-        let principal = match caller(&context).identity {
+        let caller = caller(&context);
+        let principal = match caller.identity {
             Identity::Subject(subject) if self.snapshot().scoped_tools => Some(subject),
             _ => None,
         };
-        let result = self.listing(revision, principal.as_ref());
+        let result = self.listing(revision, principal.as_ref(), caller.apps);
         Ok(result)
     }
 
@@ -192,7 +237,42 @@ impl ServerHandler for Handler {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        resources::list(&self.registry(), &caller(&context).identity)
+        resources::list(&self.registry(), &caller(&context))
+    }
+
+    async fn list_skills(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, ErrorData> {
+        let cursor = request.and_then(|request| request.cursor);
+        super::skills::list(
+            &self.registry(),
+            &caller(&context),
+            cursor.as_deref(),
+            self.state.watching,
+        )
+    }
+
+    async fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetSkillResult, ErrorData> {
+        super::skills::get(
+            &self.registry(),
+            &caller(&context),
+            &request.uri,
+            self.state.watching,
+        )
+    }
+
+    async fn read_resource_directory(
+        &self,
+        request: ReadResourceDirectoryRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceDirectoryResult, ErrorData> {
+        super::skills::directory(&self.registry(), &caller(&context), &request.uri)
     }
 
     async fn list_resource_templates(
@@ -220,7 +300,7 @@ impl ServerHandler for Handler {
         let caller = caller(&context);
         let revision = revision(&context);
         let contents = tokio::task::spawn_blocking(move || {
-            resources::read(&registry, &request.uri, &caller.identity, revision)
+            resources::read(&registry, &request.uri, &caller, revision)
         })
         .await
         .map_err(|error| ErrorData::internal_error(error.to_string(), None))??;
@@ -252,6 +332,17 @@ impl ServerHandler for Handler {
             return Err(ErrorData::invalid_request(
                 "a subscription needs a connection to notify: stdio, or HTTP with --sessions",
                 None,
+            ));
+        }
+        // A page is no resource to a client that renders no MCP Apps.
+        if !caller(&context).apps
+            && registry
+                .resource(&request.uri)
+                .is_some_and(|resource| resource.app.is_some())
+        {
+            return Err(ErrorData::resource_not_found(
+                format!("no resource `{}` to subscribe to", request.uri),
+                Some(serde_json::json!({ "uri": request.uri })),
             ));
         }
         self.state.subscriptions.subscribe(

@@ -83,19 +83,29 @@ impl Listed {
 impl Handler {
     /// The answer for `revision`: every tool, or only those `subject`'s token may call; in
     /// discovery mode, discovery's tools and this connection's additions.
-    pub(super) fn listing(&self, revision: Revision, subject: Option<&Subject>) -> ListToolsResult {
+    /// `apps`: the client renders MCP Apps ([`super::apps::for_client`]).
+    pub(super) fn listing(
+        &self,
+        revision: Revision,
+        subject: Option<&Subject>,
+        apps: bool,
+    ) -> ListToolsResult {
         let snapshot = self.snapshot();
+        let shown = |tool: &crate::tool::Tool| {
+            tool.shown_to(apps) && subject.is_none_or(|subject| subject.0.grants(&tool.scopes))
+        };
         let tools = if snapshot.discovery {
-            self.discovery_listing(&snapshot, revision, |tool| {
-                subject.is_none_or(|subject| subject.0.grants(&tool.scopes))
-            })
+            self.discovery_listing(&snapshot, revision, apps, shown)
         } else {
             snapshot
                 .registry
                 .tools()
                 .enumerate()
-                .filter(|(_, tool)| subject.is_none_or(|subject| subject.0.grants(&tool.scopes)))
-                .filter_map(|(index, _)| snapshot.listed.tool(&snapshot.registry, index, revision))
+                .filter(|(_, tool)| shown(tool))
+                .filter_map(|(index, tool)| {
+                    let listed = snapshot.listed.tool(&snapshot.registry, index, revision)?;
+                    super::apps::for_client(tool, listed, apps)
+                })
                 .collect()
         };
         self.finish_listing(ListToolsResult::with_all_items(tools), revision, subject)
@@ -134,8 +144,9 @@ impl Handler {
     /// would then report.
     pub(super) fn listing_bytes(&self, revision: Revision) -> Option<Arc<Vec<u8>>> {
         let snapshot = self.snapshot();
-        // A connection's own list (discovery mode) is not the snapshot's.
-        if snapshot.discovery {
+        // A connection's own list (discovery mode) is not the snapshot's; nor is a list
+        // whose tools have MCP Apps, which depends on what the client renders.
+        if snapshot.discovery || snapshot.registry.tools().any(|tool| tool.app.is_some()) {
             return None;
         }
         let cell = &snapshot.serialized.0[revision.index()];

@@ -9,7 +9,7 @@ use rmcp::model::{
 
 use super::{access, convert};
 use crate::auth::Principal;
-use crate::caller::Identity;
+use crate::caller::Caller;
 use crate::registry::Registry;
 use crate::resource::{Contents, DeclaredResource, ReadError};
 use crate::revision::Revision;
@@ -27,15 +27,17 @@ pub(super) fn served(registry: &Registry, method: &str) -> Result<(), ErrorData>
     }
 }
 
+/// Whether `caller` sees `resource`: its scopes, and a page only if it renders MCP Apps.
+fn shown(resource: &DeclaredResource, caller: &Caller) -> bool {
+    (resource.app.is_none() || caller.apps) && access::allowed(caller.principal(), &resource.scopes)
+}
+
 /// Declared resources first, in manifest order, then this caller's kept outputs.
-pub(super) fn list(
-    registry: &Registry,
-    caller: &Identity,
-) -> Result<ListResourcesResult, ErrorData> {
+pub(super) fn list(registry: &Registry, caller: &Caller) -> Result<ListResourcesResult, ErrorData> {
     served(registry, "resources/list")?;
     let mut resources = registry
         .resources()
-        .filter(|resource| access::allowed(caller.principal(), &resource.scopes))
+        .filter(|resource| shown(resource, caller))
         .map(|resource| {
             serde_json::from_value::<Resource>(serde_json::Value::Object(
                 resource.definition.clone(),
@@ -45,10 +47,11 @@ pub(super) fn list(
         .map_err(|error| {
             ErrorData::internal_error(format!("a resource did not convert: {error}"), None)
         })?;
+    resources.extend(super::skills::listed(registry, caller));
     resources.extend(
         registry
             .store()
-            .list(caller)
+            .list(&caller.identity)
             .iter()
             .filter_map(convert::resource),
     );
@@ -85,7 +88,7 @@ pub(super) fn templates(
 pub(super) fn read(
     registry: &Registry,
     uri: &str,
-    caller: &Identity,
+    caller: &Caller,
     revision: Revision,
 ) -> Result<ResourceContents, ErrorData> {
     served(registry, "resources/read")?;
@@ -94,7 +97,15 @@ pub(super) fn read(
         caller.principal(),
         &registry.resource_scopes(uri),
     )?;
-    let declared = registry.resource(uri).map(DeclaredResource::read);
+    // A page is no resource to a client that renders no MCP Apps.
+    let resource = registry
+        .resource(uri)
+        .filter(|resource| resource.app.is_none() || caller.apps);
+    let page = resource.and_then(|resource| resource.app.clone());
+    if let Some(contents) = super::skills::read(registry, uri) {
+        return Ok(contents);
+    }
+    let declared = resource.map(DeclaredResource::read);
     let templated = || {
         registry.templates().iter().find_map(|template| {
             template
@@ -109,7 +120,12 @@ pub(super) fn read(
                 uri: uri.to_owned(),
                 mime_type: Some(mime_type),
                 text: redactor.redact(&text),
-                meta: None,
+                // A page's `_meta.ui` (its CSP, permissions, border) goes with its contents.
+                meta: page.map(|ui| {
+                    let mut meta = rmcp::model::JsonObject::new();
+                    meta.insert("ui".into(), serde_json::Value::Object(ui));
+                    rmcp::model::MetaObject(meta)
+                }),
             },
             Contents::Blob { mime_type, bytes } => {
                 convert::blob(uri.to_owned(), mime_type, &redactor.redact_bytes(bytes))
@@ -119,7 +135,7 @@ pub(super) fn read(
         Some(Err(ReadError::Unreadable(message))) => {
             Err(ErrorData::internal_error(message, None))
         }
-        None => registry.store().read(uri, caller).map_or_else(
+        None => registry.store().read(uri, &caller.identity).map_or_else(
             || {
                 Err(not_found(
                     format!(

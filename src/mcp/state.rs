@@ -245,6 +245,21 @@ impl Snapshot {
                 .get_or_insert_with(Default::default)
                 .insert(rmcp::model::TASKS_EXTENSION_ID.into(), JsonObject::new());
         }
+        if !registry.skills().is_empty() {
+            let mut settings = JsonObject::new();
+            settings.insert("directoryRead".into(), Value::Bool(true));
+            capabilities
+                .extensions
+                .get_or_insert_with(Default::default)
+                .insert(crate::skill::EXTENSION_ID.into(), settings);
+        }
+        // Offered only to a client that declares it (`apps::offer`).
+        if registry.tools().any(|tool| tool.app.is_some()) {
+            capabilities
+                .extensions
+                .get_or_insert_with(Default::default)
+                .insert(crate::app::EXTENSION_ID.into(), JsonObject::new());
+        }
         let mut info = ServerConfig::new(capabilities).with_server_info(implementation);
         info.instructions.clone_from(&registry.server.instructions);
         let server_info = Value::Object(registry.server.implementation.clone());

@@ -135,6 +135,7 @@ async fn admit(
             .extensions()
             .get::<crate::mcp::ClientAddress>()
             .map(|address| address.0.ip()),
+        lasting: gate.sessions,
     };
     let subject = seen.subject.clone();
     request.extensions_mut().insert(seen);

@@ -1,0 +1,435 @@
+//! MCP Apps (`[tools.app]`, the `io.modelcontextprotocol/ui` extension) on the wire: a
+//! client that declares the extension gets a tool's `_meta.ui`, its page as a `ui://`
+//! resource with the CSP it declares, and the tools only a page may call (through the
+//! pipeline, with its policies); a client that does not sees what it saw before, over
+//! stdio and HTTP, in both protocol eras. The page is read as declared files are. What a
+//! manifest may say is checked at load. The page rendered in a real browser is
+//! `tests/apps_browser.rs`.
+
+use std::os::unix::fs::symlink;
+
+use serde_json::{Value, json};
+
+use crate::harness::{Server, Workspace, run};
+use crate::http_harness::{HttpServer, message, open_session_with};
+
+const PAGE: &str = "<!DOCTYPE html><html><body><p>card for tok-2718281828</p></body></html>\n";
+
+/// The declaration of a host that renders pages.
+fn renders_apps() -> Value {
+    json!({"extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}})
+}
+
+/// A tool with a page, a tool only a page may call (at most one call an hour), and a plain
+/// tool, the page naming a secret the manifest references.
+fn workspace() -> Workspace {
+    let workspace = Workspace::new(
+        r#"
+[[tools]]
+name = "card"
+title = "Card"
+description = "Shows a card"
+[tools.http]
+url = "http://127.0.0.1:9/"
+headers = { Authorization = "Bearer ${env:APPS_TEST_TOKEN}" }
+[tools.app]
+page = "page.html"
+uri = "ui://shop/card"
+prefers-border = true
+permissions = ["clipboard-write"]
+[tools.app.csp]
+connect-domains = ["https://api.example.com"]
+resource-domains = ["https://*.cdn.example.com"]
+
+[[tools]]
+name = "refresh"
+title = "Refresh"
+description = "Called by the card only"
+rate = "1/h"
+[tools.static]
+content = [{ type = "text", text = "refreshed" }]
+[tools.app]
+visibility = ["app"]
+
+[[tools]]
+name = "plain"
+title = "Plain"
+description = "No app"
+[tools.static]
+content = [{ type = "text", text = "plain" }]
+"#,
+    );
+    std::fs::write(workspace.path("page.html"), PAGE).expect("page");
+    workspace
+}
+
+fn serve(workspace: &Workspace) -> Server {
+    Server::start_with(
+        &workspace.manifest(),
+        &[],
+        &[("APPS_TEST_TOKEN", "tok-2718281828")],
+    )
+}
+
+fn names(listed: &Value) -> Vec<String> {
+    listed["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .map(|tool| tool["name"].as_str().expect("name").to_owned())
+        .collect()
+}
+
+/// What a client with these capabilities sees over stdio in 2025-11-25.
+fn seen_over_stdio(capabilities: &Value) -> (Value, Value, Value, Value, Value, Value) {
+    let workspace = workspace();
+    let mut server = serve(&workspace);
+    let mut params = crate::harness::initialize_params("2025-11-25");
+    params["capabilities"] = capabilities.clone();
+    let initialized = server.request("initialize", params);
+    server.notify("notifications/initialized", None);
+    let tools = server.request("tools/list", json!({}));
+    let resources = server.request("resources/list", json!({}));
+    let page = server.request("resources/read", json!({"uri": "ui://shop/card"}));
+    let first = server.request("tools/call", json!({"name": "refresh", "arguments": {}}));
+    let second = server.request("tools/call", json!({"name": "refresh", "arguments": {}}));
+    (
+        initialized["result"]["capabilities"].clone(),
+        tools["result"].clone(),
+        resources["result"]["resources"].clone(),
+        page,
+        first,
+        second,
+    )
+}
+
+#[test]
+fn a_client_that_renders_apps_gets_pages_and_app_tools_through_the_pipeline() {
+    let (capabilities, tools, resources, page, first, second) = seen_over_stdio(&renders_apps());
+    assert_eq!(
+        capabilities["extensions"]["io.modelcontextprotocol/ui"],
+        json!({})
+    );
+    assert_eq!(names(&tools), ["card", "refresh", "plain"]);
+    assert_eq!(
+        tools["tools"][0]["_meta"],
+        json!({"ui": {"resourceUri": "ui://shop/card", "visibility": ["model", "app"]}, "ui/resourceUri": "ui://shop/card"})
+    );
+    assert_eq!(
+        tools["tools"][1]["_meta"],
+        json!({"ui": {"visibility": ["app"]}})
+    );
+    assert!(tools["tools"][2].get("_meta").is_none(), "{tools}");
+    let ui = json!({
+        "csp": {"connectDomains": ["https://api.example.com"], "resourceDomains": ["https://*.cdn.example.com"]},
+        "permissions": {"clipboardWrite": {}},
+        "prefersBorder": true
+    });
+    assert_eq!(
+        resources,
+        json!([{"uri": "ui://shop/card", "name": "card", "title": "Card", "mimeType": "text/html;profile=mcp-app", "_meta": {"ui": ui}}])
+    );
+    let contents = &page["result"]["contents"];
+    assert_eq!(contents.as_array().map(Vec::len), Some(1), "{page}");
+    assert_eq!(contents[0]["mimeType"], "text/html;profile=mcp-app");
+    assert_eq!(contents[0]["_meta"]["ui"], ui);
+    // The page is redacted as every file served is.
+    assert_eq!(
+        contents[0]["text"],
+        PAGE.replace("tok-2718281828", "[redacted]")
+    );
+    // The page's tool runs through the pipeline: its rate holds on the second call.
+    assert_eq!(
+        crate::harness::text(&first["result"]),
+        "refreshed",
+        "{first}"
+    );
+    assert_eq!(second["result"]["isError"], true, "{second}");
+}
+
+#[test]
+fn a_client_that_renders_no_apps_sees_what_it_saw_before() {
+    for capabilities in [
+        json!({}),
+        // The extension without the page type it must name is not rendering pages.
+        json!({"extensions": {"io.modelcontextprotocol/ui": {}}}),
+    ] {
+        let (offered, tools, resources, page, first, _) = seen_over_stdio(&capabilities);
+        assert!(offered.get("extensions").is_none(), "{offered}");
+        assert_eq!(names(&tools), ["card", "plain"], "{capabilities}");
+        assert!(
+            tools["tools"]
+                .as_array()
+                .expect("tools")
+                .iter()
+                .all(|tool| tool.get("_meta").is_none()),
+            "{tools}"
+        );
+        assert_eq!(resources, json!([]));
+        assert!(page.get("error").is_some(), "{page}");
+        assert!(!page.to_string().contains("<html"), "{page}");
+        // The app-only tool is unknown, as a tool outside the served sets is.
+        assert_eq!(first["error"]["code"], -32602, "{first}");
+        assert!(
+            first["error"]["message"]
+                .as_str()
+                .is_some_and(|text| text.starts_with("unknown tool `refresh`")),
+            "{first}"
+        );
+    }
+}
+
+/// A 2026-07-28 request whose client declares `capabilities`.
+fn modern(
+    server: &HttpServer,
+    id: i64,
+    method: &str,
+    mut params: Value,
+    capabilities: &Value,
+) -> Value {
+    let mut meta = crate::harness::modern_meta();
+    meta["io.modelcontextprotocol/clientCapabilities"] = capabilities.clone();
+    params["_meta"] = meta;
+    let mut headers = vec![
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", method),
+    ];
+    let name = params["name"]
+        .as_str()
+        .or_else(|| params["uri"].as_str())
+        .map(str::to_owned);
+    if let Some(name) = &name {
+        headers.push(("Mcp-Name", name));
+    }
+    let response = server.post(
+        &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
+        &headers,
+    );
+    message(response, id)
+}
+
+#[test]
+fn over_http_each_request_is_answered_for_what_its_client_declares() {
+    let workspace = workspace();
+    let server = HttpServer::start_with_env(
+        &workspace.manifest(),
+        &["--sessions"],
+        &[("APPS_TEST_TOKEN", "tok-2718281828")],
+    );
+    // 2026-07-28: capabilities travel with each request.
+    for (capabilities, apps) in [(renders_apps(), true), (json!({}), false)] {
+        let discovered = modern(&server, 1, "server/discover", json!({}), &capabilities);
+        assert_eq!(
+            discovered["result"]["capabilities"]["extensions"]
+                .get("io.modelcontextprotocol/ui")
+                .is_some(),
+            apps,
+            "{discovered}"
+        );
+        let tools = modern(&server, 2, "tools/list", json!({}), &capabilities);
+        assert_eq!(
+            names(&tools["result"]).contains(&"refresh".to_owned()),
+            apps,
+            "{tools}"
+        );
+        let page = modern(
+            &server,
+            3,
+            "resources/read",
+            json!({"uri": "ui://shop/card"}),
+            &capabilities,
+        );
+        assert_eq!(page.get("error").is_none(), apps, "{page}");
+        let call = modern(
+            &server,
+            4,
+            "tools/call",
+            json!({"name": "refresh", "arguments": {}}),
+            &capabilities,
+        );
+        if apps {
+            assert_eq!(crate::harness::text(&call["result"]), "refreshed", "{call}");
+        } else {
+            assert_eq!(call["error"]["code"], -32602, "{call}");
+        }
+    }
+    // 2025-11-25: what the session's initialize declared.
+    for (capabilities, apps) in [(renders_apps(), true), (json!({}), false)] {
+        let session = open_session_with(&server, &capabilities);
+        let headers = [
+            ("Mcp-Session-Id", session.as_str()),
+            ("MCP-Protocol-Version", "2025-11-25"),
+        ];
+        let tools = message(
+            server.post(
+                &json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list"}),
+                &headers,
+            ),
+            5,
+        );
+        assert_eq!(
+            names(&tools["result"]).contains(&"refresh".to_owned()),
+            apps,
+            "{tools}"
+        );
+        let resources = message(
+            server.post(
+                &json!({"jsonrpc": "2.0", "id": 6, "method": "resources/list"}),
+                &headers,
+            ),
+            6,
+        );
+        assert_eq!(
+            resources.to_string().contains("ui://shop/card"),
+            apps,
+            "{resources}"
+        );
+    }
+}
+
+#[test]
+fn a_page_swapped_for_a_link_after_load_is_not_read_through_it() {
+    let workspace = workspace();
+    std::fs::write(
+        workspace.path("outside.html"),
+        "<p>outside the manifest's page</p>",
+    )
+    .expect("outside");
+    let mut server = serve(&workspace);
+    let mut params = crate::harness::initialize_params("2025-11-25");
+    params["capabilities"] = renders_apps();
+    server.request("initialize", params);
+    server.notify("notifications/initialized", None);
+    // The control: the page reads.
+    let read = server.request("resources/read", json!({"uri": "ui://shop/card"}));
+    assert!(
+        read["result"]["contents"][0]["text"]
+            .as_str()
+            .is_some_and(|text| text.contains("card for")),
+        "{read}"
+    );
+    std::fs::remove_file(workspace.path("page.html")).expect("rm");
+    symlink(workspace.path("outside.html"), workspace.path("page.html")).expect("link");
+    let read = server.request("resources/read", json!({"uri": "ui://shop/card"}));
+    assert!(read.get("error").is_some(), "{read}");
+    assert!(!read.to_string().contains("outside the manifest"), "{read}");
+}
+
+#[test]
+fn check_refuses_what_a_host_would_refuse_or_a_policy_could_be_bent_by() {
+    let base = workspace();
+    let (code, stdout, stderr) = run(
+        &["check", "--config", base.manifest().to_str().expect("path")],
+        base.dir.path(),
+    );
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let manifest = std::fs::read_to_string(base.manifest()).expect("manifest");
+    for (from, to, said) in [
+        (
+            r#"connect-domains = ["https://api.example.com"]"#,
+            r#"connect-domains = ["https://api.example.com; script-src *"]"#,
+            "is not an origin",
+        ),
+        (
+            r#"connect-domains = ["https://api.example.com"]"#,
+            r#"connect-domains = ["'unsafe-eval'"]"#,
+            "is not an origin",
+        ),
+        (
+            r#"resource-domains = ["https://*.cdn.example.com"]"#,
+            r#"resource-domains = ["https://cdn.example.com/lib.js"]"#,
+            "is not an origin",
+        ),
+        (
+            r#"uri = "ui://shop/card""#,
+            r#"uri = "https://shop/card""#,
+            "is not a page URI",
+        ),
+        (
+            r#"visibility = ["app"]"#,
+            r#"visibility = ["agent"]"#,
+            "unknown visibility `agent`",
+        ),
+        (
+            r#"visibility = ["app"]"#,
+            "visibility = []",
+            "no one could call this tool",
+        ),
+        (
+            r#"permissions = ["clipboard-write"]"#,
+            r#"permissions = ["usb"]"#,
+            "unknown permission `usb`",
+        ),
+        (
+            r#"page = "page.html""#,
+            r#"page = "missing.html""#,
+            "missing.html",
+        ),
+        (
+            r#"rate = "1/h""#,
+            "rate = \"1/h\"\n_meta = { ui = {} }",
+            "which `[tools.app]` writes",
+        ),
+        (
+            "[tools.app]\nvisibility = [\"app\"]",
+            "[tools.app]\nvisibility = [\"app\"]\nuri = \"ui://x\"",
+            "has no `page`",
+        ),
+    ] {
+        assert!(manifest.contains(from), "{from}");
+        let broken = Workspace::new(&manifest.replacen(from, to, 1));
+        std::fs::write(broken.path("page.html"), PAGE).expect("page");
+        let (code, stdout, stderr) = run(
+            &[
+                "check",
+                "--config",
+                broken.manifest().to_str().expect("path"),
+            ],
+            broken.dir.path(),
+        );
+        assert_ne!(code, 0, "{to}: {stdout}{stderr}");
+        assert!(
+            format!("{stdout}{stderr}").contains(said),
+            "{to}: {stdout}{stderr}"
+        );
+    }
+    // A page reached through a link is refused at load, as a declared file is.
+    let linked = workspace();
+    std::fs::rename(linked.path("page.html"), linked.path("real.html")).expect("move");
+    symlink(linked.path("real.html"), linked.path("page.html")).expect("link");
+    let (code, stdout, stderr) = run(
+        &[
+            "check",
+            "--config",
+            linked.manifest().to_str().expect("path"),
+        ],
+        linked.dir.path(),
+    );
+    assert_ne!(code, 0, "{stdout}{stderr}");
+    assert!(
+        format!("{stdout}{stderr}").contains("symbolic link"),
+        "{stdout}{stderr}"
+    );
+}
+
+#[test]
+fn a_stateless_2025_client_is_not_offered_what_its_next_request_would_not_get() {
+    let workspace = workspace();
+    let server = HttpServer::start_with_env(
+        &workspace.manifest(),
+        &[],
+        &[("APPS_TEST_TOKEN", "tok-2718281828")],
+    );
+    let mut initialize = crate::harness::initialize_request();
+    initialize["params"]["capabilities"] = renders_apps();
+    let answered = message(server.post(&initialize, &[]), 1);
+    assert!(
+        answered["result"]["capabilities"]
+            .get("extensions")
+            .is_none(),
+        "{answered}"
+    );
+    // Its next request declares nothing: no page, no app-only tool, consistently.
+    let tools = server.legacy(2, "tools/list", json!({}));
+    assert_eq!(names(&tools["result"]), ["card", "plain"], "{tools}");
+}
