@@ -17,6 +17,7 @@ mod source_scan;
 mod upstream;
 
 mod apps;
+mod apps_browser;
 mod ask;
 mod audit;
 mod auth_clients;
