@@ -491,7 +491,14 @@ impl Registry {
 
     /// Whether any tool keeps outputs as resources, so the server offers `resources/*`.
     pub fn serves_resources(&self) -> bool {
-        !self.resources.is_empty()
+        !self.resources.is_empty() || self.serves_resources_besides_pages()
+    }
+
+    /// Whether it serves resources other than tools' pages (MCP Apps).
+    pub fn serves_resources_besides_pages(&self) -> bool {
+        self.resources
+            .values()
+            .any(|resource| resource.app.is_none())
             || !self.templates.is_empty()
             || !self.skills.is_empty()
             || self.tools.values().any(|tool| {

@@ -93,8 +93,11 @@ impl Skill {
         self.file_uri(ENTRY)
     }
 
+    /// The URI of the file or folder at `path` (relative, `/`-separated): each name
+    /// percent-encoded but for RFC 3986's unreserved characters, so that two names are never
+    /// one URI and no name reads as `..` to a client that decodes it.
     pub fn file_uri(&self, path: &str) -> String {
-        format!("skill://{}/{path}", self.name)
+        format!("skill://{}/{}", self.name, encoded(path))
     }
 
     /// Its `SKILL.md` (always there: [`load`] refuses a skill without one).
@@ -110,10 +113,10 @@ impl Skill {
             .unwrap_or_default()
     }
 
-    /// The file `uri` names, if it is one of this skill's.
+    /// The file `uri` names, if it is one of this skill's (by its URI exactly as listed).
     pub fn file(&self, uri: &str) -> Option<&File> {
         let path = self.relative(uri)?;
-        self.files.iter().find(|file| file.path == path)
+        self.files.iter().find(|file| encoded(&file.path) == path)
     }
 
     /// The children of the folder `uri` names (the skill's own, `skill://<name>`, or one
@@ -123,10 +126,10 @@ impl Skill {
             ""
         } else {
             let path = self.relative(uri)?;
-            if !self.folders.iter().any(|folder| folder == path) {
-                return None;
-            }
-            path
+            self.folders
+                .iter()
+                .find(|folder| encoded(folder) == path)?
+                .as_str()
         };
         let inside = |path: &str| -> Option<String> {
             let rest = if folder.is_empty() {
@@ -153,6 +156,21 @@ impl Skill {
             .strip_prefix(self.name.as_str())?
             .strip_prefix('/')
     }
+}
+
+/// What a path's names may hold unencoded in a URI: RFC 3986's unreserved characters.
+const ENCODED: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+/// `path` with each name percent-encoded (`/` between them kept).
+fn encoded(path: &str) -> String {
+    path.split('/')
+        .map(|name| percent_encoding::utf8_percent_encode(name, ENCODED).to_string())
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 /// A summary of what is beneath `folders` (each entry's path, kind, size and time), which

@@ -433,3 +433,205 @@ fn a_stateless_2025_client_is_not_offered_what_its_next_request_would_not_get() 
     let tools = server.legacy(2, "tools/list", json!({}));
     assert_eq!(names(&tools["result"]), ["card", "plain"], "{tools}");
 }
+
+/// A manifest whose only tool with a page is joined by an app-only tool that names a scope
+/// and takes an argument in a header, in discovery mode when `discovery`.
+fn guarded(issuer: Option<&str>, discovery: bool) -> Workspace {
+    let auth = issuer.map_or_else(String::new, |issuer| {
+        format!(
+            "[server.auth]\nissuer = \"{issuer}\"\naudience = \"{}\"\n",
+            crate::oauth::AUDIENCE
+        )
+    });
+    let scopes = if issuer.is_some() {
+        "scopes = [\"admin:purge\"]"
+    } else {
+        ""
+    };
+    let workspace = Workspace::new(&format!(
+        r#"[server]
+discovery = {discovery}
+{auth}
+[[tools]]
+name = "card"
+description = "Shows a card"
+[tools.static]
+content = [{{ type = "text", text = "card" }}]
+[tools.app]
+page = "page.html"
+
+[[tools]]
+name = "purge"
+description = "Purges an account, for the card's admin button"
+{scopes}
+arguments.account = {{ type = "string", header = "Account" }}
+[tools.static]
+content = [{{ type = "text", text = "purged" }}]
+[tools.app]
+visibility = ["app"]
+
+[[tools]]
+name = "audit"
+description = "A tool the model may call, with the same scope"
+{scopes}
+[tools.static]
+content = [{{ type = "text", text = "audited" }}]
+"#
+    ));
+    std::fs::write(workspace.path("page.html"), PAGE).expect("page");
+    workspace
+}
+
+#[test]
+fn neither_the_http_gate_nor_the_header_check_tells_a_client_without_apps_of_an_app_only_tool() {
+    let dir = tempfile::tempdir().expect("dir");
+    let key = crate::oauth::make_key(dir.path(), "k1", jsonwebtoken::Algorithm::ES256);
+    let issuer = crate::oauth::Issuer::start(vec![key.jwk.clone()]);
+    let workspace = guarded(Some(&issuer.url()), false);
+    let server = HttpServer::start(&workspace.manifest(), &[]);
+    let token = crate::oauth::sign(&key, issuer.claims("ada", ""));
+    // The control: a tool the model may call, without its scope, is a step-up naming it.
+    let visible = crate::oauth::call(
+        &server,
+        Some(&token),
+        "tools/call",
+        json!({"name": "audit", "arguments": {}}),
+    );
+    assert_eq!(visible.status(), 403);
+    assert!(crate::oauth::challenge(&visible).contains("admin:purge"));
+    // The app-only tool is unknown to this client, as a name that is no tool is.
+    let hidden = crate::oauth::call(
+        &server,
+        Some(&token),
+        "tools/call",
+        json!({"name": "purge", "arguments": {"account": "x"}}),
+    );
+    assert_eq!(hidden.status(), 200);
+    assert!(!crate::oauth::challenge(&hidden).contains("admin:purge"));
+    let answer = message(hidden, 1);
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("unknown tool `purge`")),
+        "{answer}"
+    );
+    assert!(!answer.to_string().contains("admin:purge"), "{answer}");
+}
+
+#[test]
+fn a_2026_request_without_apps_is_told_of_no_app_only_tool_by_its_headers() {
+    let workspace = guarded(None, false);
+    let server = HttpServer::start(&workspace.manifest(), &[]);
+    // No `Mcp-Param-Account`: for a tool this client may see, the header check refuses it.
+    let (status, answer) = server.modern(
+        1,
+        "tools/call",
+        json!({"name": "purge", "arguments": {"account": "x"}}),
+    );
+    assert_eq!(status, 200, "{answer}");
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("unknown tool `purge`")),
+        "{answer}"
+    );
+}
+
+#[test]
+fn discovery_never_finds_or_calls_an_app_only_tool_even_for_a_client_that_renders_pages() {
+    let workspace = guarded(None, true);
+    let mut server = serve(&workspace);
+    let mut params = crate::harness::initialize_params("2025-11-25");
+    params["capabilities"] = renders_apps();
+    server.request("initialize", params);
+    server.notify("notifications/initialized", None);
+    let found = server.request(
+        "tools/call",
+        json!({"name": "find_tools", "arguments": {"query": "purge an account"}}),
+    );
+    assert!(!found.to_string().contains("\"purge\""), "{found}");
+    let called = server.request(
+        "tools/call",
+        json!({"name": "call_tool", "arguments": {"name": "purge", "arguments": {"account": "x"}}}),
+    );
+    assert!(!called.to_string().contains("purged"), "{called}");
+    // The control: the page calls it by its own name, and it runs.
+    let direct = server.request(
+        "tools/call",
+        json!({"name": "purge", "arguments": {"account": "x"}}),
+    );
+    assert_eq!(
+        crate::harness::text(&direct["result"]),
+        "purged",
+        "{direct}"
+    );
+}
+
+#[test]
+fn a_manifest_whose_only_resources_are_pages_offers_no_resources_to_a_client_without_apps() {
+    let workspace = guarded(None, false);
+    for (capabilities, resources) in [(json!({}), false), (renders_apps(), true)] {
+        let mut server = serve(&workspace);
+        let mut params = crate::harness::initialize_params("2025-11-25");
+        params["capabilities"] = capabilities;
+        let answer = server.request("initialize", params);
+        assert_eq!(
+            answer["result"]["capabilities"].get("resources").is_some(),
+            resources,
+            "{answer}"
+        );
+    }
+}
+
+#[test]
+fn a_page_shared_with_another_policy_or_under_a_templates_uri_is_refused() {
+    let check = |manifest: &str| {
+        let workspace = Workspace::new(manifest);
+        std::fs::write(workspace.path("page.html"), PAGE).expect("page");
+        let (code, stdout, stderr) = run(
+            &[
+                "check",
+                "--config",
+                workspace.manifest().to_str().expect("path"),
+            ],
+            workspace.dir.path(),
+        );
+        (code, format!("{stdout}{stderr}"))
+    };
+    let tool = |name: &str, csp: &str| {
+        format!(
+            "[[tools]]\nname = \"{name}\"\ndescription = \"d\"\n[tools.static]\ncontent = [{{ type = \"text\", text = \"t\" }}]\n[tools.app]\npage = \"page.html\"\nuri = \"ui://shared\"\n[tools.app.csp]\nconnect-domains = [\"{csp}\"]\n"
+        )
+    };
+    // The control: two tools share one page with one policy.
+    let same = format!(
+        "{}{}",
+        tool("a", "https://a.example"),
+        tool("b", "https://a.example")
+    );
+    let (code, output) = check(&same);
+    assert_eq!(code, 0, "{output}");
+    let other = format!(
+        "{}{}",
+        tool("a", "https://a.example"),
+        tool("b", "https://b.example")
+    );
+    let (code, output) = check(&other);
+    assert_ne!(code, 0, "{output}");
+    assert!(output.contains("different `csp`"), "{output}");
+    // A second tool's policy is checked too, not dropped.
+    let bent = format!(
+        "{}{}",
+        tool("a", "https://a.example"),
+        tool("b", "https://a.example; script-src *")
+    );
+    let (code, output) = check(&bent);
+    assert!(code != 0 && output.contains("is not an origin"), "{output}");
+    let templated = format!(
+        "{}[[resource-templates]]\nuri-template = \"ui://{{name}}\"\nname = \"any\"\ntext = \"{{name}}\"\n",
+        tool("a", "https://a.example")
+    );
+    let (code, output) = check(&templated);
+    assert_ne!(code, 0, "{output}");
+    assert!(output.contains("a template's URI"), "{output}");
+}

@@ -444,3 +444,81 @@ fn the_official_typescript_client_verifies_every_file_over_stdio_and_http_in_bot
         assert_eq!(report["unlisted"], "SkillVerificationError", "{how}");
     }
 }
+
+#[test]
+fn names_that_look_alike_or_like_dots_are_distinct_uris_each_read_as_announced() {
+    let workspace = workspace("");
+    for name in ["aA", "a%41", "a b.txt", "é.md"] {
+        std::fs::write(workspace.path(&format!("skills/howto/{name}")), name).expect("file");
+    }
+    std::fs::create_dir(workspace.path("skills/howto/%2e%2e")).expect("folder");
+    std::fs::write(workspace.path("skills/howto/%2e%2e/x"), "inside").expect("file");
+    let mut server = serve(&workspace, &[]);
+    let listed = server.request("skills/list", json!({}));
+    let files = listed["result"]["skills"][0]["resources"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{listed}"))
+        .clone();
+    let uris: Vec<&str> = files
+        .iter()
+        .map(|file| file["uri"].as_str().expect("uri"))
+        .collect();
+    for uri in [
+        "skill://howto/aA",
+        "skill://howto/a%2541",
+        "skill://howto/a%20b.txt",
+        "skill://howto/%C3%A9.md",
+        "skill://howto/%252e%252e/x",
+    ] {
+        assert!(uris.contains(&uri), "{uri} in {uris:?}");
+    }
+    for file in &files {
+        let read = server.request("resources/read", json!({"uri": file["uri"]}));
+        let bytes = bytes_of(&read);
+        assert_eq!(file["digest"], json!(digest(&bytes)), "{read}");
+    }
+    // The names as written on disk are no URIs of the skill.
+    for uri in [
+        "skill://howto/a%41",
+        "skill://howto/%2e%2e/x",
+        "skill://howto/a b.txt",
+    ] {
+        let read = server.request("resources/read", json!({"uri": uri}));
+        assert!(read.get("error").is_some(), "{uri}: {read}");
+    }
+    let folder = server.request(
+        "resources/directory/read",
+        json!({"uri": "skill://howto/%252e%252e"}),
+    );
+    assert_eq!(
+        folder["result"]["resources"][0]["uri"], "skill://howto/%252e%252e/x",
+        "{folder}"
+    );
+}
+
+#[test]
+fn a_name_that_is_not_utf8_or_too_many_folders_fail_the_load() {
+    use std::os::unix::ffi::OsStrExt as _;
+    let workspace = workspace("");
+    let name = std::ffi::OsStr::from_bytes(b"bad\xff.txt");
+    std::fs::write(workspace.path("skills/howto").join(name), "x").expect("file");
+    let (code, output) = check(&workspace);
+    assert_ne!(code, 0, "{output}");
+    assert!(output.contains("is not a UTF-8 name"), "{output}");
+    let workspace = workspace_with_folders(513);
+    let (code, output) = check(&workspace);
+    assert_ne!(code, 0, "{output}");
+    assert!(output.contains("more than 512 folders"), "{output}");
+    // The control: 500 folders load.
+    let (code, output) = check(&workspace_with_folders(500));
+    assert_eq!(code, 0, "{output}");
+}
+
+fn workspace_with_folders(count: usize) -> Workspace {
+    let workspace = workspace("");
+    for index in 0..count {
+        std::fs::create_dir(workspace.path(&format!("skills/howto/refs/deep/f{index}")))
+            .expect("folder");
+    }
+    workspace
+}

@@ -16,7 +16,7 @@ use toml::Spanned;
 use super::Checker;
 use super::wire::{AppWire, CspWire, ToolWire};
 use crate::app::{FLAT_URI_KEY, MIME_TYPE, ToolApp, Visibility};
-use crate::resource::DeclaredResource;
+use crate::resource::{DeclaredResource, ResourceTemplate};
 
 /// What a page may ask the host to allow, as written and as the extension names it.
 const PERMISSIONS: [(&str, &str); 4] = [
@@ -74,13 +74,16 @@ fn page_uri(tool: &str, app: &AppWire) -> String {
 
 /// Checks every tool's `[tools.app]`; returns the pages they declare, one per URI (tools
 /// may share a page by giving the same `page` and `uri`).
+/// A page's URI must be no declared resource's and match no template (which would serve
+/// its own file under the page's URI to a client that renders no pages).
 pub(super) fn build_pages(
     tools: &[ToolWire],
-    declared: &[DeclaredResource],
+    (declared, templates): (&[DeclaredResource], &[ResourceTemplate]),
     checker: &mut Checker,
 ) -> Vec<DeclaredResource> {
     let mut pages: Vec<DeclaredResource> = Vec::new();
-    let mut files: HashMap<String, String> = HashMap::new();
+    // Each page's file and `_meta.ui`, which every tool sharing it must declare alike.
+    let mut files: HashMap<String, (String, Map<String, Value>)> = HashMap::new();
     for wire in tools {
         let Some(app) = &wire.app else { continue };
         let tool = wire.name.get_ref();
@@ -105,28 +108,38 @@ pub(super) fn build_pages(
             );
             continue;
         }
-        if declared.iter().any(|resource| resource.uri == uri) {
+        if declared.iter().any(|resource| resource.uri == uri)
+            || templates
+                .iter()
+                .any(|template| template.matches(&uri).is_some())
+        {
             checker.error(
-                format!("`{uri}` is both a declared resource and this tool's page"),
+                format!(
+                    "`{uri}` is this tool's page and also a declared resource's or a template's URI"
+                ),
                 uri_span,
             );
             continue;
         }
-        if let Some(first) = files.get(&uri) {
+        let meta = page_meta(app, checker);
+        if let Some((first, first_meta)) = files.get(&uri) {
             if first != page.get_ref() {
                 checker
                     .error(format!("two tools give the page `{uri}` different files"), page.span())
                     .hint("tools share a page by naming the same `page` and `uri`; give this one its own `uri`");
+            } else if *first_meta != meta {
+                checker
+                    .error(format!("two tools give the page `{uri}` different `csp`, `permissions` or `prefers-border`"), page.span())
+                    .hint("a page has one policy: declare the same in every tool that shares it");
             }
             continue;
         }
-        let meta = page_meta(app, checker);
         let Some((source, _)) =
             super::resource::declared_file(page, Some(&MIME_TYPE.to_owned()), checker)
         else {
             continue;
         };
-        files.insert(uri.clone(), page.get_ref().clone());
+        files.insert(uri.clone(), (page.get_ref().clone(), meta.clone()));
         let mut definition = Map::new();
         definition.insert("uri".into(), json!(uri));
         definition.insert("name".into(), json!(tool));
@@ -272,7 +285,8 @@ fn is_origin(text: &str) -> bool {
     let (host, port) = rest.rsplit_once(':').unwrap_or((rest, ""));
     let port_ok = port.is_empty() && !rest.ends_with(':')
         || port == "*"
-        || (port.len() <= 5 && port.bytes().all(|byte| byte.is_ascii_digit()) && !port.is_empty());
+        || port.bytes().all(|byte| byte.is_ascii_digit())
+            && port.parse::<u16>().is_ok_and(|port| port > 0);
     let name = host.strip_prefix("*.").unwrap_or(host);
     port_ok
         && !name.is_empty()
@@ -315,6 +329,8 @@ mod tests {
             "https://a.*.example.com",
             "https://example.com:",
             "https://example.com:123456",
+            "https://example.com:99999",
+            "https://example.com:0",
             "https://-bad.example.com",
             "*",
             "'self'",

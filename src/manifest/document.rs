@@ -112,9 +112,9 @@ pub(super) fn load(source: &str, checker: &mut Checker) -> Option<Registry> {
     checker.oauth = server.auth.is_some();
     let prompts = build_prompts(&prompts, checker);
     let mut resources = build_resources(&resources, checker);
-    let pages = super::app::build_pages(&tools, &resources, checker);
-    resources.extend(pages);
     let templates = build_templates(&templates, source, checker);
+    let pages = super::app::build_pages(&tools, (&resources, &templates), checker);
+    resources.extend(pages);
     let toolsets = build_toolsets(&toolsets, &tools, tools_complete, checker);
     let default_toolsets = server
         .toolsets

@@ -7,12 +7,37 @@ use rmcp::service::{RequestContext, RoleServer};
 
 use crate::app::{EXTENSION_ID, MIME_TYPE};
 
+/// What a registry's MCP Apps change for a client that renders none.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Served {
+    /// Some tool has an app: `tools/list` varies by what the request declares.
+    pub(super) tools: bool,
+    /// The only resources are tools' pages: such a client is offered no resources.
+    pub(super) only_pages: bool,
+}
+
+impl Served {
+    pub(super) fn of(registry: &crate::registry::Registry) -> Self {
+        Self {
+            tools: registry.tools().any(|tool| tool.app.is_some()),
+            only_pages: registry.serves_resources() && !registry.serves_resources_besides_pages(),
+        }
+    }
+}
+
 /// The request's client declares the extension and the page MIME type among those it
-/// renders (its `initialize` capabilities, or the request's own in 2026-07-28).
-pub(super) fn declared(context: &RequestContext<RoleServer>) -> bool {
-    context
-        .client_capabilities()
-        .is_some_and(|capabilities| declares(&capabilities))
+/// renders: the request's own capabilities in 2026-07-28, else what it declared at
+/// `initialize` (over stdio, or in a session: a stateless 2025 request declares nothing).
+pub(super) fn declared(context: &RequestContext<RoleServer>, stateless: bool) -> bool {
+    if stateless {
+        context.meta.client_capabilities()
+    } else {
+        context
+            .peer
+            .peer_info()
+            .map(|info| info.capabilities.clone())
+    }
+    .is_some_and(|capabilities| declares(&capabilities))
 }
 
 fn declares(capabilities: &ClientCapabilities) -> bool {
@@ -26,10 +51,17 @@ fn declares(capabilities: &ClientCapabilities) -> bool {
 }
 
 /// The server's capabilities as this client is told them: the extension only if it
-/// declared it.
-pub(super) fn offer(capabilities: &mut ServerCapabilities, client: &ClientCapabilities) {
+/// declared it, and no resources to it when pages are the only ones (`only_pages`).
+pub(super) fn offer(
+    capabilities: &mut ServerCapabilities,
+    client: &ClientCapabilities,
+    only_pages: bool,
+) {
     if declares(client) {
         return;
+    }
+    if only_pages {
+        capabilities.resources = None;
     }
     if let Some(extensions) = capabilities.extensions.as_mut() {
         extensions.remove(EXTENSION_ID);

@@ -92,9 +92,11 @@ impl Handler {
         revision: Revision,
     ) -> Option<ToolResult> {
         // Only what this caller may call (the registry is already cut to the served sets).
+        // Discovery's tools are the model's: they never reach a tool only a page may call,
+        // whatever the client renders (a page calls one by its own name).
         let visible = |name: &str| {
             snapshot.registry.tool(name).is_some_and(|tool| {
-                tool.shown_to(caller.apps) && caller.grants(name, &tool.scopes).is_ok()
+                tool.shown_to(false) && caller.grants(name, &tool.scopes).is_ok()
             })
         };
         match Meta::of(&request.name, request.arguments.as_ref()) {

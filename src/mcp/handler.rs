@@ -43,7 +43,7 @@ fn caller(context: &RequestContext<RoleServer>) -> Caller {
             |seen| seen.caller(revision(context).is_stateless()),
         ),
     };
-    caller.apps = super::apps::declared(context);
+    caller.apps = super::apps::declared(context, revision(context).is_stateless());
     caller
 }
 
@@ -107,7 +107,11 @@ impl ServerHandler for Handler {
         } else {
             ClientCapabilities::default()
         };
-        super::apps::offer(&mut result.capabilities, &declared);
+        super::apps::offer(
+            &mut result.capabilities,
+            &declared,
+            self.snapshot().apps.only_pages,
+        );
         Ok(result)
     }
 
@@ -116,8 +120,12 @@ impl ServerHandler for Handler {
         context: RequestContext<RoleServer>,
     ) -> Result<DiscoverResult, ErrorData> {
         let mut info = self.get_info();
-        let declared = context.client_capabilities().unwrap_or_default();
-        super::apps::offer(&mut info.capabilities, &declared);
+        let declared = context.meta.client_capabilities().unwrap_or_default();
+        super::apps::offer(
+            &mut info.capabilities,
+            &declared,
+            self.snapshot().apps.only_pages,
+        );
         Ok(DiscoverResult::from_server_info(
             self.supported_protocol_versions().into_owned(),
             info,
@@ -413,8 +421,13 @@ impl ServerHandler for Handler {
     fn get_tool(&self, name: &str) -> Option<Tool> {
         // rmcp asks on every 2026 HTTP `tools/call` (for the `Mcp-Param-*` headers): a lookup
         // by hash, not a scan of every tool's name.
+        // Not for a tool only a page may call: rmcp checks its `Mcp-Param-*` headers before
+        // the handler could say it is unknown to a client that renders no pages.
         let snapshot = self.snapshot();
         let index = snapshot.registry.position(name)?;
+        if !snapshot.registry.tool(name)?.shown_to(false) {
+            return None;
+        }
         snapshot
             .listed
             .tool(&snapshot.registry, index, Revision::V2026_07)
@@ -431,15 +444,21 @@ impl Handler {
     ) -> Result<CallToolResponse, ErrorData> {
         let snapshot = self.snapshot();
         let revision = revision(&context);
-        let caller = caller(&context);
+        let mut caller = caller(&context);
         let server_info = (revision == Revision::V2026_07).then_some(&snapshot.server_info);
         let mut request = request;
+        let asked = request.name.clone();
         if snapshot.discovery
             && let Some(result) = self
                 .discovered(&snapshot, &mut request, &caller, &context, revision)
                 .await
         {
             return Ok(super::discovery::response(result, server_info));
+        }
+        // What discovery's `call_tool` reaches is the model's call: never a tool only a
+        // page may call, whatever the client renders.
+        if request.name != asked {
+            caller.apps = false;
         }
         let (events, forwarder) = self.forward_events(&context, revision, &request.name);
         let declared = context.client_capabilities().unwrap_or_default();

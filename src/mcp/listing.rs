@@ -128,7 +128,8 @@ impl Handler {
             } else {
                 LIST_TTL_MS
             };
-            let scope = if subject.is_some() {
+            // Nor public when tools have MCP Apps: it depends on what the request declares.
+            let scope = if subject.is_some() || self.snapshot().apps.tools {
                 CacheScope::Private
             } else {
                 CacheScope::Public
@@ -146,7 +147,7 @@ impl Handler {
         let snapshot = self.snapshot();
         // A connection's own list (discovery mode) is not the snapshot's; nor is a list
         // whose tools have MCP Apps, which depends on what the client renders.
-        if snapshot.discovery || snapshot.registry.tools().any(|tool| tool.app.is_some()) {
+        if snapshot.discovery || snapshot.apps.tools {
             return None;
         }
         let cell = &snapshot.serialized.0[revision.index()];

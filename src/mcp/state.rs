@@ -162,6 +162,8 @@ pub(super) struct Snapshot {
     pub(super) scoped: bool,
     /// Some tool (not only a prompt or resource) names `scopes`: lists vary by caller.
     pub(super) scoped_tools: bool,
+    /// What its MCP Apps change for a client that renders none.
+    pub(super) apps: super::apps::Served,
     /// The full `tools/list` answers, serialized on first use.
     pub(super) serialized: super::listing::Serialized,
     /// Discovery mode (`--discovery`, `[server] discovery`): `tools/list` is its own tools.
@@ -274,6 +276,7 @@ impl Snapshot {
         Ok(Self {
             scoped,
             scoped_tools,
+            apps: super::apps::Served::of(&registry),
             serialized: super::listing::Serialized::default(),
             discovery,
             // Built with the snapshot, at start or reload, so that no client's first
@@ -447,7 +450,16 @@ impl Handler {
         }
         let registry = &snapshot.registry;
         let scopes = match target {
-            super::http::ScopeTarget::Tool(name) => registry.get(name).ok()?.scopes.clone(),
+            // A tool only an MCP App's page may call gets no step-up here: the gate cannot
+            // tell whether this client renders pages, and a `403` naming its scopes would
+            // tell one that does not that the tool exists. The pipeline still refuses a
+            // token without them.
+            super::http::ScopeTarget::Tool(name) => registry
+                .get(name)
+                .ok()
+                .filter(|tool| tool.shown_to(false))?
+                .scopes
+                .clone(),
             super::http::ScopeTarget::Prompt(name) => registry.prompt(name).ok()?.scopes.clone(),
             super::http::ScopeTarget::Resource(uri) => registry.resource_scopes(uri),
             super::http::ScopeTarget::Template(uri_template) => registry

@@ -40,6 +40,10 @@ pub enum LoadError {
     },
     #[error("it has more than {MAX_FILES} files, the most a skill may have")]
     TooManyFiles,
+    #[error("it has more than {MAX_FILES} folders")]
+    TooManyFolders,
+    #[error("`{0}` is not a UTF-8 name")]
+    NotUtf8(String),
     #[error("its files add up to more than {MAX_BYTES} bytes, the most a skill may have")]
     TooBig,
     #[error("its folders nest deeper than {MAX_DEPTH}")]
@@ -138,11 +142,16 @@ impl Walk {
         let mut names = Vec::new();
         for entry in Dir::read_from(at).map_err(read)? {
             let entry = entry.map_err(read)?;
-            let name = entry.file_name().to_string_lossy().into_owned();
+            let Ok(name) = entry.file_name().to_str() else {
+                return Err(LoadError::NotUtf8(format!(
+                    "{prefix}/{}",
+                    entry.file_name().to_string_lossy()
+                )));
+            };
             if name.starts_with('.') {
                 continue;
             }
-            names.push(name);
+            names.push(name.to_owned());
         }
         names.sort();
         for name in names {
@@ -158,6 +167,9 @@ impl Walk {
                 })?;
             match FileType::from_raw_mode(stat.st_mode) {
                 FileType::Directory => {
+                    if self.folders.len() >= MAX_FILES {
+                        return Err(LoadError::TooManyFolders);
+                    }
                     let child = opened(at, &name, LIST, &path)?;
                     self.folders.push(path.clone());
                     self.folder(child.as_fd(), &path, depth + 1, redactor)?;
