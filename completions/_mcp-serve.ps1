@@ -180,6 +180,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcp-serve' -ScriptBlock {
             [CompletionResult]::new('--log-format', '--log-format', [CompletionResultType]::ParameterName, 'Log lines for people, or one JSON object per line for a collector')
             [CompletionResult]::new('--command-tool', '--command-tool', [CompletionResultType]::ParameterName, 'Include a command tool (the default when no kind is chosen)')
             [CompletionResult]::new('--http-tool', '--http-tool', [CompletionResultType]::ParameterName, 'Include an HTTP tool')
+            [CompletionResult]::new('--app', '--app', [CompletionResultType]::ParameterName, 'Give the command tool a page (an MCP App), written beside as greet.html')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Replace an existing file')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides')

@@ -953,7 +953,7 @@ _mcp__serve() {
             return 0
             ;;
         mcp__subcmd__serve__subcmd__init)
-            opts="-c -v -h --command-tool --http-tool --force --config --toolsets --verbose --task-store --data-dir --task-lease --log-format --help"
+            opts="-c -v -h --command-tool --http-tool --app --force --config --toolsets --verbose --task-store --data-dir --task-lease --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -171,6 +171,7 @@ set edit:completion:arg-completer[mcp-serve] = {|@words|
             cand --log-format 'Log lines for people, or one JSON object per line for a collector'
             cand --command-tool 'Include a command tool (the default when no kind is chosen)'
             cand --http-tool 'Include an HTTP tool'
+            cand --app 'Give the command tool a page (an MCP App), written beside as greet.html'
             cand --force 'Replace an existing file'
             cand -v 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
             cand --verbose 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'

@@ -158,6 +158,7 @@ complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand init" -l log-format 
 json\t''"
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand init" -l command-tool -d 'Include a command tool (the default when no kind is chosen)'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand init" -l http-tool -d 'Include an HTTP tool'
+complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand init" -l app -d 'Give the command tool a page (an MCP App), written beside as greet.html'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand init" -l force -d 'Replace an existing file'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand init" -s v -l verbose -d 'More logging on stderr (-v debug, -vv trace); `RUST_LOG` overrides'
 complete -c mcp-serve -n "__fish_mcp_serve_using_subcommand init" -s h -l help -d 'Print help'

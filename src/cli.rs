@@ -257,6 +257,9 @@ pub enum Command {
         /// Include an HTTP tool
         #[arg(long)]
         http_tool: bool,
+        /// Give the command tool a page (an MCP App), written beside as greet.html
+        #[arg(long)]
+        app: bool,
         /// Replace an existing file
         #[arg(long)]
         force: bool,

@@ -4,6 +4,7 @@
 //! read through a symbolic link ([`open`]).
 
 pub mod open;
+pub mod page;
 
 use std::fs::File;
 use std::os::fd::AsFd as _;
@@ -27,6 +28,12 @@ pub enum Source {
     /// Read at each `resources/read`; text when the MIME type is textual. An absolute path
     /// (from the manifest's real folder), opened with no symbolic link followed on it.
     File(PathBuf),
+    /// An MCP App's folder: its entry page with the files it names inline ([`page`]), made
+    /// at each read.
+    Page {
+        folder: PathBuf,
+        entry: String,
+    },
 }
 
 /// One `[[resources]]` entry.
@@ -125,6 +132,12 @@ impl DeclaredResource {
                 })?;
                 read_file(file, &self.mime_type, &self.uri)
             }
+            Source::Page { folder, entry } => page::inlined(folder, entry)
+                .map(|text| Contents::Text {
+                    mime_type: self.mime_type.clone(),
+                    text,
+                })
+                .map_err(|error| ReadError::Unreadable(format!("`{}`: {error}", self.uri))),
         }
     }
 }

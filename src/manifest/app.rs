@@ -16,7 +16,7 @@ use toml::Spanned;
 use super::Checker;
 use super::wire::{AppWire, CspWire, ToolWire};
 use crate::app::{FLAT_URI_KEY, MIME_TYPE, ToolApp, Visibility};
-use crate::resource::{DeclaredResource, ResourceTemplate};
+use crate::resource::{DeclaredResource, ResourceTemplate, Source};
 
 /// What a page may ask the host to allow, as written and as the extension names it.
 const PERMISSIONS: [(&str, &str); 4] = [
@@ -122,6 +122,15 @@ pub(super) fn build_pages(
             continue;
         }
         let meta = page_meta(app, checker);
+        if app.entry.is_some() && !is_folder(page, checker) {
+            if let Some(entry) = &app.entry {
+                checker.error(
+                    "`entry` names the entry page of a folder, and `page` is a file",
+                    entry.span(),
+                );
+            }
+            continue;
+        }
         if let Some((first, first_meta)) = files.get(&uri) {
             if first != page.get_ref() {
                 checker
@@ -134,11 +143,13 @@ pub(super) fn build_pages(
             }
             continue;
         }
-        let Some((source, _)) =
+        let source = if is_folder(page, checker) {
+            folder_page(page, app.entry.as_ref(), checker)
+        } else {
             super::resource::declared_file(page, Some(&MIME_TYPE.to_owned()), checker)
-        else {
-            continue;
+                .map(|(source, _)| source)
         };
+        let Some(source) = source else { continue };
         files.insert(uri.clone(), (page.get_ref().clone(), meta.clone()));
         let mut definition = Map::new();
         definition.insert("uri".into(), json!(uri));
@@ -158,6 +169,37 @@ pub(super) fn build_pages(
         });
     }
     pages
+}
+
+/// Whether `page` names a folder (opened with no symbolic link on its path).
+fn is_folder(page: &Spanned<String>, checker: &Checker) -> bool {
+    crate::resource::open::folder(&super::resource::lexical(&checker.resolve(page.get_ref())))
+        .is_ok_and(|folder| {
+            std::fs::File::from(folder)
+                .metadata()
+                .is_ok_and(|metadata| metadata.is_dir())
+        })
+}
+
+/// A folder's page: its entry beneath it, made one document now, so that a reference to a
+/// file the folder lacks is a load error, not a failed read.
+fn folder_page(
+    page: &Spanned<String>,
+    entry: Option<&Spanned<String>>,
+    checker: &mut Checker,
+) -> Option<Source> {
+    let folder = super::resource::lexical(&checker.refer(page.get_ref(), super::Use::Resource));
+    let (entry, span) = entry.map_or_else(
+        || ("index.html".to_owned(), page.span()),
+        |entry| (entry.get_ref().clone(), entry.span()),
+    );
+    match crate::resource::page::inlined(&folder, &entry) {
+        Ok(_) => Some(Source::Page { folder, entry }),
+        Err(error) => {
+            checker.error(format!("the page in `{}`: {error}", page.get_ref()), span);
+            None
+        }
+    }
 }
 
 fn check_visibility(app: &AppWire, checker: &mut Checker) {

@@ -102,7 +102,7 @@ fn build_resource(
         Source::Blob(bytes) => {
             definition.insert("size".into(), json!(bytes.len()));
         }
-        Source::File(_) => {}
+        Source::File(_) | Source::Page { .. } => {}
     }
     if let Some(icons) = &wire.icons {
         definition.insert("icons".into(), icons_json(icons, checker));

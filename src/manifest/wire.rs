@@ -267,9 +267,13 @@ pub(super) struct ToolWire {
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub(super) struct AppWire {
     /// An HTML file relative to the manifest, read at each `resources/read` (no symbolic
-    /// link followed, at most 16 MiB, secrets redacted).
+    /// link followed, at most 16 MiB, secrets redacted); or a folder, whose `entry` page is
+    /// served with the scripts, stylesheets and images of the folder it names inline.
     #[schemars(with = "Option<String>")]
     pub(super) page: Option<Spanned<String>>,
+    /// With a folder as `page`: its entry page (default `index.html`).
+    #[schemars(with = "Option<String>")]
+    pub(super) entry: Option<Spanned<String>>,
     /// The page's URI (`ui://…`; default `ui://` and the tool's name).
     #[schemars(with = "Option<String>")]
     pub(super) uri: Option<Spanned<String>>,

@@ -40,7 +40,7 @@ pub(super) struct Subscriptions {
 fn file_of<'a>(registry: &'a Registry, uri: &str) -> Option<&'a std::path::Path> {
     match &registry.resource(uri)?.source {
         Source::File(path) => Some(path),
-        Source::Text(_) | Source::Blob(_) => None,
+        Source::Text(_) | Source::Blob(_) | Source::Page { .. } => None,
     }
 }
 

@@ -19,6 +19,7 @@ use crate::tool::Tool;
 pub(super) fn lint(tool: &Tool, target: Target, findings: &mut Vec<Finding>) {
     let name = tool.name.as_str();
     let host = target_name(target);
+    apps(tool, target, findings);
     let strict_names = matches!(
         target,
         Target::ClaudeDesktop | Target::ClaudeCode | Target::Openai
@@ -69,6 +70,29 @@ pub(super) fn lint(tool: &Tool, target: Target, findings: &mut Vec<Finding>) {
 }
 
 /// Every subschema of `schema` with its JSON pointer (`""` for the root).
+/// A tool with an MCP App on a target that renders none. Which do: Claude (Desktop), VS
+/// Code and Cursor (the issue that asked for apps; `@modelcontextprotocol/ext-apps` 2.0.4's
+/// README lists Claude, VS Code, `ChatGPT`, Goose and others). Claude Code draws in a
+/// terminal; openai-agents 0.24.0 and google-adk 2.13.0 declare no extension in their MCP
+/// clients (`tests/frameworks.rs` drives both), so they never see a page or an app-only tool.
+fn apps(tool: &Tool, target: Target, findings: &mut Vec<Finding>) {
+    let Some(app) = &tool.app else { return };
+    if !matches!(target, Target::ClaudeCode | Target::Gemini | Target::Openai) {
+        return;
+    }
+    let host = target_name(target);
+    let message = if app.app_only() {
+        format!("{host} renders no MCP Apps: a tool only a page may call is never offered there")
+    } else if app.page.is_some() {
+        format!(
+            "{host} renders no MCP Apps: the tool is used without its page, through its content alone"
+        )
+    } else {
+        return;
+    };
+    findings.push(Finding::warning("target-apps", &tool.name, message));
+}
+
 fn subschemas(schema: &Value) -> Vec<(String, &Map<String, Value>)> {
     fn walk<'a>(schema: &'a Value, at: &str, out: &mut Vec<(String, &'a Map<String, Value>)>) {
         let Some(object) = schema.as_object() else {
