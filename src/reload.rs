@@ -1,6 +1,7 @@
-//! Hot reload (`--watch`): when the manifest (or a skill's folder) changes, load it again; if it is valid, swap it
-//! in whole (calls already running finish on the old definitions), log what changed, and
-//! tell clients; if not, keep serving the old one and log why.
+//! Hot reload (`--watch`): when the manifest (or a skill's or page's folder) changes, load
+//! it again; if it is valid, swap it in whole (calls already running finish on the old
+//! definitions), log what changed, and tell clients; if not, keep serving the old one and
+//! log why.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -21,11 +22,18 @@ const POLL: Duration = Duration::from_millis(300);
 pub async fn watch(path: PathBuf, toolsets: Selection, handler: Handler) {
     // The manifest, and what its skills' folders hold (read whole at load).
     let state = |handler: &Handler| {
-        let folders: Vec<PathBuf> = handler
-            .registry()
+        let registry = handler.registry();
+        let pages = registry
+            .resources()
+            .filter_map(|resource| match &resource.source {
+                crate::resource::Source::Page { folder, .. } => Some(folder.clone()),
+                _ => None,
+            });
+        let folders: Vec<PathBuf> = registry
             .skills()
             .iter()
             .map(|skill| skill.folder.clone())
+            .chain(pages)
             .collect();
         (fingerprint(&path), crate::skill::fingerprint(&folders))
     };

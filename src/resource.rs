@@ -29,10 +29,10 @@ pub enum Source {
     /// (from the manifest's real folder), opened with no symbolic link followed on it.
     File(PathBuf),
     /// An MCP App's folder: its entry page with the files it names inline ([`page`]), made
-    /// at each read.
+    /// once when the manifest is loaded (again by `--watch` when the folder changes).
     Page {
         folder: PathBuf,
-        entry: String,
+        document: std::sync::Arc<str>,
     },
 }
 
@@ -132,12 +132,10 @@ impl DeclaredResource {
                 })?;
                 read_file(file, &self.mime_type, &self.uri)
             }
-            Source::Page { folder, entry } => page::inlined(folder, entry)
-                .map(|text| Contents::Text {
-                    mime_type: self.mime_type.clone(),
-                    text,
-                })
-                .map_err(|error| ReadError::Unreadable(format!("`{}`: {error}", self.uri))),
+            Source::Page { document, .. } => Ok(Contents::Text {
+                mime_type: self.mime_type.clone(),
+                text: document.to_string(),
+            }),
         }
     }
 }

@@ -681,7 +681,7 @@ page = "chart"
         .unwrap_or_else(|| panic!("{read}"));
     assert!(text.contains("<style>p { color: teal }</style>"), "{text}");
     assert!(
-        text.contains("<script >draw('tok-2718281828')</script>"),
+        text.contains("<script>draw('tok-2718281828')</script>"),
         "{text}"
     );
     assert!(text.contains("<img src=\"data:image/png;base64,"), "{text}");
@@ -700,4 +700,40 @@ page = "chart"
     std::os::unix::fs::symlink("/etc/hostname", folder.join("gone.js")).expect("link");
     let (code, output) = check(&workspace, &[]);
     assert_ne!(code, 0, "{output}");
+}
+
+#[test]
+fn watch_makes_a_folder_page_again_when_its_files_change() {
+    let workspace = Workspace::new(
+        "[[tools]]\nname = \"chart\"\ndescription = \"d\"\n[tools.static]\ncontent = [{ type = \"text\", text = \"c\" }]\n[tools.app]\npage = \"chart\"\n",
+    );
+    std::fs::create_dir(workspace.path("chart")).expect("folder");
+    std::fs::write(
+        workspace.path("chart/index.html"),
+        "<script src=\"app.js\"></script>",
+    )
+    .expect("index");
+    std::fs::write(workspace.path("chart/app.js"), "first()").expect("js");
+    let mut server = Server::start_with(&workspace.manifest(), &["--watch"], &[]);
+    let mut params = crate::harness::initialize_params("2025-11-25");
+    params["capabilities"] = renders_apps();
+    server.request("initialize", params);
+    server.notify("notifications/initialized", None);
+    let mut read = || {
+        let answer = server.request("resources/read", json!({"uri": "ui://chart"}));
+        answer["result"]["contents"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    assert_eq!(read(), "<script>first()</script>");
+    std::fs::write(workspace.path("chart/app.js"), "second()").expect("js");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    while read() != "<script>second()</script>" {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the page was not made again"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
 }

@@ -181,8 +181,8 @@ fn is_folder(page: &Spanned<String>, checker: &Checker) -> bool {
         })
 }
 
-/// A folder's page: its entry beneath it, made one document now, so that a reference to a
-/// file the folder lacks is a load error, not a failed read.
+/// A folder's page: its entry beneath it, made one document now (once: a read costs
+/// nothing more), so that a reference to a file the folder lacks is a load error.
 fn folder_page(
     page: &Spanned<String>,
     entry: Option<&Spanned<String>>,
@@ -194,7 +194,10 @@ fn folder_page(
         |entry| (entry.get_ref().clone(), entry.span()),
     );
     match crate::resource::page::inlined(&folder, &entry) {
-        Ok(_) => Some(Source::Page { folder, entry }),
+        Ok(document) => Some(Source::Page {
+            folder,
+            document: document.into(),
+        }),
         Err(error) => {
             checker.error(format!("the page in `{}`: {error}", page.get_ref()), span);
             None
