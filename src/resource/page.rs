@@ -25,6 +25,14 @@ use lol_html::{HtmlRewriter, MemorySettings, Settings, element};
 /// The most memory the rewriter may use for one page (its buffers, not the output).
 const REWRITER_MEMORY: usize = 32 << 20;
 
+/// The largest entry page: the rewriter holds a matched tag's attributes outside its bound,
+/// about 130 bytes a word, so a page of one tag with millions of them would cost gigabytes.
+const MAX_ENTRY: u64 = 2 << 20;
+
+/// Where HTML elements live; a `<script>` or `<style>` anywhere else (inside `<svg>` or
+/// `<math>`) holds markup, not text, so nothing is inlined into one.
+const HTML: &str = "http://www.w3.org/1999/xhtml";
+
 /// Why a page could not be made.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PageError {
@@ -47,26 +55,43 @@ pub enum PageError {
     TooBig,
     #[error("the page could not be read as HTML: {0}")]
     Html(String),
+    #[error("`{0}` is inside `<svg>` or `<math>`, where nothing is inlined; bundle the page first")]
+    Foreign(String),
+    #[error("the entry page is larger than {MAX_ENTRY} bytes")]
+    EntryTooBig,
 }
 
 /// The entry page of `folder` with the files it names inline.
 pub fn inlined(folder: &Path, entry: &str) -> Result<String, PageError> {
     let entry = resolve(&[], entry)?.ok_or_else(|| PageError::Missing(entry.to_owned()))?;
     let html = text(folder, &entry.join("/"))?;
+    if html.len() as u64 > MAX_ENTRY {
+        return Err(PageError::EntryTooBig);
+    }
     let base = &entry[..entry.len() - 1];
     let failed: RefCell<Option<PageError>> = RefCell::new(None);
     let fail = |error: PageError| -> Box<dyn std::error::Error + Send + Sync> {
         failed.borrow_mut().get_or_insert(error);
         "the page's files".into()
     };
+    // Each file a reference names, counted: past the bound, the next one fails at once.
+    let read = std::cell::Cell::new(0_u64);
+    let fetch = |path: &str| -> Result<Vec<u8>, PageError> {
+        let bytes = bytes(folder, path)?;
+        read.set(read.get() + bytes.len() as u64);
+        if read.get() > super::MAX_FILE {
+            return Err(PageError::TooBig);
+        }
+        Ok(bytes)
+    };
     let mut out: Vec<u8> = Vec::with_capacity(html.len());
     let mut over = false;
     let settings = Settings {
         element_content_handlers: vec![
-            element!("script[src]", |tag| script(folder, base, tag).map_err(fail)),
-            element!("link[rel][href]", |tag| stylesheet(folder, base, tag)
+            element!("script[src]", |tag| script(&fetch, base, tag).map_err(fail)),
+            element!("link[rel][href]", |tag| stylesheet(&fetch, base, tag)
                 .map_err(fail)),
-            element!("img[src]", |tag| image(folder, base, tag).map_err(fail)),
+            element!("img[src]", |tag| image(&fetch, base, tag).map_err(fail)),
         ],
         memory_settings: MemorySettings {
             max_allowed_memory_usage: REWRITER_MEMORY,
@@ -94,21 +119,60 @@ pub fn inlined(folder: &Path, entry: &str) -> Result<String, PageError> {
     String::from_utf8(out).map_err(|_| PageError::NotText(entry.join("/")))
 }
 
-/// `<script src="file">`: the file's text inside the element, `src` gone.
-fn script(folder: &Path, base: &[String], tag: &mut Element<'_, '_>) -> Result<(), PageError> {
-    let Some(path) = reference(base, tag.get_attribute("src").as_deref())? else {
+/// The file a reference of `tag` names, when it names one of the folder's; `None` for an
+/// origin. Only an HTML element's: inside `<svg>` or `<math>` a script's or a style's
+/// content is markup, where no escaping holds (and the rewriter may take text there for
+/// tags after nested foreign elements, which refusing them also covers).
+fn local(
+    base: &[String],
+    tag: &Element<'_, '_>,
+    attribute: &str,
+) -> Result<Option<String>, PageError> {
+    let Some(written) = tag.get_attribute(attribute) else {
+        return Ok(None);
+    };
+    let Some(path) = resolve(base, &written)? else {
+        return Ok(None);
+    };
+    if tag.namespace_uri() != HTML {
+        return Err(PageError::Foreign(written));
+    }
+    Ok(Some(path.join("/")))
+}
+
+/// Reads a file of the folder, counting what the page has taken.
+type Fetch<'f> = dyn Fn(&str) -> Result<Vec<u8>, PageError> + 'f;
+
+fn utf8(bytes: Vec<u8>, path: &str) -> Result<String, PageError> {
+    String::from_utf8(bytes).map_err(|_| PageError::NotText(path.to_owned()))
+}
+
+/// `<script src="file">`: the file's text inside the element, `src` gone. Each `</script`
+/// and `<!--` in it becomes `\x3C/script` and `\x3C!--`: the same text in a string, a
+/// template or a regular expression, and never the end of the element.
+fn script(fetch: &Fetch<'_>, base: &[String], tag: &mut Element<'_, '_>) -> Result<(), PageError> {
+    let Some(path) = local(base, tag, "src")? else {
         return Ok(());
     };
-    let code = text(folder, &path)?;
+    let code = utf8(fetch(&path)?, &path)?;
     tag.remove_attribute("src");
-    let code = broken(&broken(&code, "</script", "<\\/script"), "<!--", "<\\!--");
+    let code = broken(
+        &broken(&code, "</script", "\\x3C/script"),
+        "<!--",
+        "\\x3C!--",
+    );
     tag.set_inner_content(&code, ContentType::Html);
     Ok(())
 }
 
 /// `<link rel="stylesheet" href="file">`: a `<style>` with the file's text (and the
-/// link's `media`). An alternate stylesheet is left as written: inline, it would apply.
-fn stylesheet(folder: &Path, base: &[String], tag: &mut Element<'_, '_>) -> Result<(), PageError> {
+/// link's `media`), each `<` in it the CSS escape `\3C `. An alternate stylesheet is left
+/// as written: inline, it would apply.
+fn stylesheet(
+    fetch: &Fetch<'_>,
+    base: &[String],
+    tag: &mut Element<'_, '_>,
+) -> Result<(), PageError> {
     let rel = tag.get_attribute("rel").unwrap_or_default();
     let words: Vec<String> = rel
         .split_ascii_whitespace()
@@ -119,10 +183,10 @@ fn stylesheet(folder: &Path, base: &[String], tag: &mut Element<'_, '_>) -> Resu
     {
         return Ok(());
     }
-    let Some(path) = reference(base, tag.get_attribute("href").as_deref())? else {
+    let Some(path) = local(base, tag, "href")? else {
         return Ok(());
     };
-    let css = broken(&text(folder, &path)?, "</style", "<\\/style");
+    let css = utf8(fetch(&path)?, &path)?.replace('<', "\\3C ");
     let media = tag
         .get_attribute("media")
         .map(|media| {
@@ -137,11 +201,11 @@ fn stylesheet(folder: &Path, base: &[String], tag: &mut Element<'_, '_>) -> Resu
 }
 
 /// `<img src="file">`: the same tag, its `src` a `data:` URL of the file.
-fn image(folder: &Path, base: &[String], tag: &mut Element<'_, '_>) -> Result<(), PageError> {
-    let Some(path) = reference(base, tag.get_attribute("src").as_deref())? else {
+fn image(fetch: &Fetch<'_>, base: &[String], tag: &mut Element<'_, '_>) -> Result<(), PageError> {
+    let Some(path) = local(base, tag, "src")? else {
         return Ok(());
     };
-    let bytes = bytes(folder, &path)?;
+    let bytes = fetch(&path)?;
     let mime = crate::results::mime::from_name(&path)
         .or_else(|| crate::results::mime::sniff(&bytes))
         .unwrap_or("application/octet-stream");
@@ -149,13 +213,6 @@ fn image(folder: &Path, base: &[String], tag: &mut Element<'_, '_>) -> Result<()
     tag.set_attribute("src", &format!("data:{mime};base64,{data}"))
         .map_err(|error| PageError::Html(error.to_string()))?;
     Ok(())
-}
-
-/// The file of the folder a reference names, relative to the folder (`None`: it names an
-/// origin, left as written).
-fn reference(base: &[String], value: Option<&str>) -> Result<Option<String>, PageError> {
-    let Some(value) = value else { return Ok(None) };
-    Ok(resolve(base, value)?.map(|parts| parts.join("/")))
 }
 
 /// A URL reference resolved against `base` (the entry page's folder, as names beneath the
@@ -271,14 +328,14 @@ mod tests {
             ("pic.png", &[0x89, b'P', b'N', b'G', 13, 10, 26, 10]),
         ]);
         let page = inlined(dir.path(), "index.html").expect("inlined");
-        assert!(page.contains("<style media=\"print\">body { color: red } <\\/style><script>bad()</script></style>"), "{page}");
+        assert!(page.contains("<style media=\"print\">body { color: red } \\3C /STYLE>\\3C script>bad()\\3C /script></style>"), "{page}");
         assert!(
             page.contains("<link rel=\"alternate stylesheet\" href=\"dark.css\">"),
             "{page}"
         );
         assert!(
             page.contains(
-                "<script type=\"module\">console.log('<\\/script><b>', '<\\!--')</script>"
+                "<script type=\"module\">console.log('\\x3C/script><b>', '\\x3C!--')</script>"
             ),
             "{page}"
         );
@@ -358,6 +415,49 @@ mod tests {
                 "{reference}"
             );
         }
+    }
+
+    #[test]
+    fn nothing_is_inlined_into_svg_or_math_where_a_script_holds_markup() {
+        for html in [
+            "<svg><script src=\"a.js\"></script></svg>",
+            "<math><script src=\"a.js\"></script></math>",
+            "<svg><link rel=stylesheet href=\"a.js\"></svg>",
+            // Where the rewriter stays in SVG after nested foreign elements and a browser
+            // does not, the "tag" it finds is a browser's text: refused too.
+            "<svg><svg><p><textarea><script src=\"a.js\"></script></textarea>",
+            "<svg><math><p><style>/*<script src=\"a.js\"></script>*/</style>",
+        ] {
+            let dir = folder(&[
+                ("index.html", html.as_bytes()),
+                ("a.js", b"x='<img src=x onerror=alert(1)>'"),
+            ]);
+            assert_eq!(
+                inlined(dir.path(), "index.html"),
+                Err(PageError::Foreign("a.js".into())),
+                "{html}"
+            );
+        }
+        // The control: out of `<svg>` again, and in `<foreignObject>`, HTML is inlined.
+        let dir = folder(&[
+            (
+                "index.html",
+                b"<svg></svg><script src=\"a.js\"></script><svg><foreignObject><script src=\"a.js\"></script></foreignObject></svg>",
+            ),
+            ("a.js", b"a()"),
+        ]);
+        let page = inlined(dir.path(), "index.html").expect("inlined");
+        assert_eq!(page.matches("<script>a()</script>").count(), 2, "{page}");
+    }
+
+    #[test]
+    fn an_entry_page_past_its_bound_is_refused() {
+        let big = vec![b'x'; 3 << 20];
+        let dir = folder(&[("index.html", &big)]);
+        assert_eq!(
+            inlined(dir.path(), "index.html"),
+            Err(PageError::EntryTooBig)
+        );
     }
 
     #[test]
