@@ -35,7 +35,7 @@ fn a_secret_a_client_sends_back_never_reaches_the_log_at_any_level() {
         server.handshake("2025-11-25");
         let result = server.call("echo", json!({"text": format!("the key is {SECRET}")}));
         assert_eq!(text(&result).trim(), "the key is [redacted]");
-        let log = server.stderr();
+        let log = logged(&server, "the key is [redacted]");
         assert!(
             log.contains("the key is [redacted]"),
             "-vv logs the request's arguments: {log}"
@@ -47,7 +47,21 @@ fn a_secret_a_client_sends_back_never_reaches_the_log_at_any_level() {
     let mut server = Server::start_with(&workspace.manifest(), &["-vv"], &[]);
     server.handshake("2025-11-25");
     server.call("echo", json!({"text": format!("the key is {SECRET}")}));
-    assert!(server.stderr().contains(SECRET), "{}", server.stderr());
+    let log = logged(&server, SECRET);
+    assert!(log.contains(SECRET), "{log}");
+}
+
+/// The server's log once it holds `expected`, or after 5 s: stderr is read apart from the
+/// answers, so a line written before an answer may be read after it.
+fn logged(server: &Server, expected: &str) -> String {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let log = server.stderr();
+        if log.contains(expected) || std::time::Instant::now() > deadline {
+            return log;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
 }
 
 /// A command's text cut at `max-output` keeps its head and tail: a secret the cut splits
