@@ -140,7 +140,12 @@ fn the_card_renders_and_its_button_calls_back_through_the_pipeline_in_both_eras(
         assert!(shown.contains("rate limit"), "{shown}");
         // The screenshot is the card, not a blank frame: many colours (the picture's).
         let pixels = &report["pixels"];
-        assert!(out.path().join("card.png").exists());
+        // Kept where a person can look at it: target/test-output/apps-browser/.
+        let kept = repo_root().join("target/test-output/apps-browser");
+        std::fs::create_dir_all(&kept).expect("output folder");
+        let card = kept.join(format!("card-{version}.png"));
+        std::fs::copy(out.path().join("card.png"), &card).expect("the screenshot");
+        eprintln!("the rendered card: {}", card.display());
         assert!(
             pixels["nonWhite"].as_u64().is_some_and(|n| n > 500),
             "{pixels}"
