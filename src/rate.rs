@@ -116,20 +116,28 @@ impl RateLimiter {
     }
 }
 
-impl std::fmt::Display for Refused {
-    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let unit = match self.rate.per.as_secs() {
-            1 => "second",
-            60 => "minute",
-            _ => "hour",
+impl Refused {
+    /// The refusal, counting `what` (`call`, `request`): "at most 1 call an hour", "at
+    /// most 10 requests a second".
+    pub fn describe(&self, what: &str) -> String {
+        let per = match self.rate.per.as_secs() {
+            1 => "a second",
+            60 => "a minute",
+            _ => "an hour",
         };
-        write!(
-            formatter,
-            "rate limit: at most {} calls a {unit} (bursts of {}); try again in {:.1}s",
+        let plural = if self.rate.calls.get() == 1 { "" } else { "s" };
+        format!(
+            "rate limit: at most {} {what}{plural} {per} (bursts of {}); try again in {:.1}s",
             self.rate.calls,
             self.rate.burst,
             self.retry_after.as_secs_f64().max(0.1)
         )
+    }
+}
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str(&self.describe("call"))
     }
 }
 

@@ -168,7 +168,7 @@ fn over_the_request_rate_any_request_gets_429_with_retry_after_until_the_window_
         serde_json::from_str(&refused.text().expect("a body")).expect("a JSON-RPC error");
     let message = body["error"]["message"].as_str().expect("a message");
     assert!(
-        message.starts_with("rate limit: at most 1 requests a second (bursts of 3)"),
+        message.starts_with("rate limit: at most 1 request a second (bursts of 3)"),
         "{message}"
     );
     // The health checks are never limited; another address has its own allowance.

@@ -33,7 +33,7 @@ pub(super) async fn limit_requests(
         return next.run(request).await;
     };
     tracing::info!(retry_after = ?refused.retry_after, "refused a request over the request rate");
-    let message = refused.to_string().replace("calls", "requests");
+    let message = refused.describe("request");
     let body = serde_json::json!({
         "jsonrpc": "2.0",
         "id": null,
