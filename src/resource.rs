@@ -307,27 +307,11 @@ pub(crate) fn confined(directory: &Path, relative: &str) -> Option<File> {
 /// Reads an opened resource file: only a regular file (asked of the handle, never by
 /// name), at most [`MAX_FILE`] bytes.
 fn read_file(file: File, mime_type: &str, uri: &str) -> Result<Contents, ReadError> {
-    use std::io::Read as _;
-    let metadata = file
-        .metadata()
-        .map_err(|error| ReadError::Unreadable(format!("`{uri}`: {error}")))?;
-    if !metadata.is_file() {
-        return Err(ReadError::NotFound(format!("no resource `{uri}`")));
-    }
-    if metadata.len() > MAX_FILE {
-        return Err(ReadError::Unreadable(format!(
-            "`{uri}` is larger than {MAX_FILE} bytes"
-        )));
-    }
-    let mut bytes = Vec::new();
-    file.take(MAX_FILE + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|error| ReadError::Unreadable(format!("`{uri}`: {error}")))?;
-    if bytes.len() as u64 > MAX_FILE {
-        return Err(ReadError::Unreadable(format!(
-            "`{uri}` is larger than {MAX_FILE} bytes"
-        )));
-    }
+    let mut bytes = bounded(file, MAX_FILE).map_err(|unread| match unread {
+        Unread::NotAFile => ReadError::NotFound(format!("no resource `{uri}`")),
+        Unread::TooBig => ReadError::Unreadable(format!("`{uri}` is larger than {MAX_FILE} bytes")),
+        Unread::Io(error) => ReadError::Unreadable(format!("`{uri}`: {error}")),
+    })?;
     if crate::results::mime::is_textual(mime_type) {
         match String::from_utf8(bytes) {
             Ok(text) => {
@@ -343,6 +327,36 @@ fn read_file(file: File, mime_type: &str, uri: &str) -> Result<Contents, ReadErr
         mime_type: mime_type.to_owned(),
         bytes,
     })
+}
+
+/// Why [`bounded`] read nothing.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum Unread {
+    #[error("not a regular file")]
+    NotAFile,
+    #[error("larger than its bound")]
+    TooBig,
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
+/// The bytes of an opened file, when it is a regular file (asked of the handle, never by
+/// name) of at most `limit` bytes: what every declared file, page and skill file is read by.
+pub(crate) fn bounded(file: File, limit: u64) -> Result<Vec<u8>, Unread> {
+    use std::io::Read as _;
+    let metadata = file.metadata()?;
+    if !metadata.is_file() {
+        return Err(Unread::NotAFile);
+    }
+    if metadata.len() > limit {
+        return Err(Unread::TooBig);
+    }
+    let mut bytes = Vec::new();
+    file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(Unread::TooBig);
+    }
+    Ok(bytes)
 }
 
 #[cfg(test)]

@@ -190,7 +190,6 @@ impl Tool {
         used
     }
 
-    /// The definition as a client of `revision` must see it.
     /// The tool's `tools/list` entry for a client of `revision` that renders MCP Apps or
     /// not (`apps`); `None` when that client does not see the tool.
     pub fn definition_to(&self, revision: Revision, apps: bool) -> Option<Map<String, Value>> {
@@ -208,6 +207,7 @@ impl Tool {
         Some(definition)
     }
 
+    /// The definition as a client of `revision` must see it.
     pub fn definition_for(&self, revision: Revision) -> Map<String, Value> {
         let older = matches!(revision, Revision::V2024_11 | Revision::V2025_03);
         let mut definition = self.made_whole(!older).into_owned();

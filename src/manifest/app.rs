@@ -122,7 +122,8 @@ pub(super) fn build_pages(
             continue;
         }
         let meta = page_meta(app, checker);
-        if app.entry.is_some() && !is_folder(page, checker) {
+        let folder = is_folder(page, checker);
+        if app.entry.is_some() && !folder {
             if let Some(entry) = &app.entry {
                 checker.error(
                     "`entry` names the entry page of a folder, and `page` is a file",
@@ -143,7 +144,7 @@ pub(super) fn build_pages(
             }
             continue;
         }
-        let source = if is_folder(page, checker) {
+        let source = if folder {
             folder_page(page, app.entry.as_ref(), checker)
         } else {
             super::resource::declared_file(page, Some(&MIME_TYPE.to_owned()), checker)

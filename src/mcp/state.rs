@@ -255,8 +255,9 @@ impl Snapshot {
                 .get_or_insert_with(Default::default)
                 .insert(crate::skill::EXTENSION_ID.into(), settings);
         }
+        let apps = super::apps::Served::of(&registry);
         // Offered only to a client that declares it (`apps::offer`).
-        if registry.tools().any(|tool| tool.app.is_some()) {
+        if apps.tools {
             capabilities
                 .extensions
                 .get_or_insert_with(Default::default)
@@ -276,7 +277,7 @@ impl Snapshot {
         Ok(Self {
             scoped,
             scoped_tools,
-            apps: super::apps::Served::of(&registry),
+            apps,
             serialized: super::listing::Serialized::default(),
             discovery,
             // Built with the snapshot, at start or reload, so that no client's first

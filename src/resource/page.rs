@@ -15,7 +15,6 @@
 //! most [`super::MAX_FILE`] bytes.
 
 use std::cell::RefCell;
-use std::io::Read as _;
 use std::path::Path;
 
 use base64::Engine as _;
@@ -278,17 +277,10 @@ fn broken(text: &str, closing: &str, with: &str) -> String {
 
 fn bytes(folder: &Path, path: &str) -> Result<Vec<u8>, PageError> {
     let file = super::confined(folder, path).ok_or_else(|| PageError::Missing(path.to_owned()))?;
-    if !file.metadata().is_ok_and(|metadata| metadata.is_file()) {
-        return Err(PageError::Missing(path.to_owned()));
-    }
-    let mut bytes = Vec::new();
-    file.take(super::MAX_FILE + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|_| PageError::Missing(path.to_owned()))?;
-    if bytes.len() as u64 > super::MAX_FILE {
-        return Err(PageError::TooBig);
-    }
-    Ok(bytes)
+    super::bounded(file, super::MAX_FILE).map_err(|unread| match unread {
+        super::Unread::TooBig => PageError::TooBig,
+        super::Unread::NotAFile | super::Unread::Io(_) => PageError::Missing(path.to_owned()),
+    })
 }
 
 fn text(folder: &Path, path: &str) -> Result<String, PageError> {

@@ -3,7 +3,6 @@
 //! FIFO), so a link anywhere, or one swapped in while the walk runs, is refused rather than
 //! followed; then the frontmatter of its `SKILL.md` checked against the Agent Skills rules.
 
-use std::io::Read as _;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::Path;
 use std::sync::Arc;
@@ -189,22 +188,18 @@ impl Walk {
         if self.files.len() >= MAX_FILES {
             return Err(LoadError::TooManyFiles);
         }
-        let file = std::fs::File::from(file);
-        // Asked of the handle: what was opened, whatever now stands at the name.
-        if !file.metadata().is_ok_and(|metadata| metadata.is_file()) {
-            return Err(LoadError::Special(path));
-        }
+        // What was opened, asked of the handle, whatever now stands at the name.
         let left = MAX_BYTES.saturating_sub(self.bytes);
-        let mut bytes = Vec::new();
-        file.take(left + 1)
-            .read_to_end(&mut bytes)
-            .map_err(|source| LoadError::Read {
-                path: path.clone(),
-                source,
-            })?;
-        if bytes.len() as u64 > left {
-            return Err(LoadError::TooBig);
-        }
+        let bytes = crate::resource::bounded(std::fs::File::from(file), left).map_err(
+            |unread| match unread {
+                crate::resource::Unread::NotAFile => LoadError::Special(path.clone()),
+                crate::resource::Unread::TooBig => LoadError::TooBig,
+                crate::resource::Unread::Io(source) => LoadError::Read {
+                    path: path.clone(),
+                    source,
+                },
+            },
+        )?;
         let bytes = redactor.redact_bytes(bytes);
         self.bytes += bytes.len() as u64;
         if self.bytes > MAX_BYTES {
