@@ -737,3 +737,30 @@ fn watch_makes_a_folder_page_again_when_its_files_change() {
         std::thread::sleep(std::time::Duration::from_millis(200));
     }
 }
+
+#[test]
+fn list_json_shows_either_clients_list() {
+    let workspace = workspace();
+    let manifest = workspace.manifest();
+    let list = |extra: &[&str]| {
+        let mut arguments = vec![
+            "list",
+            "--config",
+            manifest.to_str().expect("path"),
+            "--json",
+        ];
+        arguments.extend_from_slice(extra);
+        let (code, stdout, stderr) = run(&arguments, workspace.dir.path());
+        assert_eq!(code, 0, "{stderr}");
+        serde_json::from_str::<Value>(&stdout).expect("JSON")
+    };
+    let plain = list(&[]);
+    assert_eq!(names(&plain), ["card", "plain"]);
+    assert!(plain["tools"][0].get("_meta").is_none(), "{plain}");
+    let apps = list(&["--apps"]);
+    assert_eq!(names(&apps), ["card", "refresh", "plain"]);
+    assert_eq!(
+        apps["tools"][0]["_meta"]["ui"]["resourceUri"],
+        "ui://shop/card"
+    );
+}

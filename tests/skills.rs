@@ -508,3 +508,76 @@ fn workspace_with_folders(count: usize) -> Workspace {
     }
     workspace
 }
+
+#[test]
+fn the_skill_command_drafts_a_skill_that_loads_and_keeps_an_edited_one() {
+    let workspace = workspace("");
+    let manifest = workspace.manifest();
+    let config = manifest.to_str().expect("path");
+    let (code, _, stderr) = run(
+        &[
+            "skill",
+            "--config",
+            config,
+            "--name",
+            "echo-howto",
+            "--output",
+            "drafts",
+        ],
+        workspace.dir.path(),
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let written = workspace.path("drafts/echo-howto/SKILL.md");
+    let draft = std::fs::read_to_string(&written).expect("written");
+    assert!(
+        draft.starts_with("---\nname: echo-howto\ndescription: "),
+        "{draft}"
+    );
+    assert!(draft.contains("### `echo`: Echo"), "{draft}");
+    // What it wrote is a skill the server loads.
+    let mut manifest_text = std::fs::read_to_string(&manifest).expect("manifest");
+    manifest_text.push_str("\n[[skills]]\npath = \"drafts/echo-howto\"\n");
+    std::fs::write(&manifest, manifest_text).expect("manifest");
+    let (code, output) = check(&workspace);
+    assert_eq!(code, 0, "{output}");
+    // An edited draft is kept unless --force.
+    std::fs::write(
+        &written,
+        "---\nname: echo-howto\ndescription: edited\n---\n",
+    )
+    .expect("edit");
+    let args = [
+        "skill",
+        "--config",
+        config,
+        "--name",
+        "echo-howto",
+        "--output",
+        "drafts",
+    ];
+    let (code, _, stderr) = run(&args, workspace.dir.path());
+    assert_ne!(code, 0, "{stderr}");
+    assert!(stderr.contains("exists"), "{stderr}");
+    assert!(
+        std::fs::read_to_string(&written)
+            .expect("kept")
+            .contains("edited")
+    );
+    let (code, _, stderr) = run(&[&args[..], &["--force"]].concat(), workspace.dir.path());
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        !std::fs::read_to_string(&written)
+            .expect("rewritten")
+            .contains("edited")
+    );
+    // A name that is no skill name is refused before anything is written.
+    let (code, _, stderr) = run(
+        &[
+            "skill", "--config", config, "--name", "Bad Name", "--output", "drafts",
+        ],
+        workspace.dir.path(),
+    );
+    assert_ne!(code, 0, "{stderr}");
+    assert!(stderr.contains("is not a skill name"), "{stderr}");
+    assert!(!workspace.path("drafts/Bad Name").exists());
+}
