@@ -415,9 +415,16 @@ fn a_stateless_2025_client_is_not_offered_what_its_next_request_would_not_get() 
             .is_none(),
         "{answered}"
     );
-    // Its next request declares nothing: no page, no app-only tool, consistently.
+    // Its next request declares nothing: no page, no app-only tool, consistently; nor does
+    // a 2025 request's own `_meta` count as a declaration.
     let tools = server.legacy(2, "tools/list", json!({}));
     assert_eq!(names(&tools["result"]), ["card", "plain"], "{tools}");
+    let claimed = server.legacy(
+        3,
+        "tools/list",
+        json!({"_meta": {"io.modelcontextprotocol/clientCapabilities": renders_apps()}}),
+    );
+    assert_eq!(names(&claimed["result"]), ["card", "plain"], "{claimed}");
 }
 
 /// A manifest whose only tool with a page is joined by an app-only tool that names a scope
