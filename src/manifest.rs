@@ -207,7 +207,11 @@ fn check_recording(
         launches: HashMap::new(),
         oauth: false,
         identity_used: false,
-        compile_all: unset_secrets.is_some(),
+        compile: if unset_secrets.is_some() {
+            Compile::All
+        } else {
+            Compile::Written
+        },
         unset_secrets,
         source: source.to_owned(),
         shared: std::sync::Arc::default(),
@@ -303,10 +307,27 @@ struct Checker {
     references: Option<Vec<Reference>>,
     /// `[schemas]`, which tools' schemas may use.
     shared: std::sync::Arc<crate::schema::shared::Shared>,
-    /// Compile now every schema that uses `[schemas]` (`check`, `list`, an import's own
-    /// check); serving compiles each on the first call that needs it.
-    compile_all: bool,
+    /// When tools' schemas are compiled.
+    compile: Compile,
 }
+
+/// When a load compiles tools' schemas.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Compile {
+    /// Every one now, those that use `[schemas]` too (`check`, `list`, an import's own
+    /// check), so that one that does not compile is an error.
+    All,
+    /// Author-written ones now, so their errors are load errors; those that use
+    /// `[schemas]` and generated ones on the first call that needs them (serving).
+    Written,
+    /// Every one on the first call that needs it: serving a manifest of
+    /// [`DEFER_COMPILES_FROM`] tools or more.
+    OnUse,
+}
+
+/// From how many tools a server compiles each tool's schemas on the first call that needs
+/// them rather than at load (`check` compiles them all, whatever the size).
+pub(crate) const DEFER_COMPILES_FROM: usize = 1_000;
 
 impl Checker {
     /// Records an error and returns it for hints to be added.

@@ -39,7 +39,7 @@ pub struct CompiledSchema {
 /// What a schema compiled on first use is made from.
 #[derive(Debug)]
 enum Deferred {
-    Whole(Value, Draft),
+    Whole(std::sync::Arc<Value>, Draft),
     /// A root that uses the manifest's `[schemas]`: made whole ([`shared::Shared::attach`])
     /// only when compiled, so the shared entries are not copied into every tool at load.
     /// The root is the tool's own (one copy).
@@ -58,8 +58,8 @@ impl CompiledSchema {
         })
     }
 
-    /// A schema compiled on first use.
-    pub fn deferred(schema: Value) -> Result<Self, SchemaError> {
+    /// A schema compiled on first use (shared with its tool, not copied).
+    pub fn deferred(schema: std::sync::Arc<Value>) -> Result<Self, SchemaError> {
         let draft = dialect(&schema)?;
         Ok(Self {
             deferred: Some(Deferred::Whole(schema, draft)),
@@ -411,8 +411,8 @@ mod tests {
 
     #[test]
     fn deferred_schemas_compile_on_first_use() {
-        let schema =
-            CompiledSchema::deferred(json!({"type": "integer", "maximum": 5})).expect("dialect");
+        let schema = CompiledSchema::deferred(json!({"type": "integer", "maximum": 5}).into())
+            .expect("dialect");
         assert!(
             schema.validator.get().is_none(),
             "compiled before first use"
@@ -423,7 +423,7 @@ mod tests {
             ["value: 9 is greater than the maximum of 5"]
         );
         // A schema that cannot compile is a violation, never a panic.
-        let broken = CompiledSchema::deferred(json!({"pattern": "("})).expect("dialect");
+        let broken = CompiledSchema::deferred(json!({"pattern": "("}).into()).expect("dialect");
         assert!(!broken.is_valid(&json!("x")));
         assert!(
             broken.violations(&json!("x"), "value")[0]

@@ -225,6 +225,17 @@ impl Redactor {
         )
     }
 
+    /// The most bytes one form of a secret can take in a text, each of its characters written
+    /// with as many layers of escapes as [`Self::finds`] reads (`%252541` is `A` three
+    /// times over, `\u005Cu0041` twice): a text cut in pieces is read whole by reading each
+    /// piece and, at each cut, this many bytes on either side ([`crate::mcp`]'s door).
+    pub fn reach(&self) -> usize {
+        // `forms` is sorted longest first.
+        self.forms
+            .first()
+            .map_or(0, |form| form.len().saturating_mul(216).saturating_add(16))
+    }
+
     /// Whether `bytes` hold any form of any secret, also with its characters escaped.
     pub fn finds(&self, bytes: &[u8]) -> bool {
         match &self.matcher {

@@ -104,3 +104,32 @@ argv = ["echo", "version 2.0"]
     let result = server.call("say", json!({}));
     assert_eq!(crate::harness::text(&result).trim(), "version [redacted]");
 }
+
+/// A manifest of thousands of tools keeps its `tools/list` answer in pieces, never joined;
+/// it still leaves through the door with what each request adds: a request id that is a
+/// secret comes back redacted, in an answer that still lists every tool. The control: an id
+/// that is not a secret comes back as sent, in the same answer.
+#[test]
+fn a_list_kept_in_pieces_is_read_by_the_door_with_what_the_request_adds() {
+    let mut tools = String::new();
+    for index in 0..1_500 {
+        tools.push_str(&format!(
+            "[[tools]]\nname = \"t{index}\"\ndescription = \"tool {index} of many, with some words to fill its piece\"\n[tools.static]\ncontent = [{{ type = \"text\", text = \"{index}\" }}]\n"
+        ));
+    }
+    let workspace = Workspace::new(&crate::harness::holding_secret("${file:token.txt}", &tools));
+    std::fs::write(workspace.path("token.txt"), format!("{SECRET}\n")).expect("token");
+    let mut server = Server::start(&workspace.manifest());
+    server.handshake("2025-11-25");
+    for (id, shown) in [(SECRET, "[redacted]"), ("list-1", "list-1")] {
+        server.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": {}}));
+        let answer = server
+            .next_message(std::time::Instant::now() + std::time::Duration::from_secs(30))
+            .expect("an answer");
+        assert_eq!(answer["id"], shown, "{id}");
+        let tools = answer["result"]["tools"].as_array().expect("tools");
+        assert_eq!(tools.len(), 1_501, "{id}");
+        assert_eq!(tools[1_500]["name"], "t1499", "{id}");
+        assert!(!answer.to_string().contains(SECRET), "{id}");
+    }
+}

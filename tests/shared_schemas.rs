@@ -256,3 +256,57 @@ fn an_import_writes_each_shared_component_once() {
         Some(200)
     );
 }
+
+/// A server of 1,000 tools or more compiles each tool's schemas on the first call that
+/// needs them (a big API's imported manifest would otherwise hold every tool's compiled
+/// schema): one that does not compile is still a `check` error, and serving refuses its
+/// calls before they run while the other tools work. The control: the same schema in a
+/// small manifest is a load error.
+#[test]
+fn a_big_manifest_compiles_schemas_on_first_use_and_refuses_one_that_does_not_compile() {
+    let broken = "[[tools]]\nname = \"broken\"\ninput-schema = '{\"type\": \"object\", \"properties\": {\"q\": {\"type\": \"string\", \"pattern\": \"(\"}}}'\n[tools.static]\ncontent = [{ type = \"text\", text = \"ran\" }]\n";
+    let small = Workspace::new(broken);
+    let (status, _, err) = run(
+        &[
+            "check",
+            "--config",
+            small.manifest().to_str().expect("path"),
+        ],
+        small.dir.path(),
+    );
+    assert_ne!(status, 0);
+    assert!(
+        err.contains("the input schema of `broken` is unusable"),
+        "{err}"
+    );
+    let gone = Server::start(&small.manifest()).close().0;
+    assert!(!gone.success(), "a small manifest with it does not serve");
+
+    let mut manifest = String::from(broken);
+    for index in 0..1_000 {
+        manifest.push_str(&format!(
+            "[[tools]]\nname = \"t{index}\"\ninput-schema = '{{\"type\": \"object\", \"properties\": {{\"n\": {{\"type\": \"integer\"}}}}, \"additionalProperties\": false}}'\n[tools.static]\ncontent = [{{ type = \"text\", text = \"{index}\" }}]\n"
+        ));
+    }
+    let big = Workspace::new(&manifest);
+    let (status, _, err) = run(
+        &["check", "--config", big.manifest().to_str().expect("path")],
+        big.dir.path(),
+    );
+    assert_ne!(status, 0);
+    assert!(
+        err.contains("the input schema of `broken` is unusable"),
+        "{err}"
+    );
+    let mut server = Server::start(&big.manifest());
+    server.handshake("2025-11-25");
+    let result = server.call("broken", json!({"q": "x"}));
+    assert_eq!(result["isError"], json!(true), "{result}");
+    assert!(text(&result).contains("does not compile"), "{result}");
+    assert!(!text(&result).contains("ran"), "{result}");
+    // The others are compiled when called, and checked.
+    let result = server.call("t7", json!({"n": 3}));
+    assert_eq!(text(&result), "7", "{result}");
+    let result = server.call("t7", json!({"n": "three"}));
+    assert_eq!(result["isError"], json!(true), "{result}");
+}

@@ -20,25 +20,31 @@ pub(super) type SchemaAt = (std::sync::Arc<Value>, Range<usize>, bool);
 
 /// Author-written schemas are compiled now, to report their errors; generated ones on first
 /// use. One that uses `[schemas]` is compiled whole on first use too (so the shared entries
-/// are not copied into every tool), and now as a trial when checking (`check`).
+/// are not copied into every tool), and now as a trial when checking (`check`); so is every
+/// schema of a manifest of [`super::DEFER_COMPILES_FROM`] tools or more, when serving (a
+/// compiled schema takes several times its JSON: an import of a big API would hold every
+/// tool's, most never called).
 pub(super) fn compile(
     (schema, _, generated): &SchemaAt,
     checker: &Checker,
 ) -> Result<CompiledSchema, SchemaError> {
     if *generated {
-        return CompiledSchema::deferred((**schema).clone());
+        return CompiledSchema::deferred(std::sync::Arc::clone(schema));
     }
     if !checker.shared.is_empty() && !checker.shared.closure(schema)?.is_empty() {
         let compiled = CompiledSchema::deferred_shared(
             std::sync::Arc::clone(schema),
             std::sync::Arc::clone(&checker.shared),
         )?;
-        if checker.compile_all {
+        if checker.compile == super::Compile::All {
             compiled
                 .trial()
                 .map_err(|reason| SchemaError::Invalid { reason })?;
         }
         return Ok(compiled);
+    }
+    if checker.compile == super::Compile::OnUse {
+        return CompiledSchema::deferred(std::sync::Arc::clone(schema));
     }
     CompiledSchema::compile(schema)
 }

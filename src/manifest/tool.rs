@@ -47,6 +47,9 @@ pub(super) fn build_tools(
     let inline_refs = server.inline_refs.unwrap_or(true);
     let discovery = server.discovery == Some(true);
     let identity = server_identity(server, checker);
+    if checker.compile == super::Compile::Written && wires.len() >= super::DEFER_COMPILES_FROM {
+        checker.compile = super::Compile::OnUse;
+    }
     let mut seen: HashMap<String, usize> = HashMap::new();
     let mut tools = Vec::new();
     let mut unserved = Vec::new();
@@ -74,7 +77,7 @@ pub(super) fn build_tools(
         // not built (`check` still builds every tool).
         let unchosen = checker.unchosen.contains(wire.name.get_ref());
         if unchosen
-            && !checker.compile_all
+            && checker.compile != super::Compile::All
             && let Some(redactor) = unbuilt_secrets(&wire, checker)
         {
             unserved.push(redactor);

@@ -2,12 +2,15 @@
 //!
 //! Nothing of it is made before a client asks. The answer everyone gets is the same bytes
 //! for as long as the registry stands, so it is serialized once per snapshot and revision
-//! ([`Handler::listing_bytes`]), one tool at a time: a tool's definition is made whole
+//! ([`Handler::listing_pieces`]), one tool at a time: a tool's definition is made whole
 //! (its `[schemas]` attached), written and dropped, so a manifest of 19,000 tools never
-//! holds them all as values. The stdio transport writes those bytes itself instead of
-//! handing the request to rmcp, which would clone the list and serialize it again for every
-//! request (a 1,000-tool list is about 300 KB). A list cut to a caller's scopes is made
-//! from each tool's entry in rmcp's types, kept once made ([`Listed`]).
+//! holds them all as values. The bytes are kept in pieces of about [`PIECE`] bytes, never
+//! joined, so a 481 MB answer (Microsoft Graph's, inlined) is held once, and read by the
+//! door once, when made. The stdio transport writes those pieces itself, between the
+//! request's own head and tail, instead of handing the request to rmcp, which would clone
+//! the list and serialize it again for every request (a 1,000-tool list is about 300 KB).
+//! A list cut to a caller's scopes is made from each tool's entry in rmcp's types, kept
+//! once made ([`Listed`]).
 
 use std::sync::{Arc, OnceLock};
 
@@ -26,9 +29,15 @@ const PARALLEL_FROM: usize = 1_000;
 /// How long 2026 clients may cache `tools/list` when the manifest is not watched.
 const LIST_TTL_MS: u64 = 60_000;
 
-/// The serialized full answer of each revision, made on first use.
+/// How big a piece of a kept answer grows before the next tool begins another: well below
+/// the size from which glibc maps an allocation apart from its heap (128 KiB at first), so
+/// a big answer is made of memory that loading the manifest freed, not new mappings.
+const PIECE: usize = 64 << 10;
+
+/// The serialized full answer of each revision, made on first use (`None`: it is not
+/// served from here).
 #[derive(Debug, Default)]
-pub(super) struct Serialized([OnceLock<Arc<Vec<u8>>>; 4]);
+pub(super) struct Serialized([OnceLock<Option<Arc<Pieces>>>; 4]);
 
 /// Each tool of a snapshot as every revision lists it, made when first asked for; in
 /// discovery mode, discovery's own tools.
@@ -141,19 +150,30 @@ impl Handler {
     }
 
     /// The full answer for `revision` as JSON (the `result` member of the response), serialized
-    /// once per registry snapshot. `None` only if serializing failed, which rmcp's own path
-    /// would then report.
-    pub(super) fn listing_bytes(&self, revision: Revision) -> Option<Arc<Vec<u8>>> {
+    /// once per registry snapshot, in pieces. `None` if serializing failed, which rmcp's own
+    /// path would then report, or if the answer holds a secret, which that path redacts as
+    /// it sends it.
+    pub(super) fn listing_pieces(&self, revision: Revision) -> Option<Arc<Pieces>> {
         let snapshot = self.snapshot();
         // A connection's own list (discovery mode) is not the snapshot's; nor is a list
         // whose tools have MCP Apps, which depends on what the client renders.
         if snapshot.discovery || snapshot.apps.tools {
             return None;
         }
-        let cell = &snapshot.serialized.0[revision.index()];
-        if let Some(bytes) = cell.get() {
-            return Some(Arc::clone(bytes));
-        }
+        snapshot.serialized.0[revision.index()]
+            .get_or_init(|| {
+                let pieces = self.serialized(&snapshot.registry, revision)?;
+                let held = super::outgoing::pieces_hold_secret(
+                    pieces.iter(),
+                    snapshot.registry.door_redactor(),
+                );
+                (!held).then(|| Arc::new(pieces))
+            })
+            .clone()
+    }
+
+    /// [`Self::listing_pieces`], made.
+    fn serialized(&self, registry: &Registry, revision: Revision) -> Option<Pieces> {
         // The answer with no tool, finished as rmcp finishes a result before sending it
         // (the cache hints a 2026 answer needs, none of 2026's `resultType` for an older
         // client); then each tool written into its `tools`.
@@ -169,52 +189,100 @@ impl Handler {
         }
         // `tools` is the last member rmcp writes.
         let envelope = serde_json::to_vec(&result).ok()?;
-        let mut bytes = envelope.strip_suffix(b"[]}")?.to_vec();
-        if !bytes.ends_with(b"\"tools\":") {
+        let mut head = envelope.strip_suffix(b"[]}")?.to_vec();
+        if !head.ends_with(b"\"tools\":") {
             return None;
         }
-        bytes.push(b'[');
-        // A big list in as many parts as there are cores, each written on its own thread,
-        // then joined in order; a small one (most manifests) on this thread.
-        let tools: Vec<&Arc<crate::tool::Tool>> = snapshot.registry.tools().collect();
-        let written: Vec<Option<Vec<u8>>> = if tools.len() < PARALLEL_FROM {
+        head.push(b'[');
+        // A big list in as many parts as there are cores, each written on its own thread;
+        // a small one (most manifests) on this thread.
+        let tools: Vec<&Arc<crate::tool::Tool>> = registry.tools().collect();
+        let written: Vec<Option<Vec<Vec<u8>>>> = if tools.len() < PARALLEL_FROM {
             vec![written(&tools, revision)]
         } else {
             let parts = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
             let size = tools.len().div_ceil(parts).max(1);
+            // The first part on this thread, whose heap holds what loading the manifest
+            // freed (an other thread's allocations come from its own arena).
+            let mut parts = tools.chunks(size);
+            let first = parts.next().unwrap_or_default();
             std::thread::scope(|scope| {
-                let threads: Vec<_> = tools
-                    .chunks(size)
+                let threads: Vec<_> = parts
                     .map(|part| scope.spawn(move || written(part, revision)))
                     .collect();
-                threads
-                    .into_iter()
-                    .map(|thread| thread.join().ok().flatten())
+                std::iter::once(written(first, revision))
+                    .chain(
+                        threads
+                            .into_iter()
+                            .map(|thread| thread.join().ok().flatten()),
+                    )
                     .collect()
             })
         };
-        let total: usize = written.iter().flatten().map(Vec::len).sum();
-        bytes.reserve_exact(total + written.len() + 2);
+        let mut pieces = vec![head];
+        let mut any = false;
         for part in written {
             let part = part?;
             if part.is_empty() {
                 continue;
             }
-            if !bytes.ends_with(b"[") {
-                bytes.push(b',');
+            if any {
+                pieces.last_mut()?.push(b',');
             }
-            bytes.extend_from_slice(&part);
+            any = true;
+            pieces.extend(part);
         }
-        bytes.extend_from_slice(b"]}");
-        let bytes = Arc::new(bytes);
-        Some(Arc::clone(cell.get_or_init(|| bytes)))
+        pieces.last_mut()?.extend_from_slice(b"]}");
+        Some(Pieces(pieces))
     }
 }
 
-/// `tools`' entries as `revision` lists them, a comma between each two; `None` if one
-/// could not be written.
-fn written(tools: &[&Arc<crate::tool::Tool>], revision: Revision) -> Option<Vec<u8>> {
-    let mut bytes = Vec::new();
+/// A serialized answer kept in pieces cut between tools, each about [`PIECE`] bytes: never
+/// joined, so a big answer is held once, in memory the heap already has.
+#[derive(Debug)]
+pub(crate) struct Pieces(Vec<Vec<u8>>);
+
+impl Pieces {
+    /// The pieces, in order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &[u8]> {
+        self.0.iter().map(Vec::as_slice)
+    }
+
+    /// The first `bytes` of the answer (fewer if it is shorter).
+    pub(crate) fn start(&self, bytes: usize) -> Vec<u8> {
+        let mut start = Vec::new();
+        for piece in &self.0 {
+            let take = piece.len().min(bytes - start.len());
+            start.extend_from_slice(&piece[..take]);
+            if start.len() == bytes {
+                break;
+            }
+        }
+        start
+    }
+
+    /// The last `bytes` of the answer (fewer if it is shorter).
+    pub(crate) fn end(&self, bytes: usize) -> Vec<u8> {
+        let mut taken = Vec::new();
+        let mut left = bytes;
+        for piece in self.0.iter().rev() {
+            let take = piece.len().min(left);
+            taken.push(&piece[piece.len() - take..]);
+            left -= take;
+            if left == 0 {
+                break;
+            }
+        }
+        taken.into_iter().rev().flatten().copied().collect()
+    }
+}
+
+/// `tools`' entries as `revision` lists them, a comma between each two, in pieces of about
+/// [`PIECE`] bytes; `None` if one could not be written.
+fn written(tools: &[&Arc<crate::tool::Tool>], revision: Revision) -> Option<Vec<Vec<u8>>> {
+    let mut pieces: Vec<Vec<u8>> = Vec::new();
+    let mut piece: Vec<u8> = Vec::new();
+    let mut entry = Vec::new();
     for tool in tools {
         let mut listed = match super::state::listed(tool, revision) {
             Ok(listed) => listed,
@@ -229,10 +297,23 @@ fn written(tools: &[&Arc<crate::tool::Tool>], revision: Revision) -> Option<Vec<
                 schema.get("type").and_then(serde_json::Value::as_str) != Some("object")
             });
         }
-        if !bytes.is_empty() {
-            bytes.push(b',');
+        entry.clear();
+        if !(pieces.is_empty() && piece.is_empty()) {
+            entry.push(b',');
         }
-        serde_json::to_writer(&mut bytes, &listed).ok()?;
+        serde_json::to_writer(&mut entry, &listed).ok()?;
+        if !piece.is_empty() && piece.len() + entry.len() > PIECE {
+            piece.shrink_to_fit();
+            pieces.push(std::mem::take(&mut piece));
+        }
+        if piece.is_empty() {
+            piece.reserve_exact(PIECE.max(entry.len()));
+        }
+        piece.extend_from_slice(&entry);
     }
-    Some(bytes)
+    if !piece.is_empty() {
+        piece.shrink_to_fit();
+        pieces.push(piece);
+    }
+    Some(pieces)
 }

@@ -30,6 +30,44 @@ pub(crate) fn message(bytes: Vec<u8>, redactor: &Redactor) -> Vec<u8> {
     }
 }
 
+/// Whether a message sent as `pieces`, one after another, holds any secret, as [`message`]
+/// would find it in the whole: each piece is read, and across each cut the
+/// [`Redactor::reach`] bytes before it with as many after, so a secret cut in two (or
+/// spanning small pieces) is found too. For messages too big to be joined into one
+/// (`tools/list` of a very big manifest, kept in pieces).
+pub(crate) fn pieces_hold_secret<'a>(
+    pieces: impl IntoIterator<Item = &'a [u8]>,
+    redactor: &Redactor,
+) -> bool {
+    if redactor.is_empty() {
+        return false;
+    }
+    let reach = redactor.reach();
+    // The last `reach` bytes read so far.
+    let mut before: Vec<u8> = Vec::new();
+    for piece in pieces {
+        if redactor.finds(piece) {
+            return true;
+        }
+        if !before.is_empty() {
+            let mut across = before.clone();
+            across.extend_from_slice(&piece[..piece.len().min(reach)]);
+            if redactor.finds(&across) {
+                return true;
+            }
+        }
+        if piece.len() >= reach {
+            before.clear();
+            before.extend_from_slice(&piece[piece.len() - reach..]);
+        } else {
+            before.extend_from_slice(piece);
+            let excess = before.len().saturating_sub(reach);
+            before.drain(..excess);
+        }
+    }
+    false
+}
+
 /// A piece of an SSE stream: each `data:` line's JSON as [`message`], the rest as bytes.
 pub(crate) fn event_stream(bytes: Vec<u8>, redactor: &Redactor) -> Vec<u8> {
     if redactor.is_empty() || !redactor.finds(&bytes) {
@@ -76,6 +114,23 @@ mod tests {
         let escaped = br#"{"text":"s3cr3t\u002dvalue"}"#.to_vec();
         let out = message(escaped, &redactor());
         assert!(!String::from_utf8_lossy(&out).contains("s3cr3t"), "{out:?}");
+    }
+
+    #[test]
+    fn a_secret_cut_across_pieces_is_found_as_in_the_whole() {
+        let redactor = redactor();
+        let whole = br#"{"result":{"tools":[{"d":"a s3cr3t\u002dvalue b"}]}}"#;
+        assert!(redactor.finds(whole), "the control: the whole holds it");
+        // Cut at every place, in two and in one-byte pieces.
+        for cut in 0..=whole.len() {
+            let (a, b) = whole.split_at(cut);
+            assert!(pieces_hold_secret([a, b], &redactor), "cut at {cut}");
+        }
+        assert!(pieces_hold_secret(whole.chunks(1), &redactor));
+        assert!(pieces_hold_secret(whole.chunks(7), &redactor));
+        let clean = br#"{"result":{"tools":[{"d":"a s3cr3t b value"}]}}"#;
+        assert!(!pieces_hold_secret(clean.chunks(3), &redactor));
+        assert!(!pieces_hold_secret(whole.chunks(5), &Redactor::default()));
     }
 
     #[test]

@@ -29,6 +29,24 @@ const MAX_LINE_BYTES: usize = 16 << 20;
 /// How long requests read before stdin closed get to finish.
 const EOF_GRACE: std::time::Duration = std::time::Duration::from_millis(250);
 
+/// A line we write ourselves: a head, a kept answer's pieces, a tail.
+struct Line {
+    head: Vec<u8>,
+    pieces: Option<Arc<super::listing::Pieces>>,
+    tail: &'static [u8],
+}
+
+impl Line {
+    /// A line made whole.
+    fn whole(bytes: Vec<u8>) -> Self {
+        Self {
+            head: bytes,
+            pieces: None,
+            tail: b"",
+        }
+    }
+}
+
 /// Why serving over stdio stopped abnormally.
 #[derive(Debug, thiserror::Error)]
 #[error("the MCP session over stdio failed: {0}")]
@@ -133,24 +151,16 @@ where
         super::outgoing::message(bytes, self.served.registry().door_redactor())
     }
 
-    /// Writes a reply we compose ourselves (not through rmcp), spawned apart so that a
-    /// cancelled `receive` can never leave half a line on stdout.
+    /// Writes a reply we compose ourselves (not through rmcp).
     fn reply_error(&self, id: Option<Value>, code: i64, message: &str) {
         let line = json!({
             "jsonrpc": "2.0",
             "id": id.unwrap_or(Value::Null),
             "error": {"code": code, "message": message},
         });
-        let writer = self.writer.clone();
         let mut bytes = line.to_string().into_bytes();
         bytes.push(b'\n');
-        let bytes = self.outgoing(bytes);
-        self.writes.spawn(async move {
-            let mut writer = writer.lock().await;
-            if writer.write_all(&bytes).await.is_ok() {
-                let _ = writer.flush().await;
-            }
-        });
+        self.write(Line::whole(self.outgoing(bytes)));
     }
 
     /// Answers `tools/list` with the handler's serialized answer when rmcp would give that
@@ -183,26 +193,58 @@ where
             _ => return false,
         };
         let (Some(result), Ok(id)) = (
-            handler.listing_bytes(revision),
+            handler.listing_pieces(revision),
             serde_json::to_vec(&request.id),
         ) else {
             return false;
         };
-        let mut bytes = Vec::with_capacity(result.len() + id.len() + 40);
-        bytes.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
-        bytes.extend_from_slice(&id);
-        bytes.extend_from_slice(br#","result":"#);
-        bytes.extend_from_slice(&result);
-        bytes.extend_from_slice(b"}\n");
-        let bytes = self.outgoing(bytes);
+        let mut head = Vec::with_capacity(id.len() + 32);
+        head.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+        head.extend_from_slice(&id);
+        head.extend_from_slice(br#","result":"#);
+        let tail: &[u8] = b"}\n";
+        // The answer was read by the door when it was made; what this request adds is read
+        // here, with as much of the answer on either side as a secret could span. One that
+        // holds a secret is joined and goes through the door as any message does.
+        let registry = self.served.registry();
+        let redactor = registry.door_redactor();
+        let reach = redactor.reach();
+        if super::outgoing::pieces_hold_secret([&head[..], &result.start(reach)], redactor)
+            || super::outgoing::pieces_hold_secret([&result.end(reach)[..], tail], redactor)
+        {
+            let mut bytes = head;
+            result
+                .iter()
+                .for_each(|piece| bytes.extend_from_slice(piece));
+            bytes.extend_from_slice(tail);
+            self.write(Line::whole(self.outgoing(bytes)));
+            return true;
+        }
+        self.write(Line {
+            head,
+            pieces: Some(result),
+            tail,
+        });
+        true
+    }
+
+    /// Writes `line`, spawned apart so that a cancelled `receive` can never leave half a
+    /// line on stdout.
+    fn write(&self, line: Line) {
         let writer = self.writer.clone();
         self.writes.spawn(async move {
             let mut writer = writer.lock().await;
-            if writer.write_all(&bytes).await.is_ok() {
-                let _ = writer.flush().await;
+            let pieces = line.pieces.iter().flat_map(|pieces| pieces.iter());
+            for piece in std::iter::once(&line.head[..])
+                .chain(pieces)
+                .chain([line.tail])
+            {
+                if writer.write_all(piece).await.is_err() {
+                    return;
+                }
             }
+            let _ = writer.flush().await;
         });
-        true
     }
 
     /// Reads one line into `self.line`; `false` at end of input. Cancel-safe: partial
