@@ -18,6 +18,7 @@
 pub mod document;
 pub mod emit;
 pub mod filter;
+pub mod hoist;
 pub mod naming;
 pub mod operation;
 pub mod schema;
@@ -127,14 +128,14 @@ pub fn import(text: &str, options: &Options) -> Result<Import, ImportError> {
         });
     }
     let secrets = secrets.into_used();
-    let shared = converter.defs();
+    let shared = hoist::repeated_arguments(&mut kept, converter.defs().clone());
     let manifest = loadable(
         &document,
         &mut kept,
         &mut dropped,
         &secrets,
         options,
-        shared,
+        &shared,
     )?;
     let used: std::collections::HashSet<&String> =
         kept.iter().flat_map(|tool| &tool.uses).collect();

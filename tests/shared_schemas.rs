@@ -310,3 +310,59 @@ fn a_big_manifest_compiles_schemas_on_first_use_and_refuses_one_that_does_not_co
     let result = server.call("t7", json!({"n": "three"}));
     assert_eq!(result["isError"], json!(true), "{result}");
 }
+
+/// 50 operations that each declare the same long query parameter inline (as Microsoft Graph
+/// declares `$orderby` on every operation of an entity): the import writes its schema once,
+/// in `[schemas]`, and each tool uses it by reference; a client is listed the same schema
+/// whole, and a call is checked against it. The control: a parameter one operation declares
+/// stays where it is.
+#[test]
+fn an_import_writes_an_argument_many_operations_repeat_once() {
+    let order: Vec<String> = (0..40).map(|index| format!("field{index} desc")).collect();
+    let mut paths = serde_json::Map::new();
+    for index in 0..50 {
+        paths.insert(
+            format!("/records/{index}"),
+            json!({"get": {
+                "operationId": format!("list{index}"),
+                "parameters": [
+                    {"name": "orderby", "in": "query", "description": "Order items by property values",
+                     "schema": {"type": "array", "uniqueItems": true, "items": {"type": "string", "enum": order}}},
+                    {"name": format!("only{index}"), "in": "query", "description": format!("A parameter of operation {index} alone, long enough to be shared if it were"),
+                     "schema": {"type": "string", "enum": order}}
+                ],
+                "responses": {"200": {"description": "-"}}
+            }}),
+        );
+    }
+    let description = json!({
+        "openapi": "3.1.0",
+        "info": {"title": "Records", "version": "1"},
+        "servers": [{"url": "https://records.example.com"}],
+        "paths": paths,
+    });
+    let workspace = Workspace::new("");
+    std::fs::write(workspace.path("records.json"), description.to_string()).expect("write");
+    let (code, out, err) = run(&["import", "openapi", "records.json"], workspace.dir.path());
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.matches("[[tools]]").count(), 50);
+    // The shared one once; each tool's own (50 of them) where it is.
+    assert_eq!(out.matches("\"field39 desc\"").count(), 1 + 50, "{out}");
+    assert_eq!(
+        out.matches("\"$ref\": \"#/$defs/list0.orderby\"").count(),
+        50
+    );
+    std::fs::write(workspace.manifest(), &out).expect("write");
+    let mut server = Server::start(&workspace.manifest());
+    server.handshake("2025-11-25");
+    let list = server.request("tools/list", json!({}));
+    let tool = listed(&list, "list49");
+    assert_eq!(
+        tool["inputSchema"]["properties"]["orderby"]["items"]["enum"],
+        json!(order),
+        "{tool}"
+    );
+    assert!(!tool.to_string().contains("$ref"), "{tool}");
+    let refused = server.call("list49", json!({"orderby": ["nonsense"]}));
+    assert_eq!(refused["isError"], json!(true), "{refused}");
+}

@@ -397,6 +397,33 @@ fn compact_json(value: &Value, indent: usize, out: &mut String) {
     }
     let pad = " ".repeat(indent + 2);
     match value {
+        // A long list of plain values (an enum) fills its lines.
+        Value::Array(items)
+            if items
+                .iter()
+                .all(|item| !(item.is_array() || item.is_object())) =>
+        {
+            out.push('[');
+            let mut column = WIDTH;
+            for (index, item) in items.iter().enumerate() {
+                let text = item.to_string();
+                let last = index + 1 == items.len();
+                let width = text.len() + usize::from(!last);
+                if column + 1 + width > WIDTH {
+                    let _ = write!(out, "\n{pad}");
+                    column = pad.len();
+                } else {
+                    out.push(' ');
+                    column += 1;
+                }
+                out.push_str(&text);
+                if !last {
+                    out.push(',');
+                }
+                column += width;
+            }
+            let _ = write!(out, "\n{}]", " ".repeat(indent));
+        }
         Value::Array(items) => {
             out.push_str("[\n");
             for (index, item) in items.iter().enumerate() {

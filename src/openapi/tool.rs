@@ -22,7 +22,7 @@ mod shape;
 const MAX_INPUT_SCHEMA: usize = 256 * 1024;
 
 /// A tool made from an operation.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct Tool {
     pub name: String,
     pub method: String,
@@ -57,8 +57,9 @@ pub struct Tool {
 }
 
 /// The request body template.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub enum Body {
+    #[default]
     None,
     /// A `json` template: an object of `"{arg}"` values, or one `"{arg}"`.
     Json(Value),

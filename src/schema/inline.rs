@@ -4,7 +4,7 @@
 //!
 //! The inlined schema accepts exactly what the written one does; validation still uses the
 //! written one. A reference that points back into itself (a recursive schema) stays, with the
-//! `$defs` it needs. A schema whose meaning depends on where its parts sit (`$id` below the
+//! `$defs` it reaches (no others). A schema whose meaning depends on where its parts sit (`$id` below the
 //! root, anchors, dynamic references) is advertised as written. Inlining stops, and the
 //! schema is advertised as written, past [`MAX_VALUES`] JSON values, so a fan-out of
 //! references (each definition using the next one twice) cannot grow a listing without
@@ -25,7 +25,7 @@ pub enum Inlined {
     /// Every reference inlined; no `$ref` is left, nor `$defs`/`definitions` at the root.
     Inlined(Value),
     /// The references that point back into themselves stay (`recursive`, as written), with
-    /// the root's `$defs`/`definitions`; every other one is inlined.
+    /// the root's `$defs`/`definitions` they reach; every other one is inlined.
     Partial {
         schema: Value,
         recursive: Vec<String>,
@@ -108,8 +108,8 @@ pub fn inline_refs(schema: &Value) -> Inlined {
             };
         }
     }
-    // And the definitions they point to come along, their own references inlined.
-    let definitions = match inliner.definitions() {
+    // And the definitions they reach come along, their own references inlined.
+    let definitions = match inliner.definitions(&recursive) {
         Ok(definitions) => definitions,
         Err(stop) => {
             return Inlined::Kept {
@@ -313,23 +313,52 @@ impl Inliner<'_> {
         }
     }
 
-    /// The root's `$defs` and `definitions`, walked.
-    fn definitions(&mut self) -> Result<Map<String, Value>, TooLarge> {
+    /// The root's `$defs` and `definitions` that the references left (`recursive`) reach,
+    /// directly or through the definitions they bring, walked, in the root's order.
+    fn definitions(&mut self, recursive: &[String]) -> Result<Map<String, Value>, TooLarge> {
         let mut out = Map::new();
         let Some(object) = self.root.as_object() else {
             return Ok(out);
         };
+        let mut walked: std::collections::HashMap<(String, String), Value> =
+            std::collections::HashMap::new();
+        let mut wanted: Vec<String> = recursive.to_vec();
+        while let Some(reference) = wanted.pop() {
+            let Some(segments) = pointer(&reference) else {
+                continue;
+            };
+            let [key, name, ..] = segments.as_slice() else {
+                continue;
+            };
+            let place = (key.clone(), name.clone());
+            if !matches!(key.as_str(), "$defs" | "definitions") || walked.contains_key(&place) {
+                continue;
+            }
+            let Some(child) = object.get(key).and_then(|map| map.get(name)) else {
+                continue;
+            };
+            let before = self.recursive.len();
+            self.path = vec![key.clone(), name.clone()];
+            let value = self.schema(child)?;
+            walked.insert(place, value);
+            wanted.extend(self.recursive[before..].iter().cloned());
+        }
+        self.path.clear();
         for key in ["$defs", "definitions"] {
             let Some(Value::Object(map)) = object.get(key) else {
                 continue;
             };
-            let mut walked = Map::new();
-            for (name, child) in map {
-                self.path = vec![key.to_owned(), name.clone()];
-                walked.insert(name.clone(), self.schema(child)?);
+            let kept: Map<String, Value> = map
+                .keys()
+                .filter_map(|name| {
+                    walked
+                        .remove(&(key.to_owned(), name.clone()))
+                        .map(|value| (name.clone(), value))
+                })
+                .collect();
+            if !kept.is_empty() {
+                out.insert(key.to_owned(), Value::Object(kept));
             }
-            self.path.clear();
-            out.insert(key.to_owned(), Value::Object(walked));
         }
         Ok(out)
     }
@@ -690,6 +719,14 @@ mod tests {
             out["$defs"]["node"]["properties"]["children"]["items"],
             json!({"$ref": "#/$defs/node"}),
             "a definition is not unrolled into itself"
+        );
+        // `name` was inlined everywhere: no reference left reaches it.
+        assert_eq!(
+            out["$defs"]
+                .as_object()
+                .map(|defs| defs.keys().collect::<Vec<_>>()),
+            Some(vec![&"node".to_owned()]),
+            "{out}"
         );
         // It accepts what the written one does.
         let (written, advertised) = (
