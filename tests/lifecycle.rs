@@ -195,6 +195,72 @@ argv = ["echo", "hello"]
     assert_eq!(text(&call["result"]), "hello");
 }
 
+/// A client that closes stdin right after asking, and reads stdout only later, still gets
+/// every answer whole: here a `tools/list` far bigger than the pipe holds, through our own
+/// writer (a manifest of 1,500 tools), and through rmcp's (traces on send every request
+/// there), in both eras.
+#[test]
+fn an_answer_being_written_when_stdin_closes_is_written_whole() {
+    use std::io::{Read as _, Write as _};
+    let mut manifest = String::new();
+    for index in 0..1_500 {
+        manifest.push_str(&format!(
+            "[[tools]]\nname = \"t{index}\"\ndescription = \"tool {index}, described at some length so the list outgrows a pipe\"\n[tools.static]\ncontent = [{{ type = \"text\", text = \"x\" }}]\n"
+        ));
+    }
+    let workspace = Workspace::new(&manifest);
+    for (traces, version) in [
+        (false, "2025-11-25"),
+        (true, "2025-11-25"),
+        (false, "2024-11-05"),
+    ] {
+        let mut command = std::process::Command::new(crate::harness::BINARY);
+        command
+            .arg("--config")
+            .arg(workspace.manifest())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null());
+        if traces {
+            // Nothing listens there: spans are dropped, requests still go through rmcp.
+            command.env("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:9");
+        }
+        let mut child = command.spawn().expect("spawn");
+        let input = [
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": initialize_params(version)}),
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+        ]
+        .map(|message| format!("{message}\n"))
+        .concat();
+        let mut stdin = child.stdin.take().expect("stdin");
+        stdin.write_all(input.as_bytes()).expect("write");
+        drop(stdin);
+        // Longer than the grace calls get after stdin closes.
+        std::thread::sleep(Duration::from_secs(1));
+        let mut out = String::new();
+        child
+            .stdout
+            .take()
+            .expect("stdout")
+            .read_to_string(&mut out)
+            .expect("read");
+        assert!(child.wait().expect("exit").success());
+        assert!(
+            out.ends_with('\n'),
+            "traces {traces}: cut at {} bytes",
+            out.len()
+        );
+        let list: serde_json::Value = serde_json::from_str(out.lines().last().expect("a line"))
+            .unwrap_or_else(|error| panic!("traces {traces}: {error}"));
+        assert_eq!(list["id"], 2);
+        assert_eq!(
+            list["result"]["tools"].as_array().map(Vec::len),
+            Some(1_500)
+        );
+    }
+}
+
 #[test]
 fn closing_stdin_exits_promptly() {
     let server = Server::initialized(&example_path(), "2025-11-25");

@@ -30,11 +30,22 @@ pub(crate) fn message(bytes: Vec<u8>, redactor: &Redactor) -> Vec<u8> {
     }
 }
 
+/// The most a secret may span ([`Redactor::reach`]) for a message in pieces to be read
+/// piecewise: past it (a secret of some 19 KB), [`pieces_hold_secret`] says yes, so the
+/// message is joined and read whole, as any other.
+const MAX_REACH: usize = 4 << 20;
+
+/// Whether a message in pieces can be read piecewise for `redactor`'s secrets (else it
+/// must be joined and read whole).
+pub(crate) fn readable_in_pieces(redactor: &Redactor) -> bool {
+    redactor.reach() <= MAX_REACH
+}
+
 /// Whether a message sent as `pieces`, one after another, holds any secret, as [`message`]
-/// would find it in the whole: each piece is read, and across each cut the
-/// [`Redactor::reach`] bytes before it with as many after, so a secret cut in two (or
-/// spanning small pieces) is found too. For messages too big to be joined into one
-/// (`tools/list` of a very big manifest, kept in pieces).
+/// would find it in the whole. The text is read in overlapping windows: each reads on
+/// [`Redactor::reach`] bytes past where the previous one ended, so a secret cut between
+/// pieces, or spanning many small ones, is found, and each byte is read at most twice.
+/// For messages too big to be joined (the `tools/list` of a very big manifest).
 pub(crate) fn pieces_hold_secret<'a>(
     pieces: impl IntoIterator<Item = &'a [u8]>,
     redactor: &Redactor,
@@ -42,30 +53,26 @@ pub(crate) fn pieces_hold_secret<'a>(
     if redactor.is_empty() {
         return false;
     }
+    if !readable_in_pieces(redactor) {
+        return true;
+    }
     let reach = redactor.reach();
-    // The last `reach` bytes read so far.
-    let mut before: Vec<u8> = Vec::new();
+    let stride = reach.max(64 << 10);
+    // What is still to be read, after the `reach` bytes already read that begin it.
+    let mut window: Vec<u8> = Vec::new();
+    let mut unread = false;
     for piece in pieces {
-        if redactor.finds(piece) {
-            return true;
-        }
-        if !before.is_empty() {
-            let mut across = before.clone();
-            across.extend_from_slice(&piece[..piece.len().min(reach)]);
-            if redactor.finds(&across) {
+        window.extend_from_slice(piece);
+        unread |= !piece.is_empty();
+        if window.len() >= reach + stride {
+            if redactor.finds(&window) {
                 return true;
             }
-        }
-        if piece.len() >= reach {
-            before.clear();
-            before.extend_from_slice(&piece[piece.len() - reach..]);
-        } else {
-            before.extend_from_slice(piece);
-            let excess = before.len().saturating_sub(reach);
-            before.drain(..excess);
+            window.drain(..window.len() - reach);
+            unread = false;
         }
     }
-    false
+    unread && redactor.finds(&window)
 }
 
 /// A piece of an SSE stream: each `data:` line's JSON as [`message`], the rest as bytes.
@@ -131,6 +138,15 @@ mod tests {
         let clean = br#"{"result":{"tools":[{"d":"a s3cr3t b value"}]}}"#;
         assert!(!pieces_hold_secret(clean.chunks(3), &redactor));
         assert!(!pieces_hold_secret(whole.chunks(5), &Redactor::default()));
+        // Far apart in a long text, across many pieces.
+        let mut long = vec![b' '; 300_000];
+        long.extend_from_slice(b"s3cr3t-value");
+        long.extend(vec![b' '; 300_000]);
+        for size in [1_000, 65_536, 100_003] {
+            assert!(pieces_hold_secret(long.chunks(size), &redactor), "{size}");
+        }
+        let clean = vec![b' '; 600_000];
+        assert!(!pieces_hold_secret(clean.chunks(1_000), &redactor));
     }
 
     #[test]

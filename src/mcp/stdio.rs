@@ -29,6 +29,9 @@ const MAX_LINE_BYTES: usize = 16 << 20;
 /// How long requests read before stdin closed get to finish.
 const EOF_GRACE: std::time::Duration = std::time::Duration::from_millis(250);
 
+/// How long, after that, the answers being written get to be read whole.
+const DRAIN_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// A line we write ourselves: a head, a kept answer's pieces, a tail.
 struct Line {
     head: Vec<u8>,
@@ -71,6 +74,7 @@ where
     let lists = crate::traces::tracer().is_none().then(|| handler.clone());
     let transport = LineTransport::new(reader, writer, handler.clone(), lists);
     let end_of_input = transport.end_of_input.clone();
+    let (in_flight, stdout) = (transport.writes.clone(), Arc::clone(&transport.writer));
     match rmcp::serve_server(super::traced::Traced(handler), transport).await {
         Ok(running) => {
             let waiting = running.waiting();
@@ -89,6 +93,19 @@ where
                     if tokio::time::timeout(EOF_GRACE, &mut waiting).await.is_err() {
                         tracing::info!("stdin closed: stopping the calls still running");
                     }
+                    // What was answered is written whole, never cut mid-line: the lines
+                    // being written finish (for as long as the client reads them, up to
+                    // `DRAIN_GRACE`), and no other begins.
+                    in_flight.close();
+                    let drained = tokio::time::timeout(DRAIN_GRACE, async {
+                        in_flight.wait().await;
+                        stdout.lock_owned().await
+                    })
+                    .await;
+                    if drained.is_err() {
+                        tracing::warn!("stdin closed: stdout is not read; an answer is cut");
+                    }
+                    return Ok(());
                 }
             }
             Ok(())
@@ -209,7 +226,8 @@ where
         let registry = self.served.registry();
         let redactor = registry.door_redactor();
         let reach = redactor.reach();
-        if super::outgoing::pieces_hold_secret([&head[..], &result.start(reach)], redactor)
+        if !super::outgoing::readable_in_pieces(redactor)
+            || super::outgoing::pieces_hold_secret([&head[..], &result.start(reach)], redactor)
             || super::outgoing::pieces_hold_secret([&result.end(reach)[..], tail], redactor)
         {
             let mut bytes = head;
