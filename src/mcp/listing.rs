@@ -5,8 +5,8 @@
 //! ([`Handler::listing_pieces`]), one tool at a time: a tool's definition is made whole
 //! (its `[schemas]` attached), written and dropped, so a manifest of 19,000 tools never
 //! holds them all as values. The bytes are kept in pieces of about [`PIECE`] bytes, never
-//! joined, so a 481 MB answer (Microsoft Graph's, inlined) is held once, and read by the
-//! door once, when made. The stdio transport writes those pieces itself, between the
+//! joined, so a big answer (hundreds of MB for Microsoft Graph, inlined) is held once, and
+//! read by the door once, when made. The stdio transport writes those pieces itself, between the
 //! request's own head and tail, instead of handing the request to rmcp, which would clone
 //! the list and serialize it again for every request (a 1,000-tool list is about 300 KB).
 //! A list cut to a caller's scopes is made from each tool's entry in rmcp's types, kept
