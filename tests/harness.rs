@@ -105,6 +105,34 @@ impl Workspace {
     pub(crate) fn serve_legacy(&self) -> Server {
         Server::initialized(&self.manifest(), "2025-11-25")
     }
+
+    /// `mcp-serve check` of the manifest, run in its folder: exit code and stderr.
+    pub(crate) fn check(&self) -> (i32, String) {
+        let manifest = self.manifest();
+        let (code, _, err) = run(
+            &[
+                "check",
+                "--config",
+                manifest.to_str().expect("a UTF-8 path"),
+            ],
+            self.dir.path(),
+        );
+        (code, err)
+    }
+}
+
+/// `count` static tools, `t0` to `t{count - 1}`, each described in a few words and
+/// answering its number: a manifest big enough for the paths only big ones take.
+pub(crate) fn many_tools(count: usize) -> String {
+    use std::fmt::Write as _;
+    let mut manifest = String::new();
+    for index in 0..count {
+        let _ = write!(
+            manifest,
+            "[[tools]]\nname = \"t{index}\"\ndescription = \"tool {index} of many, described in some words\"\n[tools.static]\ncontent = [{{ type = \"text\", text = \"{index}\" }}]\n"
+        );
+    }
+    manifest
 }
 
 /// Tools that show process handling: `slow` writes its pid and its child's, then waits a

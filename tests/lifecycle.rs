@@ -202,12 +202,7 @@ argv = ["echo", "hello"]
 #[test]
 fn an_answer_being_written_when_stdin_closes_is_written_whole() {
     use std::io::{Read as _, Write as _};
-    let mut manifest = String::new();
-    for index in 0..1_500 {
-        manifest.push_str(&format!(
-            "[[tools]]\nname = \"t{index}\"\ndescription = \"tool {index}, described at some length so the list outgrows a pipe\"\n[tools.static]\ncontent = [{{ type = \"text\", text = \"x\" }}]\n"
-        ));
-    }
+    let manifest = crate::harness::many_tools(1_500);
     let workspace = Workspace::new(&manifest);
     for (traces, version) in [
         (false, "2025-11-25"),

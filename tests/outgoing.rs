@@ -111,12 +111,7 @@ argv = ["echo", "version 2.0"]
 /// that is not a secret comes back as sent, in the same answer.
 #[test]
 fn a_list_kept_in_pieces_is_read_by_the_door_with_what_the_request_adds() {
-    let mut tools = String::new();
-    for index in 0..1_500 {
-        tools.push_str(&format!(
-            "[[tools]]\nname = \"t{index}\"\ndescription = \"tool {index} of many, with some words to fill its piece\"\n[tools.static]\ncontent = [{{ type = \"text\", text = \"{index}\" }}]\n"
-        ));
-    }
+    let tools = crate::harness::many_tools(1_500);
     let workspace = Workspace::new(&crate::harness::holding_secret("${file:token.txt}", &tools));
     std::fs::write(workspace.path("token.txt"), format!("{SECRET}\n")).expect("token");
     let mut server = Server::start(&workspace.manifest());

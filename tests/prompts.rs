@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use crate::harness::{Server, Workspace, modern_meta, run};
+use crate::harness::{Server, Workspace, modern_meta};
 
 const PROMPTS: &str = r##"
 [[tools]]
@@ -185,14 +185,7 @@ name = "b"
 role = "user"
 "#,
     );
-    let (code, _, stderr) = run(
-        &[
-            "check",
-            "--config",
-            workspace.manifest().to_str().expect("path"),
-        ],
-        workspace.dir.path(),
-    );
+    let (code, stderr) = workspace.check();
     assert_eq!(code, 2, "{stderr}");
     for expected in [
         "an argument has `enum` (the values allowed) or `complete` (values offered), not both",

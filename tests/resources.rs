@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use crate::harness::{Server, Workspace, modern_meta, run};
+use crate::harness::{Server, Workspace, modern_meta};
 
 const MANIFEST: &str = r#"
 [[resources]]
@@ -201,14 +201,7 @@ text = "{b}"
 complete = ["1"]
 "#,
     );
-    let (code, _, stderr) = run(
-        &[
-            "check",
-            "--config",
-            workspace.manifest().to_str().expect("path"),
-        ],
-        workspace.dir.path(),
-    );
+    let (code, stderr) = workspace.check();
     assert_eq!(code, 2, "{stderr}");
     for expected in [
         "`no-scheme` is not a URI (it has no scheme)",
@@ -434,14 +427,7 @@ fn a_declared_file_swapped_for_a_symlink_is_never_read_through_it() {
     );
 
     // Nor does a server started on the planted folder follow them.
-    let (code, _, stderr) = run(
-        &[
-            "check",
-            "--config",
-            workspace.manifest().to_str().expect("path"),
-        ],
-        workspace.dir.path(),
-    );
+    let (code, stderr) = workspace.check();
     assert_eq!(code, 2, "{stderr}");
     assert!(
         stderr.contains("`notes/readme.md` is a symbolic link")
@@ -532,14 +518,7 @@ fn check_template(workspace: &Workspace, file: &str) -> (i32, String) {
         ),
     )
     .expect("manifest");
-    let (code, _, stderr) = run(
-        &[
-            "check",
-            "--config",
-            workspace.manifest().to_str().expect("path"),
-        ],
-        workspace.dir.path(),
-    );
+    let (code, stderr) = workspace.check();
     (code, stderr)
 }
 
@@ -671,14 +650,7 @@ mime-type = "application/vnd.api+json"
 text = '{{"n": "{n}"'
 "#,
     );
-    let (code, _, stderr) = run(
-        &[
-            "check",
-            "--config",
-            workspace.manifest().to_str().expect("path"),
-        ],
-        workspace.dir.path(),
-    );
+    let (code, stderr) = workspace.check();
     assert_eq!(code, 2, "{stderr}");
     assert_eq!(
         stderr

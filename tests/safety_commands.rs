@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::harness::{Server, Workspace, read_pid, run, sleepers, text, wait_gone};
+use crate::harness::{Server, Workspace, read_pid, sleepers, text, wait_gone};
 
 /// Prints the argv it got (after the program) as a JSON array.
 const DUMP_ARGV: &str = "import json, sys; print(json.dumps(sys.argv[1:]))";
@@ -62,14 +62,7 @@ fn arrays_in_arguments_not_pinned_to_array_never_add_or_remove_elements() {
     eprintln!("unpinned arrays: {tried} calls, 0 elements added or removed");
 
     // `check` says what happens to such values.
-    let (code, _, stderr) = run(
-        &[
-            "check",
-            "--config",
-            workspace.manifest().to_str().expect("path"),
-        ],
-        workspace.dir.path(),
-    );
+    let (code, stderr) = workspace.check();
     assert_eq!(code, 0, "{stderr}");
     assert!(
         stderr.contains("`{x}` is not pinned to one type in the input schema"),

@@ -329,14 +329,7 @@ command.script = 'for i in 1 2 3 4; do sleep 0.1 & done; wait; echo fine'
 sandbox = { processes = 16 }
 "#,
     );
-    let (code, _, stderr) = run(
-        &[
-            "check",
-            "--config",
-            workspace.manifest().to_str().expect("path"),
-        ],
-        workspace.dir.path(),
-    );
+    let (code, stderr) = workspace.check();
     assert_eq!(code, 0, "{stderr}");
     // As root the kernel exempts the server from RLIMIT_NPROC: `check` says so, and the
     // attack runs with the server as an unprivileged user, as it should be deployed.
@@ -532,14 +525,7 @@ command.argv = ["true"]
 command.env = { LD_PRELOAD = "{lib}" }
 "#,
     );
-    let (code, _, stderr) = run(
-        &[
-            "check",
-            "--config",
-            workspace.manifest().to_str().expect("path"),
-        ],
-        workspace.dir.path(),
-    );
+    let (code, stderr) = workspace.check();
     assert_eq!(code, 2, "{stderr}");
     for expected in [
         "is outside the server's sandbox, which lets tools read only beneath",
@@ -658,14 +644,7 @@ fn check_prints_the_abi_and_warns_of_a_program_its_sandbox_cannot_start() {
     let workspace = Workspace::new(
         "[[tools]]\nname = \"bare\"\ncommand.argv = [\"cat\", \"/dev/null\"]\nsandbox = { system = false }\n",
     );
-    let (code, _, stderr) = run(
-        &[
-            "check",
-            "--config",
-            workspace.manifest().to_str().expect("path"),
-        ],
-        workspace.dir.path(),
-    );
+    let (code, stderr) = workspace.check();
     assert_eq!(code, 0, "{stderr}");
     assert!(stderr.starts_with("sandbox: Landlock ABI "), "{stderr}");
     assert!(

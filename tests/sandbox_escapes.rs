@@ -414,14 +414,7 @@ fn nothing_a_sandboxed_call_started_outlives_it() {
         server.handshake("2025-11-25");
         let said = call_text(&mut server, "escape");
         if namespaced && said != "pid 2" {
-            let (_, _, check) = run(
-                &[
-                    "check",
-                    "--config",
-                    workspace.manifest().to_str().expect("path"),
-                ],
-                workspace.dir.path(),
-            );
+            let (_, check) = workspace.check();
             assert!(check.contains("PID namespaces no"), "{said}\n{check}");
             crate::harness::skip(Feature::UserNamespaces, "no PID namespaces here");
             continue;

@@ -11,7 +11,7 @@ use std::net::{Ipv4Addr, TcpListener};
 use serde_json::{Value, json};
 
 use crate::harness::Feature;
-use crate::harness::{Server, Workspace, python, run, text};
+use crate::harness::{Server, Workspace, python, text};
 
 /// A tiny HTTP server: `/redirect` answers 302 to `location`, anything else its name.
 fn listen(address: Ipv4Addr, port: u16, name: &'static str, location: String) -> u16 {
@@ -765,14 +765,7 @@ command.argv = ["true"]
 sandbox = { network = ["*:443", "127.0.0.1:8080", 22] }
 "#,
     );
-    let (code, _, stderr) = run(
-        &[
-            "check",
-            "--config",
-            workspace.manifest().to_str().expect("path"),
-        ],
-        workspace.dir.path(),
-    );
+    let (code, stderr) = workspace.check();
     assert_eq!(code, 0, "{stderr}");
     assert!(
         stderr.contains("network: only api.github.com:443, *.githubusercontent.com:443 through the server's egress proxy")
@@ -811,14 +804,7 @@ command.argv = ["true"]
 sandbox = { network = ["exa mple.com:443", "*.*.example.com:443"] }
 "#,
     );
-    let (code, _, stderr) = run(
-        &[
-            "check",
-            "--config",
-            workspace.manifest().to_str().expect("path"),
-        ],
-        workspace.dir.path(),
-    );
+    let (code, stderr) = workspace.check();
     assert_eq!(code, 2, "{stderr}");
     assert_eq!(
         stderr

@@ -155,14 +155,7 @@ fn check_names_each_mistake_in_the_shared_schemas_and_their_use() {
 fn a_root_that_does_not_compile_is_a_check_error_and_its_calls_are_refused() {
     let manifest = "[schemas]\nTag = { type = \"string\" }\n[[tools]]\nname = \"t\"\ninput-schema = '{\"type\": \"object\", \"properties\": {\"tag\": {\"$ref\": \"#/$defs/Tag\"}, \"q\": {\"type\": \"string\", \"pattern\": \"(\"}}}'\n[tools.static]\ncontent = [{ type = \"text\", text = \"ran\" }]\n";
     let workspace = Workspace::new(manifest);
-    let (code, _, err) = run(
-        &[
-            "check",
-            "--config",
-            workspace.manifest().to_str().expect("path"),
-        ],
-        workspace.dir.path(),
-    );
+    let (code, err) = workspace.check();
     assert_ne!(code, 0);
     assert!(err.contains("the input schema of `t` is unusable"), "{err}");
     let mut server = Server::start(&workspace.manifest());
@@ -266,14 +259,7 @@ fn an_import_writes_each_shared_component_once() {
 fn a_big_manifest_compiles_schemas_on_first_use_and_refuses_one_that_does_not_compile() {
     let broken = "[[tools]]\nname = \"broken\"\ninput-schema = '{\"type\": \"object\", \"properties\": {\"q\": {\"type\": \"string\", \"pattern\": \"(\"}}}'\n[tools.static]\ncontent = [{ type = \"text\", text = \"ran\" }]\n";
     let small = Workspace::new(broken);
-    let (status, _, err) = run(
-        &[
-            "check",
-            "--config",
-            small.manifest().to_str().expect("path"),
-        ],
-        small.dir.path(),
-    );
+    let (status, err) = small.check();
     assert_ne!(status, 0);
     assert!(
         err.contains("the input schema of `broken` is unusable"),
@@ -289,10 +275,7 @@ fn a_big_manifest_compiles_schemas_on_first_use_and_refuses_one_that_does_not_co
         ));
     }
     let big = Workspace::new(&manifest);
-    let (status, _, err) = run(
-        &["check", "--config", big.manifest().to_str().expect("path")],
-        big.dir.path(),
-    );
+    let (status, err) = big.check();
     assert_ne!(status, 0);
     assert!(
         err.contains("the input schema of `broken` is unusable"),
