@@ -80,7 +80,8 @@
 //!   opened once, beneath its folder, following no link: `resource::open`), the store of
 //!   kept outputs, and one redactor over every secret the manifest references; `mcp` makes
 //!   the `tools/list` answer of each protocol [`revision`] when first asked (`mcp::listing`:
-//!   over stdio serialized once, one tool at a time; a list cut to a caller's scopes from
+//!   over stdio serialized once, one tool at a time, kept in pieces the door reads once,
+//!   never joined; a list cut to a caller's scopes from
 //!   each tool's entry, made once). A revision says what the wire carries and which lifecycle it has
 //!   (`initialize` and a session, or stateless requests).
 //! - [`app`] is a tool's page (`[tools.app]`, the MCP Apps extension): a declared file
@@ -105,8 +106,9 @@
 //!   serves the set cut again from the served registry (`Registry::toolset`, sharing its
 //!   tools' definitions and limits, and the server's services).
 //! - [`tool`] is a tool as loaded: its definition per revision, its compiled [`schema`]s
-//!   (compiled at load when the author wrote it, on first use when we generated it or when
-//!   it uses the manifest's `[schemas]`, `schema::shared`, whose entries are one copy that
+//!   (compiled at load when the author wrote it, on first use when we generated it, when
+//!   the manifest has 1,000 tools or more, or when it uses the manifest's `[schemas]`,
+//!   `schema::shared`, whose entries are one copy that
 //!   `Shared::attach` adds to a root where a whole schema is needed), the schemas it
 //!   advertises (`schema::inline`: local `$ref`s inlined, per tool when `tools/list` is
 //!   first made; the written ones validate) and `prepare` (defaults, validation); [`call`] runs it (above). The output pipeline is in

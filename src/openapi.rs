@@ -5,7 +5,8 @@
 //! its `$ref`s; [`operation`] lists the operations in the document's order; [`filter`] keeps
 //! the ones the flags select and says why each other one was dropped; [`tool`] turns an
 //! operation into a tool (names from [`naming`], schemas from [`schema`], credentials from
-//! [`security`]), or says why it cannot; [`emit`] writes the TOML.
+//! [`security`]), or says why it cannot; [`hoist`] moves argument schemas that several
+//! tools repeat into the shared `[schemas]`; [`emit`] writes the TOML.
 //!
 //! Every value still reaches the request through the HTTP backend's structural sinks: the
 //! importer only writes templates (`{arg}` in a path segment, a query or header value, a JSON
