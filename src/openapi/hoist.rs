@@ -4,9 +4,10 @@
 //! them uses by `$ref`, as the description's own components already are. A client sees
 //! the same schema: each tool's is made whole, and inlined unless `inline-refs = false`.
 //!
-//! Left as they are: an argument with a `default` anywhere (defaults are filled from the
-//! tool's own schema, which does not follow references), one of a tool that has its own
-//! `$defs` or `$schema`, and one shorter than [`MIN_BYTES`].
+//! Left as they are: an argument with a `default` anywhere, or one that admits `null`
+//! (defaults are filled, and an optional argument's `null` kept or dropped, from the tool's
+//! own schema, which does not follow references), one of a tool that has its own `$defs`
+//! or `$schema`, and one shorter than [`MIN_BYTES`].
 
 use std::collections::HashMap;
 
@@ -33,7 +34,9 @@ pub fn repeated_arguments(kept: &mut [Tool], mut shared: Map<String, Value>) -> 
             continue;
         };
         for (name, schema) in properties {
-            if mentions_default(schema) {
+            // A `null` an argument admits is kept (`Tool::drop_null_optionals` reads the
+            // tool's own schema, where a reference admits nothing it can see).
+            if mentions_default(schema) || crate::schema::admits_null(schema) {
                 continue;
             }
             let text = schema.to_string();
@@ -167,6 +170,14 @@ mod tests {
                 "d.default",
                 json!({"type": "object", "properties": {"orderby": {"type": "array", "items": order["items"], "description": "Order items", "default": ["id"]}}}),
             ),
+            tool(
+                "e.null",
+                json!({"type": "object", "properties": {"orderby": {"type": ["array", "null"], "items": order["items"], "description": "Order items"}}}),
+            ),
+            tool(
+                "f.null",
+                json!({"type": "object", "properties": {"orderby": {"type": ["array", "null"], "items": order["items"], "description": "Order items"}}}),
+            ),
         ];
         let shared = repeated_arguments(&mut kept, Map::new());
         assert_eq!(shared.len(), 1, "{shared:?}");
@@ -187,6 +198,8 @@ mod tests {
         );
         assert_eq!(kept[2].input_schema["properties"]["orderby"], order);
         assert!(kept[2].uses.is_empty() && kept[3].uses.is_empty());
+        // Two alike that admit `null` stay where they are.
+        assert!(kept[4].uses.is_empty() && kept[5].uses.is_empty());
     }
 
     #[test]

@@ -322,26 +322,24 @@ impl Inliner<'_> {
         };
         let mut walked: std::collections::HashMap<(String, String), Value> =
             std::collections::HashMap::new();
-        let mut wanted: Vec<String> = recursive.to_vec();
-        while let Some(reference) = wanted.pop() {
-            let Some(segments) = pointer(&reference) else {
-                continue;
-            };
-            let [key, name, ..] = segments.as_slice() else {
-                continue;
-            };
-            let place = (key.clone(), name.clone());
-            if !matches!(key.as_str(), "$defs" | "definitions") || walked.contains_key(&place) {
+        let mut wanted: Vec<(String, String)> = Vec::new();
+        for reference in recursive {
+            wanted.extend(places(object, reference));
+        }
+        while let Some(place) = wanted.pop() {
+            if walked.contains_key(&place) {
                 continue;
             }
-            let Some(child) = object.get(key).and_then(|map| map.get(name)) else {
+            let Some(child) = object.get(&place.0).and_then(|map| map.get(&place.1)) else {
                 continue;
             };
             let before = self.recursive.len();
-            self.path = vec![key.clone(), name.clone()];
+            self.path = vec![place.0.clone(), place.1.clone()];
             let value = self.schema(child)?;
             walked.insert(place, value);
-            wanted.extend(self.recursive[before..].iter().cloned());
+            for reference in &self.recursive[before..] {
+                wanted.extend(places(object, reference));
+            }
         }
         self.path.clear();
         for key in ["$defs", "definitions"] {
@@ -510,6 +508,26 @@ impl Inliner<'_> {
 /// beside it: `additionalProperties: false` beside a `$ref` refuses every key, and in the
 /// target only those its `properties` do not name) and is not in the target already (or is,
 /// with the same value).
+/// The root's definitions `reference` needs: the one it points into, or every one of a
+/// map it names whole (`#/$defs`).
+fn places(root: &Map<String, Value>, reference: &str) -> Vec<(String, String)> {
+    let Some(segments) = pointer(reference) else {
+        return Vec::new();
+    };
+    match segments.as_slice() {
+        [key, name, ..] if matches!(key.as_str(), "$defs" | "definitions") => {
+            vec![(key.clone(), name.clone())]
+        }
+        [key] if matches!(key.as_str(), "$defs" | "definitions") => match root.get(key) {
+            Some(Value::Object(map)) => {
+                map.keys().map(|name| (key.clone(), name.clone())).collect()
+            }
+            _ => Vec::new(),
+        },
+        _ => Vec::new(),
+    }
+}
+
 fn mergeable(target: &Map<String, Value>, siblings: &Map<String, Value>) -> bool {
     siblings.iter().all(|(key, value)| {
         ANNOTATIONS.contains(&key.as_str())
@@ -720,6 +738,27 @@ mod tests {
             json!({"$ref": "#/$defs/node"}),
             "a definition is not unrolled into itself"
         );
+        // A reference to the whole map keeps every definition, whatever it holds.
+        let whole_map = json!({
+            "type": "object",
+            "properties": {"p": {"$ref": "#/$defs/a"}},
+            "$defs": {"a": {"type": "object", "properties": {"q": {"$ref": "#/$defs"}}}, "not": true}
+        });
+        let Inlined::Partial { schema: shown, .. } = inline_refs(&whole_map) else {
+            panic!("not partial");
+        };
+        assert_eq!(shown["$defs"]["not"], json!(true), "{shown}");
+        let (written, advertised) = (
+            CompiledSchema::compile(&whole_map).expect("compiles"),
+            CompiledSchema::compile(&shown).expect("compiles"),
+        );
+        for instance in [json!({"p": {"q": 1}}), json!({"p": {}})] {
+            assert_eq!(
+                written.is_valid(&instance),
+                advertised.is_valid(&instance),
+                "{instance}"
+            );
+        }
         // `name` was inlined everywhere: no reference left reaches it.
         assert_eq!(
             out["$defs"]
