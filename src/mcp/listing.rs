@@ -6,8 +6,8 @@
 //! (its `[schemas]` attached), written and dropped, so a manifest of 19,000 tools never
 //! holds them all as values. The bytes are kept in pieces of about [`PIECE`] bytes, never
 //! joined, so a big answer (hundreds of MB for Microsoft Graph, inlined) is held once, and
-//! read by the door once, when made. The stdio transport writes those pieces itself, between the
-//! request's own head and tail, instead of handing the request to rmcp, which would clone
+//! read by the door once, when made. The stdio transport writes those pieces itself,
+//! between the request's own head and tail, instead of handing the request to rmcp, which would clone
 //! the list and serialize it again for every request (a 1,000-tool list is about 300 KB).
 //! A list cut to a caller's scopes is made from each tool's entry in rmcp's types, kept
 //! once made ([`Listed`]).
@@ -29,9 +29,8 @@ const PARALLEL_FROM: usize = 1_000;
 /// How long 2026 clients may cache `tools/list` when the manifest is not watched.
 const LIST_TTL_MS: u64 = 60_000;
 
-/// How big a piece of a kept answer grows before the next tool begins another: well below
-/// the size from which glibc maps an allocation apart from its heap (128 KiB at first), so
-/// a big answer is made of memory that loading the manifest freed, not new mappings.
+/// How big a piece of a kept answer grows before the next tool begins another: no answer
+/// is ever one buffer of its whole size, nor copied into one.
 const PIECE: usize = 64 << 10;
 
 /// The serialized full answer of each revision, made on first use (`None`: it is not
@@ -202,8 +201,7 @@ impl Handler {
         } else {
             let parts = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
             let size = tools.len().div_ceil(parts).max(1);
-            // The first part on this thread, whose heap holds what loading the manifest
-            // freed (an other thread's allocations come from its own arena).
+            // The first part on this thread: one thread fewer to start.
             let mut parts = tools.chunks(size);
             let first = parts.next().unwrap_or_default();
             std::thread::scope(|scope| {
@@ -238,7 +236,7 @@ impl Handler {
 }
 
 /// A serialized answer kept in pieces cut between tools, each about [`PIECE`] bytes: never
-/// joined, so a big answer is held once, in memory the heap already has.
+/// joined, so a big answer is held once.
 #[derive(Debug)]
 pub(crate) struct Pieces(Vec<Vec<u8>>);
 
