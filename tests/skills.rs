@@ -219,22 +219,10 @@ fn a_secret_in_a_skill_is_redacted_before_it_is_digested() {
 type Spoil = fn(&Workspace);
 
 /// `check` on the workspace: its exit code and what it printed.
-fn check(workspace: &Workspace) -> (i32, String) {
-    let (code, stdout, stderr) = run(
-        &[
-            "check",
-            "--config",
-            workspace.manifest().to_str().expect("path"),
-        ],
-        workspace.dir.path(),
-    );
-    (code, format!("{stdout}{stderr}"))
-}
-
 #[test]
 fn a_skill_past_the_bounds_through_a_link_or_without_its_frontmatter_is_refused_at_load() {
     // The control: the workspace as made loads.
-    let (code, output) = check(&workspace(""));
+    let (code, output) = workspace("").check();
     assert_eq!(code, 0, "{output}");
     let cases: [(&str, Spoil, &str); 10] = [
         (
@@ -319,7 +307,7 @@ fn a_skill_past_the_bounds_through_a_link_or_without_its_frontmatter_is_refused_
     for (case, spoil, said) in cases {
         let workspace = workspace("");
         spoil(&workspace);
-        let (code, output) = check(&workspace);
+        let (code, output) = workspace.check();
         assert_ne!(code, 0, "{case}: {output}");
         assert!(output.contains("skill `skills/howto`"), "{case}: {output}");
         assert!(output.contains(said), "{case}: {output}");
@@ -329,7 +317,7 @@ fn a_skill_past_the_bounds_through_a_link_or_without_its_frontmatter_is_refused_
     std::fs::rename(linked.path("skills/howto"), linked.path("real")).expect("move");
     std::fs::create_dir_all(linked.path("skills")).expect("skills");
     symlink(linked.path("real"), linked.path("skills/howto")).expect("link");
-    let (code, output) = check(&linked);
+    let (code, output) = linked.check();
     assert_ne!(code, 0, "{output}");
 }
 
@@ -488,15 +476,15 @@ fn a_name_that_is_not_utf8_or_too_many_folders_fail_the_load() {
     let workspace = workspace("");
     let name = std::ffi::OsStr::from_bytes(b"bad\xff.txt");
     std::fs::write(workspace.path("skills/howto").join(name), "x").expect("file");
-    let (code, output) = check(&workspace);
+    let (code, output) = workspace.check();
     assert_ne!(code, 0, "{output}");
     assert!(output.contains("is not a UTF-8 name"), "{output}");
     let workspace = workspace_with_folders(513);
-    let (code, output) = check(&workspace);
+    let (code, output) = workspace.check();
     assert_ne!(code, 0, "{output}");
     assert!(output.contains("more than 512 folders"), "{output}");
     // The control: 500 folders load.
-    let (code, output) = check(&workspace_with_folders(500));
+    let (code, output) = workspace_with_folders(500).check();
     assert_eq!(code, 0, "{output}");
 }
 
@@ -514,18 +502,16 @@ fn the_skill_command_drafts_a_skill_that_loads_and_keeps_an_edited_one() {
     let workspace = workspace("");
     let manifest = workspace.manifest();
     let config = manifest.to_str().expect("path");
-    let (code, _, stderr) = run(
-        &[
-            "skill",
-            "--config",
-            config,
-            "--name",
-            "echo-howto",
-            "--output",
-            "drafts",
-        ],
-        workspace.dir.path(),
-    );
+    let args = [
+        "skill",
+        "--config",
+        config,
+        "--name",
+        "echo-howto",
+        "--output",
+        "drafts",
+    ];
+    let (code, _, stderr) = run(&args, workspace.dir.path());
     assert_eq!(code, 0, "{stderr}");
     let written = workspace.path("drafts/echo-howto/SKILL.md");
     let draft = std::fs::read_to_string(&written).expect("written");
@@ -538,7 +524,7 @@ fn the_skill_command_drafts_a_skill_that_loads_and_keeps_an_edited_one() {
     let mut manifest_text = std::fs::read_to_string(&manifest).expect("manifest");
     manifest_text.push_str("\n[[skills]]\npath = \"drafts/echo-howto\"\n");
     std::fs::write(&manifest, manifest_text).expect("manifest");
-    let (code, output) = check(&workspace);
+    let (code, output) = workspace.check();
     assert_eq!(code, 0, "{output}");
     // An edited draft is kept unless --force.
     std::fs::write(
@@ -546,15 +532,6 @@ fn the_skill_command_drafts_a_skill_that_loads_and_keeps_an_edited_one() {
         "---\nname: echo-howto\ndescription: edited\n---\n",
     )
     .expect("edit");
-    let args = [
-        "skill",
-        "--config",
-        config,
-        "--name",
-        "echo-howto",
-        "--output",
-        "drafts",
-    ];
     let (code, _, stderr) = run(&args, workspace.dir.path());
     assert_ne!(code, 0, "{stderr}");
     assert!(stderr.contains("exists"), "{stderr}");

@@ -201,19 +201,14 @@ impl Handler {
         } else {
             let parts = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
             let size = tools.len().div_ceil(parts).max(1);
-            // The first part on this thread: one thread fewer to start.
-            let mut parts = tools.chunks(size);
-            let first = parts.next().unwrap_or_default();
             std::thread::scope(|scope| {
-                let threads: Vec<_> = parts
+                let threads: Vec<_> = tools
+                    .chunks(size)
                     .map(|part| scope.spawn(move || written(part, revision)))
                     .collect();
-                std::iter::once(written(first, revision))
-                    .chain(
-                        threads
-                            .into_iter()
-                            .map(|thread| thread.join().ok().flatten()),
-                    )
+                threads
+                    .into_iter()
+                    .map(|thread| thread.join().ok().flatten())
                     .collect()
             })
         };

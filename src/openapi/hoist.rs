@@ -25,9 +25,9 @@ const MIN_BYTES: usize = 160;
 /// `kept`'s repeated argument schemas moved into `shared` (the converter's entries, which
 /// the new ones are added after), each tool's `uses` extended with those it now uses.
 pub fn repeated_arguments(kept: &mut [Tool], mut shared: Map<String, Value>) -> Map<String, Value> {
-    // Each argument's schema as compact JSON, and which tools declare it (the first one
-    // names the entry).
-    let mut users: HashMap<String, Vec<usize>> = HashMap::new();
+    // Each argument's schema as compact JSON: how many tools declare it, and the last one
+    // counted; `order` keeps the first one, which names the entry.
+    let mut users: HashMap<String, (usize, usize)> = HashMap::new();
     let mut order: Vec<(String, usize, String)> = Vec::new();
     for (index, tool) in kept.iter().enumerate() {
         let Some(properties) = hoistable(&tool.input_schema) else {
@@ -40,22 +40,28 @@ pub fn repeated_arguments(kept: &mut [Tool], mut shared: Map<String, Value>) -> 
                 continue;
             }
             let text = schema.to_string();
-            let tools = users.entry(text.clone()).or_default();
-            if tools.last() != Some(&index) {
-                if tools.is_empty() {
+            match users.get_mut(&text) {
+                Some((count, last)) if *last != index => {
+                    *count += 1;
+                    *last = index;
+                }
+                Some(_) => {}
+                None => {
+                    users.insert(text.clone(), (1, index));
                     order.push((text, index, name.clone()));
                 }
-                tools.push(index);
             }
         }
     }
     let mut hoisted: HashMap<String, String> = HashMap::new();
     for (text, first, argument) in order {
-        let count = users.get(&text).map_or(0, Vec::len);
+        if users.get(&text).map_or(0, |(count, _)| *count) < MIN_USES || text.len() < MIN_BYTES {
+            continue;
+        }
         let name = entry_name(&kept[first].name, &argument, &shared);
         // A reference costs its name and some twenty bytes of JSON; below twice that, a
         // copy is as small.
-        if count < MIN_USES || text.len() < MIN_BYTES.max(2 * (name.len() + 24)) {
+        if text.len() < 2 * (name.len() + 24) {
             continue;
         }
         let Ok(schema) = serde_json::from_str::<Value>(&text) else {
