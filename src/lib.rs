@@ -80,8 +80,10 @@
 //!   opened once, beneath its folder, following no link: `resource::open`), the store of
 //!   kept outputs, and one redactor over every secret the manifest references; `mcp` makes
 //!   the `tools/list` answer of each protocol [`revision`] when first asked (`mcp::listing`:
-//!   over stdio serialized once, one tool at a time, kept in pieces the door reads once,
-//!   never joined; a list cut to a caller's scopes from
+//!   serialized once, one tool at a time, kept in pieces the door reads once, never joined,
+//!   the tools' entries shared by revisions that list them alike (`mcp::pieces`); stdio
+//!   writes it as a line, HTTP outside a session puts it in place of the empty answer rmcp
+//!   framed (`mcp::http::splice`); a list cut to a caller's scopes from
 //!   each tool's entry, made once). A revision says what the wire carries and which lifecycle it has
 //!   (`initialize` and a session, or stateless requests).
 //! - [`app`] is a tool's page (`[tools.app]`, the MCP Apps extension): a declared file

@@ -19,6 +19,7 @@ mod listing;
 mod mrtr;
 mod notify;
 mod outgoing;
+mod pieces;
 mod prompts;
 mod resources;
 mod skills;

@@ -48,6 +48,7 @@ mod interop;
 mod layers;
 mod lean;
 mod lifecycle;
+mod lists;
 mod long_running;
 mod manifest_errors;
 mod metrics;

@@ -151,8 +151,11 @@ impl ServerHandler for Handler {
             Identity::Subject(subject) if self.snapshot().scoped_tools => Some(subject),
             _ => None,
         };
-        let result = self.listing(revision, principal.as_ref(), caller.apps);
-        Ok(result)
+        let spliced = context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<super::pieces::Spliced>());
+        Ok(self.listing_or_spliced(revision, principal.as_ref(), caller.apps, spliced))
     }
 
     async fn call_tool(

@@ -15,6 +15,7 @@ mod listener;
 mod oauth;
 mod service;
 mod sessions;
+mod splice;
 mod throttle;
 
 pub use forwarded::{Network, NotANetwork, TrustedProxies};

@@ -4,20 +4,21 @@
 //! for as long as the registry stands, so it is serialized once per snapshot and revision
 //! ([`Handler::listing_pieces`]), one tool at a time: a tool's definition is made whole
 //! (its `[schemas]` attached), written and dropped, so a manifest of 19,000 tools never
-//! holds them all as values. The bytes are kept in pieces of about [`PIECE`] bytes, never
-//! joined, so a big answer (hundreds of MB for Microsoft Graph, inlined) is held once, and
-//! read by the door once, when made. The stdio transport writes those pieces itself,
-//! between the request's own head and tail, instead of handing the request to rmcp, which would clone
-//! the list and serialize it again for every request (a 1,000-tool list is about 300 KB).
-//! A list cut to a caller's scopes is made from each tool's entry in rmcp's types, kept
-//! once made ([`Listed`]).
+//! holds them all as values. The bytes are kept in [`Pieces`], never joined, and a revision
+//! that lists every tool as another already made shares its entries. Both transports send
+//! those pieces themselves (stdio as a line, HTTP in place of the empty answer the handler
+//! gives rmcp: [`Handler::listing_or_spliced`]), instead of rmcp, which would make each tool
+//! a value again and serialize the answer whole for every request. A list cut to a caller's
+//! scopes, and one asked for in an HTTP session, is made from each tool's entry in rmcp's
+//! types, kept once made ([`Listed`]).
 
 use std::sync::{Arc, OnceLock};
 
 use rmcp::model::{CacheScope, ListToolsResult, ServerResult, Tool};
 
 use super::convert;
-use super::state::{Handler, listed_in_every_revision};
+use super::pieces::{Entries, Pieces, Reading, Spliced};
+use super::state::{Handler, Snapshot, listed_in_every_revision};
 use crate::auth::Subject;
 use crate::registry::Registry;
 use crate::revision::Revision;
@@ -31,7 +32,7 @@ const LIST_TTL_MS: u64 = 60_000;
 
 /// How big a piece of a kept answer grows before the next tool begins another: no answer
 /// is ever one buffer of its whole size, nor copied into one.
-const PIECE: usize = 64 << 10;
+pub(super) const PIECE: usize = 64 << 10;
 
 /// The serialized full answer of each revision, made on first use (`None`: it is not
 /// served from here).
@@ -119,6 +120,27 @@ impl Handler {
         self.finish_listing(ListToolsResult::with_all_items(tools), revision, subject)
     }
 
+    /// [`Self::listing`], unless the transport puts a kept answer in place of an empty one
+    /// (`spliced`, an HTTP request's): then the full answer is left there, and the same
+    /// answer with no tool is returned for rmcp to frame.
+    pub(super) fn listing_or_spliced(
+        &self,
+        revision: Revision,
+        subject: Option<&Subject>,
+        apps: bool,
+        spliced: Option<&Spliced>,
+    ) -> ListToolsResult {
+        if subject.is_none()
+            && let Some(spliced) = spliced
+            && let Some(pieces) = self.listing_pieces(revision)
+        {
+            let empty = pieces.empty().clone();
+            spliced.leave(pieces);
+            return empty;
+        }
+        self.listing(revision, subject, apps)
+    }
+
     /// The cache hints and server information a 2026 answer carries.
     fn finish_listing(
         &self,
@@ -161,7 +183,7 @@ impl Handler {
         }
         snapshot.serialized.0[revision.index()]
             .get_or_init(|| {
-                let pieces = self.serialized(&snapshot.registry, revision)?;
+                let pieces = self.serialized(&snapshot, revision)?;
                 let held = super::outgoing::pieces_hold_secret(
                     pieces.iter(),
                     snapshot.registry.door_redactor(),
@@ -172,15 +194,13 @@ impl Handler {
     }
 
     /// [`Self::listing_pieces`], made.
-    fn serialized(&self, registry: &Registry, revision: Revision) -> Option<Pieces> {
+    fn serialized(&self, snapshot: &Snapshot, revision: Revision) -> Option<Pieces> {
         // The answer with no tool, finished as rmcp finishes a result before sending it
         // (the cache hints a 2026 answer needs, none of 2026's `resultType` for an older
         // client); then each tool written into its `tools`.
-        let mut result = ServerResult::ListToolsResult(self.finish_listing(
-            ListToolsResult::with_all_items(Vec::new()),
-            revision,
-            None,
-        ));
+        let empty =
+            self.finish_listing(ListToolsResult::with_all_items(Vec::new()), revision, None);
+        let mut result = ServerResult::ListToolsResult(empty.clone());
         if revision == Revision::V2026_07 {
             result.fill_missing_cache_hints();
         } else {
@@ -193,108 +213,119 @@ impl Handler {
             return None;
         }
         head.push(b'[');
-        // A big list in as many parts as there are cores, each written on its own thread;
-        // a small one (most manifests) on this thread.
-        let tools: Vec<&Arc<crate::tool::Tool>> = registry.tools().collect();
-        let written: Vec<Option<Vec<Vec<u8>>>> = if tools.len() < PARALLEL_FROM {
-            vec![written(&tools, revision)]
-        } else {
-            let parts = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
-            let size = tools.len().div_ceil(parts).max(1);
-            std::thread::scope(|scope| {
-                let threads: Vec<_> = tools
-                    .chunks(size)
-                    .map(|part| scope.spawn(move || written(part, revision)))
-                    .collect();
-                threads
-                    .into_iter()
-                    .map(|thread| thread.join().ok().flatten())
-                    .collect()
-            })
+        let tools: Vec<&Arc<crate::tool::Tool>> = snapshot.registry.tools().collect();
+        let entries = match same_entries(snapshot, &tools, revision) {
+            Some(made) => made,
+            None => Arc::new(entries(&tools, revision)?),
         };
-        let mut pieces = vec![head];
-        let mut any = false;
-        for part in written {
-            let part = part?;
-            if part.is_empty() {
-                continue;
-            }
-            if any {
-                pieces.last_mut()?.push(b',');
-            }
-            any = true;
-            pieces.extend(part);
-        }
-        pieces.last_mut()?.extend_from_slice(b"]}");
-        Some(Pieces(pieces))
+        Some(Pieces::new(head, entries, empty))
     }
 }
 
-/// A serialized answer kept in pieces cut between tools, each about [`PIECE`] bytes: never
-/// joined, so a big answer is held once.
-#[derive(Debug)]
-pub(crate) struct Pieces(Vec<Vec<u8>>);
-
-impl Pieces {
-    /// The pieces, in order.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = &[u8]> {
-        self.0.iter().map(Vec::as_slice)
-    }
-
-    /// The first `bytes` of the answer (fewer if it is shorter).
-    pub(crate) fn start(&self, bytes: usize) -> Vec<u8> {
-        let mut start = Vec::new();
-        for piece in &self.0 {
-            let take = piece.len().min(bytes - start.len());
-            start.extend_from_slice(&piece[..take]);
-            if start.len() == bytes {
-                break;
+/// The entries of an answer already made for another revision, when `revision` lists every
+/// tool the same: a server answering clients of several revisions keeps them once (each
+/// entry is written again to compare, one at a time, and dropped).
+fn same_entries(
+    snapshot: &Snapshot,
+    tools: &[&Arc<crate::tool::Tool>],
+    revision: Revision,
+) -> Option<Arc<Entries>> {
+    Revision::ALL
+        .into_iter()
+        .filter(|other| *other != revision)
+        .filter_map(|other| snapshot.serialized.0[other.index()].get()?.as_ref())
+        .map(|made| made.tools())
+        .find(|made| {
+            let mut reading = Reading::new(made);
+            let mut entry = Vec::new();
+            let mut first = true;
+            for tool in tools {
+                entry.clear();
+                if !first {
+                    entry.push(b',');
+                }
+                match write_entry(tool, revision, &mut entry) {
+                    Some(true) => first = false,
+                    Some(false) => continue,
+                    None => return false,
+                }
+                if !reading.next_is(&entry) {
+                    return false;
+                }
             }
-        }
-        start
-    }
-
-    /// The last `bytes` of the answer (fewer if it is shorter).
-    pub(crate) fn end(&self, bytes: usize) -> Vec<u8> {
-        let mut taken = Vec::new();
-        let mut left = bytes;
-        for piece in self.0.iter().rev() {
-            let take = piece.len().min(left);
-            taken.push(&piece[piece.len() - take..]);
-            left -= take;
-            if left == 0 {
-                break;
-            }
-        }
-        taken.into_iter().rev().flatten().copied().collect()
-    }
+            reading.ended()
+        })
+        .cloned()
 }
 
 /// `tools`' entries as `revision` lists them, a comma between each two, in pieces of about
-/// [`PIECE`] bytes; `None` if one could not be written.
-fn written(tools: &[&Arc<crate::tool::Tool>], revision: Revision) -> Option<Vec<Vec<u8>>> {
-    let mut pieces: Vec<Vec<u8>> = Vec::new();
+/// [`PIECE`] bytes; a big list in as many parts as there are cores, each written on its own
+/// thread, a small one (most manifests) on this one. `None` if one could not be written.
+fn entries(tools: &[&Arc<crate::tool::Tool>], revision: Revision) -> Option<Entries> {
+    let written: Vec<Option<Entries>> = if tools.len() < PARALLEL_FROM {
+        vec![written(tools, revision)]
+    } else {
+        let parts = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+        let size = tools.len().div_ceil(parts).max(1);
+        std::thread::scope(|scope| {
+            let threads: Vec<_> = tools
+                .chunks(size)
+                .map(|part| scope.spawn(move || written(part, revision)))
+                .collect();
+            threads
+                .into_iter()
+                .map(|thread| thread.join().ok().flatten())
+                .collect()
+        })
+    };
+    let mut pieces: Entries = Vec::new();
+    for part in written {
+        let part = part?;
+        if part.is_empty() {
+            continue;
+        }
+        if let Some(last) = pieces.last_mut() {
+            last.push(b',');
+        }
+        pieces.extend(part);
+    }
+    Some(pieces)
+}
+
+/// Writes `tool`'s entry as `revision` lists it after what `entry` holds: `Some(false)` for
+/// a definition rmcp cannot represent (a bug on our side, logged, and the tool left out),
+/// `None` if it could not be written.
+fn write_entry(tool: &crate::tool::Tool, revision: Revision, entry: &mut Vec<u8>) -> Option<bool> {
+    let mut listed = match super::state::listed(tool, revision) {
+        Ok(listed) => listed,
+        Err(error) => {
+            tracing::error!(tool = %tool.name, "not listed: {error}");
+            return Some(false);
+        }
+    };
+    if revision < Revision::V2026_07 {
+        // rmcp's `strip_non_object_output_for_legacy_peer`, for one tool.
+        listed.output_schema.take_if(|schema| {
+            schema.get("type").and_then(serde_json::Value::as_str) != Some("object")
+        });
+    }
+    serde_json::to_writer(entry, &listed).ok()?;
+    Some(true)
+}
+
+/// One part of [`entries`].
+fn written(tools: &[&Arc<crate::tool::Tool>], revision: Revision) -> Option<Entries> {
+    let mut pieces: Entries = Vec::new();
     let mut piece: Vec<u8> = Vec::new();
     let mut entry = Vec::new();
     for tool in tools {
-        let mut listed = match super::state::listed(tool, revision) {
-            Ok(listed) => listed,
-            Err(error) => {
-                tracing::error!(tool = %tool.name, "not listed: {error}");
-                continue;
-            }
-        };
-        if revision < Revision::V2026_07 {
-            // rmcp's `strip_non_object_output_for_legacy_peer`, for one tool.
-            listed.output_schema.take_if(|schema| {
-                schema.get("type").and_then(serde_json::Value::as_str) != Some("object")
-            });
-        }
         entry.clear();
         if !(pieces.is_empty() && piece.is_empty()) {
             entry.push(b',');
         }
-        serde_json::to_writer(&mut entry, &listed).ok()?;
+        if !write_entry(tool, revision, &mut entry)? {
+            continue;
+        }
         if !piece.is_empty() && piece.len() + entry.len() > PIECE {
             piece.shrink_to_fit();
             pieces.push(std::mem::take(&mut piece));

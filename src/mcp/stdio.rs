@@ -19,6 +19,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use super::Handler;
+use super::pieces::Framed;
 use crate::revision::Revision;
 
 mod parse;
@@ -31,24 +32,6 @@ const EOF_GRACE: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// How long, after that, the answers being written get to be read whole.
 const DRAIN_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
-
-/// A line we write ourselves: a head, a kept answer's pieces, a tail.
-struct Line {
-    head: Vec<u8>,
-    pieces: Option<Arc<super::listing::Pieces>>,
-    tail: &'static [u8],
-}
-
-impl Line {
-    /// A line made whole.
-    fn whole(bytes: Vec<u8>) -> Self {
-        Self {
-            head: bytes,
-            pieces: None,
-            tail: b"",
-        }
-    }
-}
 
 /// Why serving over stdio stopped abnormally.
 #[derive(Debug, thiserror::Error)]
@@ -177,7 +160,7 @@ where
         });
         let mut bytes = line.to_string().into_bytes();
         bytes.push(b'\n');
-        self.write(Line::whole(self.outgoing(bytes)));
+        self.write(Framed::whole(self.outgoing(bytes)));
     }
 
     /// Answers `tools/list` with the handler's serialized answer when rmcp would give that
@@ -215,48 +198,23 @@ where
         ) else {
             return false;
         };
-        let mut head = Vec::with_capacity(id.len() + 32);
-        head.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
-        head.extend_from_slice(&id);
-        head.extend_from_slice(br#","result":"#);
-        let tail: &[u8] = b"}\n";
-        // The answer was read by the door when it was made; what this request adds is read
-        // here, with as much of the answer on either side as a secret could span. One that
-        // holds a secret is joined and goes through the door as any message does.
         let registry = self.served.registry();
-        let redactor = registry.door_redactor();
-        let reach = redactor.reach();
-        if !super::outgoing::readable_in_pieces(redactor)
-            || super::outgoing::pieces_hold_secret([&head[..], &result.start(reach)], redactor)
-            || super::outgoing::pieces_hold_secret([&result.end(reach)[..], tail], redactor)
-        {
-            let mut bytes = head;
-            result
-                .iter()
-                .for_each(|piece| bytes.extend_from_slice(piece));
-            bytes.extend_from_slice(tail);
-            self.write(Line::whole(self.outgoing(bytes)));
-            return true;
-        }
-        self.write(Line {
-            head,
-            pieces: Some(result),
-            tail,
-        });
+        self.write(Framed::response(
+            [b"", &id, b"\n"],
+            result,
+            registry.door_redactor(),
+            super::outgoing::message,
+        ));
         true
     }
 
     /// Writes `line`, spawned apart so that a cancelled `receive` can never leave half a
     /// line on stdout.
-    fn write(&self, line: Line) {
+    fn write(&self, line: Framed) {
         let writer = self.writer.clone();
         self.writes.spawn(async move {
             let mut writer = writer.lock().await;
-            let pieces = line.pieces.iter().flat_map(|pieces| pieces.iter());
-            for piece in std::iter::once(&line.head[..])
-                .chain(pieces)
-                .chain([line.tail])
-            {
+            for piece in line.parts() {
                 if writer.write_all(piece).await.is_err() {
                     return;
                 }

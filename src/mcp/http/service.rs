@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use super::TrustedProxies;
+use super::splice::{Frames, Framing, Spliced};
 use crate::connections::{Busy, Requests};
 
 use crate::mcp::Handler;
@@ -65,6 +66,12 @@ impl tower::Service<hyper::Request<hyper::body::Incoming>> for Counting {
         request
             .extensions_mut()
             .insert(crate::mcp::ClientAddress(address));
+        // Outside a session, a full `tools/list` answer is sent from its pieces.
+        let spliced = (!request.headers().contains_key("mcp-session-id")).then(|| {
+            let spliced = Spliced::default();
+            request.extensions_mut().insert(spliced.clone());
+            spliced
+        });
         let app = self.app.clone();
         let handler = self.handler.clone();
         Box::pin(async move {
@@ -83,42 +90,57 @@ impl tower::Service<hyper::Request<hyper::body::Incoming>> for Counting {
                     }
                 });
             let registry = handler.registry();
-            let response = if kind == Kind::Json && !registry.door_redactor().is_empty() {
-                // Whole already (rmcp writes a JSON answer in one piece): redacted here, so
-                // its Content-Length is that of what is sent.
-                let (mut parts, body) = response.into_parts();
-                let bytes = match http_body_util::BodyExt::collect(body).await {
-                    Ok(collected) => collected.to_bytes(),
-                    Err(error) => {
-                        tracing::debug!(%error, "a response body failed before it was sent");
-                        axum::body::Bytes::new()
+            let left = spliced.as_ref().and_then(Spliced::left);
+            let response =
+                if kind == Kind::Json && (left.is_some() || !registry.door_redactor().is_empty()) {
+                    // Whole already (rmcp writes a JSON answer in one piece): redacted here, so
+                    // its Content-Length is that of what is sent.
+                    let (mut parts, body) = response.into_parts();
+                    let bytes = match http_body_util::BodyExt::collect(body).await {
+                        Ok(collected) => collected.to_bytes(),
+                        Err(error) => {
+                            tracing::debug!(%error, "a response body failed before it was sent");
+                            axum::body::Bytes::new()
+                        }
+                    };
+                    let redactor = registry.door_redactor();
+                    let framed = left.and_then(|pieces| {
+                        super::splice::splice(&bytes, Framing::Json, &pieces, redactor)
+                    });
+                    if let Some(framed) = framed {
+                        parts.headers.insert(
+                            hyper::header::CONTENT_LENGTH,
+                            hyper::header::HeaderValue::from(framed.len()),
+                        );
+                        let body = super::splice::Body(Frames::new(framed));
+                        hyper::Response::from_parts(parts, axum::body::Body::new(body))
+                    } else if redactor.finds(&bytes) {
+                        let bytes = crate::mcp::outgoing::message(bytes.to_vec(), redactor);
+                        parts.headers.insert(
+                            hyper::header::CONTENT_LENGTH,
+                            hyper::header::HeaderValue::from(bytes.len()),
+                        );
+                        hyper::Response::from_parts(parts, axum::body::Body::from(bytes))
+                    } else {
+                        hyper::Response::from_parts(parts, axum::body::Body::from(bytes))
                     }
-                };
-                let redactor = registry.door_redactor();
-                if redactor.finds(&bytes) {
-                    let bytes = crate::mcp::outgoing::message(bytes.to_vec(), redactor);
-                    parts.headers.insert(
-                        hyper::header::CONTENT_LENGTH,
-                        hyper::header::HeaderValue::from(bytes.len()),
-                    );
-                    hyper::Response::from_parts(parts, axum::body::Body::from(bytes))
                 } else {
-                    hyper::Response::from_parts(parts, axum::body::Body::from(bytes))
-                }
-            } else {
-                response
-            };
+                    response
+                };
             drop(registry);
             let kind = if kind == Kind::Json {
                 Kind::Other
             } else {
                 kind
             };
+            let spliced = spliced.filter(|_| kind == Kind::Events);
             Ok(response.map(|body| {
                 axum::body::Body::new(Counted {
                     body,
                     kind,
                     handler,
+                    spliced,
+                    frames: None,
                     _busy: busy,
                 })
             }))
@@ -204,7 +226,38 @@ struct Counted {
     body: axum::body::Body,
     kind: Kind,
     handler: Handler,
+    /// Where a full `tools/list` answer is left for an event of this stream, until sent.
+    spliced: Option<Spliced>,
+    /// That answer's event, being sent.
+    frames: Option<Frames>,
     _busy: Slot,
+}
+
+impl Counted {
+    /// An event of the stream as it leaves: a full `tools/list` answer sent from its
+    /// pieces (this is its first frame; [`Self::frames`] holds the rest), or the event read
+    /// by the door.
+    fn leaving(&mut self, bytes: axum::body::Bytes) -> axum::body::Bytes {
+        let registry = self.handler.registry();
+        let redactor = registry.door_redactor();
+        let spliced = self
+            .spliced
+            .as_ref()
+            .and_then(Spliced::left)
+            .and_then(|pieces| super::splice::splice(&bytes, Framing::Event, &pieces, redactor));
+        if let Some(spliced) = spliced {
+            self.spliced = None;
+            let mut frames = Frames::new(spliced);
+            let first = frames.next().unwrap_or_default();
+            self.frames = Some(frames);
+            return first;
+        }
+        if redactor.is_empty() || !redactor.finds(&bytes) {
+            return bytes;
+        }
+        let bytes = bytes.to_vec();
+        axum::body::Bytes::from(crate::mcp::outgoing::event_stream(bytes, redactor))
+    }
 }
 
 impl http_body::Body for Counted {
@@ -216,32 +269,27 @@ impl http_body::Body for Counted {
         context: &mut Context<'_>,
     ) -> Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
         let this = self.get_mut();
+        if let Some(bytes) = this.frames.as_mut().and_then(Iterator::next) {
+            return Poll::Ready(Some(Ok(http_body::Frame::data(bytes))));
+        }
+        this.frames = None;
         let polled = Pin::new(&mut this.body).poll_frame(context);
         if this.kind == Kind::Other {
             return polled;
         }
         polled.map(|frame| {
-            frame.map(|frame| {
-                frame.map(|frame| {
-                    frame.map_data(|bytes| {
-                        let registry = this.handler.registry();
-                        let redactor = registry.door_redactor();
-                        if redactor.is_empty() || !redactor.finds(&bytes) {
-                            return bytes;
-                        }
-                        let bytes = bytes.to_vec();
-                        axum::body::Bytes::from(crate::mcp::outgoing::event_stream(bytes, redactor))
-                    })
-                })
-            })
+            frame.map(|frame| frame.map(|frame| frame.map_data(|bytes| this.leaving(bytes))))
         })
     }
 
     fn is_end_stream(&self) -> bool {
-        self.body.is_end_stream()
+        self.frames.is_none() && self.body.is_end_stream()
     }
 
     fn size_hint(&self) -> http_body::SizeHint {
+        if self.frames.is_some() {
+            return http_body::SizeHint::default();
+        }
         self.body.size_hint()
     }
 }
