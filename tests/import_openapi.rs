@@ -578,13 +578,29 @@ fn graph_beta_imports_shared_and_serves_its_list_within_a_wide_memory_bound() {
     );
     // Over HTTP, the same answer, sent from the same pieces: rmcp's own path (each tool a
     // value, the answer one buffer), which a request in a session still takes, peaks at
-    // about 600 MiB here.
+    // about 600 MiB here for one list.
+    // Four at once, each naming a session this stateless server does not have: still the
+    // pieces, not rmcp's path once each.
     let server = crate::http_harness::HttpServer::start(&workspace.manifest(), &[]);
-    let list = server.legacy(2, "tools/list", serde_json::json!({}));
-    assert_eq!(
-        list["result"]["tools"].as_array().map(Vec::len),
-        Some(tools)
-    );
+    let request = serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+    let headers = [
+        ("MCP-Protocol-Version", "2025-11-25"),
+        ("Mcp-Session-Id", "made-up"),
+    ];
+    std::thread::scope(|scope| {
+        let lists: Vec<_> = (0..4)
+            .map(|_| {
+                scope.spawn(|| crate::http_harness::message(server.post(&request, &headers), 2))
+            })
+            .collect();
+        for list in lists {
+            let list = list.join().expect("a list");
+            assert_eq!(
+                list["result"]["tools"].as_array().map(Vec::len),
+                Some(tools)
+            );
+        }
+    });
     let peak = peak_mib(u32::try_from(server.pid()).expect("pid"));
     assert!(
         peak < 320,

@@ -17,7 +17,7 @@ use std::sync::{Arc, OnceLock};
 use rmcp::model::{CacheScope, ListToolsResult, ServerResult, Tool};
 
 use super::convert;
-use super::pieces::{Entries, Pieces, Reading, Spliced};
+use super::pieces::{Entries, Pieces, Spliced};
 use super::state::{Handler, Snapshot, listed_in_every_revision};
 use crate::auth::Subject;
 use crate::registry::Registry;
@@ -29,10 +29,6 @@ const PARALLEL_FROM: usize = 1_000;
 
 /// How long 2026 clients may cache `tools/list` when the manifest is not watched.
 const LIST_TTL_MS: u64 = 60_000;
-
-/// How big a piece of a kept answer grows before the next tool begins another: no answer
-/// is ever one buffer of its whole size, nor copied into one.
-pub(super) const PIECE: usize = 64 << 10;
 
 /// The serialized full answer of each revision, made on first use (`None`: it is not
 /// served from here).
@@ -131,7 +127,7 @@ impl Handler {
         spliced: Option<&Spliced>,
     ) -> ListToolsResult {
         if subject.is_none()
-            && let Some(spliced) = spliced
+            && let Some(spliced) = spliced.filter(|spliced| spliced.takes(revision))
             && let Some(pieces) = self.listing_pieces(revision)
         {
             let empty = pieces.empty().clone();
@@ -214,63 +210,46 @@ impl Handler {
         }
         head.push(b'[');
         let tools: Vec<&Arc<crate::tool::Tool>> = snapshot.registry.tools().collect();
-        let entries = match same_entries(snapshot, &tools, revision) {
-            Some(made) => made,
-            None => Arc::new(entries(&tools, revision)?),
-        };
-        Some(Pieces::new(head, entries, empty))
+        // The entries other revisions already made: an entry written alike is kept once.
+        let made: Vec<&Entries> = Revision::ALL
+            .into_iter()
+            .filter(|other| *other != revision)
+            .filter_map(|other| snapshot.serialized.0[other.index()].get()?.as_ref())
+            .map(|made| made.tools())
+            .collect();
+        let entries = entries(&tools, revision, &made)?;
+        Some(Pieces::new(
+            head,
+            entries,
+            Arc::clone(&snapshot.registry),
+            empty,
+        ))
     }
 }
 
-/// The entries of an answer already made for another revision, when `revision` lists every
-/// tool the same: a server answering clients of several revisions keeps them once (each
-/// entry is written again to compare, one at a time, and dropped).
-fn same_entries(
-    snapshot: &Snapshot,
+/// A tool's entry in an answer (`None`: not listed).
+type Entry = Option<Arc<[u8]>>;
+
+/// Each of `tools`' entries as `revision` lists it, sharing one of `made` written alike; a
+/// big list in as many parts as there are cores, each written on its own thread, a small
+/// one (most manifests) on this one. `None` if one could not be written.
+fn entries(
     tools: &[&Arc<crate::tool::Tool>],
     revision: Revision,
-) -> Option<Arc<Entries>> {
-    Revision::ALL
-        .into_iter()
-        .filter(|other| *other != revision)
-        .filter_map(|other| snapshot.serialized.0[other.index()].get()?.as_ref())
-        .map(|made| made.tools())
-        .find(|made| {
-            let mut reading = Reading::new(made);
-            let mut entry = Vec::new();
-            let mut first = true;
-            for tool in tools {
-                entry.clear();
-                if !first {
-                    entry.push(b',');
-                }
-                match write_entry(tool, revision, &mut entry) {
-                    Some(true) => first = false,
-                    Some(false) => continue,
-                    None => return false,
-                }
-                if !reading.next_is(&entry) {
-                    return false;
-                }
-            }
-            reading.ended()
-        })
-        .cloned()
-}
-
-/// `tools`' entries as `revision` lists them, a comma between each two, in pieces of about
-/// [`PIECE`] bytes; a big list in as many parts as there are cores, each written on its own
-/// thread, a small one (most manifests) on this one. `None` if one could not be written.
-fn entries(tools: &[&Arc<crate::tool::Tool>], revision: Revision) -> Option<Entries> {
-    let written: Vec<Option<Entries>> = if tools.len() < PARALLEL_FROM {
-        vec![written(tools, revision)]
+    made: &[&Entries],
+) -> Option<Entries> {
+    let written: Vec<Option<Vec<Entry>>> = if tools.len() < PARALLEL_FROM {
+        vec![written(tools, 0, revision, made)]
     } else {
         let parts = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
         let size = tools.len().div_ceil(parts).max(1);
         std::thread::scope(|scope| {
             let threads: Vec<_> = tools
                 .chunks(size)
-                .map(|part| scope.spawn(move || written(part, revision)))
+                .enumerate()
+                .map(|(part, tools)| {
+                    scope.spawn(move || written(tools, part * size, revision, made))
+                })
                 .collect();
             threads
                 .into_iter()
@@ -278,18 +257,36 @@ fn entries(tools: &[&Arc<crate::tool::Tool>], revision: Revision) -> Option<Entr
                 .collect()
         })
     };
-    let mut pieces: Entries = Vec::new();
+    let mut by_tool = Vec::with_capacity(tools.len());
     for part in written {
-        let part = part?;
-        if part.is_empty() {
+        by_tool.extend(part?);
+    }
+    Some(Entries::new(by_tool))
+}
+
+/// [`entries`] of `tools`, the first at `start` in the registry.
+fn written(
+    tools: &[&Arc<crate::tool::Tool>],
+    start: usize,
+    revision: Revision,
+    made: &[&Entries],
+) -> Option<Vec<Entry>> {
+    let mut entries = Vec::with_capacity(tools.len());
+    let mut entry = Vec::new();
+    for (offset, tool) in tools.iter().enumerate() {
+        entry.clear();
+        if !write_entry(tool, revision, &mut entry)? {
+            entries.push(None);
             continue;
         }
-        if let Some(last) = pieces.last_mut() {
-            last.push(b',');
-        }
-        pieces.extend(part);
+        let shared = made
+            .iter()
+            .find_map(|made| made.of(start + offset).filter(|made| made[..] == entry[..]));
+        entries.push(Some(
+            shared.map_or_else(|| Arc::from(&entry[..]), Arc::clone),
+        ));
     }
-    Some(pieces)
+    Some(entries)
 }
 
 /// Writes `tool`'s entry as `revision` lists it after what `entry` holds: `Some(false)` for
@@ -311,33 +308,4 @@ fn write_entry(tool: &crate::tool::Tool, revision: Revision, entry: &mut Vec<u8>
     }
     serde_json::to_writer(entry, &listed).ok()?;
     Some(true)
-}
-
-/// One part of [`entries`].
-fn written(tools: &[&Arc<crate::tool::Tool>], revision: Revision) -> Option<Entries> {
-    let mut pieces: Entries = Vec::new();
-    let mut piece: Vec<u8> = Vec::new();
-    let mut entry = Vec::new();
-    for tool in tools {
-        entry.clear();
-        if !(pieces.is_empty() && piece.is_empty()) {
-            entry.push(b',');
-        }
-        if !write_entry(tool, revision, &mut entry)? {
-            continue;
-        }
-        if !piece.is_empty() && piece.len() + entry.len() > PIECE {
-            piece.shrink_to_fit();
-            pieces.push(std::mem::take(&mut piece));
-        }
-        if piece.is_empty() {
-            piece.reserve_exact(PIECE.max(entry.len()));
-        }
-        piece.extend_from_slice(&entry);
-    }
-    if !piece.is_empty() {
-        piece.shrink_to_fit();
-        pieces.push(piece);
-    }
-    Some(pieces)
 }

@@ -13,52 +13,81 @@ use std::sync::{Arc, OnceLock};
 
 use rmcp::model::ListToolsResult;
 
+use crate::registry::Registry;
 use crate::secret::Redactor;
 
 /// A serialized answer kept in pieces: its head (`{"tools":[`, or a 2026 answer's members
-/// first), its tools' entries in pieces cut between tools, each about
-/// [`super::listing::PIECE`] bytes, and `]}`. The entries are shared by the answers of every
-/// revision that lists each tool the same.
+/// first), each tool's entry with a comma between each two, and `]}`. An entry is shared
+/// by the answers of every revision that lists its tool alike.
 #[derive(Debug)]
 pub(crate) struct Pieces {
     head: Vec<u8>,
-    tools: Arc<Entries>,
+    tools: Entries,
+    /// Whose secrets the door read it for when it was made.
+    read_for: Arc<Registry>,
     /// The same answer with no tool: what a handler returns to rmcp for a transport that
     /// puts the pieces in its place.
     empty: ListToolsResult,
 }
 
-/// The tools' entries of an answer, a comma between each two, in pieces.
-pub(crate) type Entries = Vec<Vec<u8>>;
+/// Each tool's entry in an answer, by the tool's place in the registry (`None`: not
+/// listed), and the listed ones in order.
+#[derive(Debug, Default)]
+pub(crate) struct Entries {
+    by_tool: Vec<Option<Arc<[u8]>>>,
+    listed: Vec<Arc<[u8]>>,
+}
+
+impl Entries {
+    pub(super) fn new(by_tool: Vec<Option<Arc<[u8]>>>) -> Self {
+        let listed = by_tool.iter().flatten().cloned().collect();
+        Self { by_tool, listed }
+    }
+
+    /// The entry of the tool at `index` in the registry, if it is listed.
+    pub(super) fn of(&self, index: usize) -> Option<&Arc<[u8]>> {
+        self.by_tool.get(index)?.as_ref()
+    }
+}
 
 /// What ends every answer: its `tools` array, and the result.
 const TAIL: &[u8] = b"]}";
 
 impl Pieces {
-    pub(super) fn new(head: Vec<u8>, tools: Arc<Entries>, empty: ListToolsResult) -> Self {
-        Self { head, tools, empty }
+    pub(super) fn new(
+        head: Vec<u8>,
+        tools: Entries,
+        read_for: Arc<Registry>,
+        empty: ListToolsResult,
+    ) -> Self {
+        Self {
+            head,
+            tools,
+            read_for,
+            empty,
+        }
+    }
+
+    /// How many pieces there are: the head, the entries and the commas between, the tail.
+    pub(crate) fn count(&self) -> usize {
+        2 + (2 * self.tools.listed.len()).saturating_sub(1)
+    }
+
+    /// The piece at `index` (in `0..count()`).
+    pub(crate) fn piece(&self, index: usize) -> Option<&[u8]> {
+        let last = self.count() - 1;
+        match index {
+            0 => Some(&self.head),
+            index if index == last => Some(TAIL),
+            index if index > last => None,
+            index if index % 2 == 0 => Some(b","),
+            index => self.tools.listed.get(index / 2).map(|entry| &entry[..]),
+        }
     }
 
     /// The pieces, in order.
     pub(crate) fn iter(&self) -> impl Iterator<Item = &[u8]> {
-        std::iter::once(&self.head[..])
-            .chain(self.tools.iter().map(Vec::as_slice))
-            .chain(std::iter::once(TAIL))
-    }
-
-    /// How many pieces there are.
-    pub(crate) fn count(&self) -> usize {
-        self.tools.len() + 2
-    }
-
-    /// The piece at `index`.
-    pub(crate) fn piece(&self, index: usize) -> Option<&[u8]> {
-        match index {
-            0 => Some(&self.head),
-            index if index <= self.tools.len() => self.tools.get(index - 1).map(Vec::as_slice),
-            index if index == self.tools.len() + 1 => Some(TAIL),
-            _ => None,
-        }
+        (0..self.count()).filter_map(|index| self.piece(index))
     }
 
     /// The answer's size in bytes.
@@ -67,7 +96,7 @@ impl Pieces {
     }
 
     /// The tools' entries.
-    pub(super) fn tools(&self) -> &Arc<Entries> {
+    pub(super) fn tools(&self) -> &Entries {
         &self.tools
     }
 
@@ -91,10 +120,10 @@ impl Pieces {
 
     /// The last `bytes` of the answer (fewer if it is shorter).
     pub(crate) fn end(&self, bytes: usize) -> Vec<u8> {
-        let pieces: Vec<&[u8]> = self.iter().collect();
         let mut taken = Vec::new();
         let mut left = bytes;
-        for piece in pieces.into_iter().rev() {
+        for index in (0..self.count()).rev() {
+            let piece = self.piece(index).unwrap_or_default();
             let take = piece.len().min(left);
             taken.push(&piece[piece.len() - take..]);
             left -= take;
@@ -103,52 +132,6 @@ impl Pieces {
             }
         }
         taken.into_iter().rev().flatten().copied().collect()
-    }
-}
-
-/// Reads entries already written, to tell whether others are the same bytes.
-pub(super) struct Reading<'a> {
-    entries: &'a Entries,
-    piece: usize,
-    at: usize,
-}
-
-impl<'a> Reading<'a> {
-    pub(super) fn new(entries: &'a Entries) -> Self {
-        Self {
-            entries,
-            piece: 0,
-            at: 0,
-        }
-    }
-
-    /// Whether `bytes` come next; past them if so.
-    pub(super) fn next_is(&mut self, mut bytes: &[u8]) -> bool {
-        while !bytes.is_empty() {
-            let Some(piece) = self.entries.get(self.piece) else {
-                return false;
-            };
-            let here = &piece[self.at..];
-            let take = here.len().min(bytes.len());
-            if here[..take] != bytes[..take] {
-                return false;
-            }
-            bytes = &bytes[take..];
-            self.at += take;
-            if self.at == piece.len() {
-                self.piece += 1;
-                self.at = 0;
-            }
-        }
-        true
-    }
-
-    /// Whether everything has been read.
-    pub(super) fn ended(&self) -> bool {
-        self.entries[self.piece..]
-            .iter()
-            .enumerate()
-            .all(|(index, piece)| piece.len() == if index == 0 { self.at } else { 0 })
     }
 }
 
@@ -172,15 +155,18 @@ impl Framed {
     }
 
     /// The response to the request with `id` (its JSON) whose result is `pieces`, between
-    /// `before` and `after` (an SSE event's framing, a line's newline), as the door lets it
-    /// leave: in pieces, or, when a seam holds a secret of `redactor`, joined and passed
-    /// through `whole` (the door for a whole message of this transport).
+    /// `before` and `after` (an SSE event's framing, a line's newline), as the door of
+    /// `serving` (the registry served now) lets it leave: in pieces, or, when a seam holds
+    /// one of its secrets, joined and passed through `whole` (the door for a whole message
+    /// of this transport). Pieces made for another registry (a reload came between) are
+    /// read whole for this one's secrets.
     pub(crate) fn response(
         [before, id, after]: [&[u8]; 3],
         pieces: Arc<Pieces>,
-        redactor: &Redactor,
+        serving: &Registry,
         whole: impl FnOnce(Vec<u8>, &Redactor) -> Vec<u8>,
     ) -> Self {
+        let redactor = serving.door_redactor();
         let mut head = Vec::with_capacity(before.len() + id.len() + 32);
         head.extend_from_slice(before);
         head.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
@@ -192,6 +178,7 @@ impl Framed {
         // The answer was read by the door when it was made; what this request adds is read
         // here, with as much of the answer on either side as a secret could span.
         let reach = redactor.reach();
+        let read = std::ptr::eq(Arc::as_ptr(&pieces.read_for), serving);
         let seams = !super::outgoing::readable_in_pieces(redactor)
             || super::outgoing::pieces_hold_secret([&head[..], &pieces.start(reach)], redactor)
             || super::outgoing::pieces_hold_secret([&pieces.end(reach)[..], &tail], redactor);
@@ -200,7 +187,7 @@ impl Framed {
             pieces: Some(pieces),
             tail,
         };
-        if seams {
+        if seams || (!read && super::outgoing::pieces_hold_secret(framed.parts(), redactor)) {
             Self::whole(whole(framed.joined(), redactor))
         } else {
             framed
@@ -230,18 +217,36 @@ impl Framed {
 
 /// Where a handler leaves a kept answer for the transport to put in place of the empty one
 /// it returns (an extension of an HTTP request; [`super::http`]).
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Spliced(Arc<OnceLock<Arc<Pieces>>>);
+#[derive(Debug, Clone)]
+pub(crate) struct Spliced {
+    left: Arc<OnceLock<Arc<Pieces>>>,
+    /// Whether a request of the `initialize` lifecycle may be answered so: not where it is
+    /// in a session, which may keep the event to replay it.
+    legacy: bool,
+}
 
 impl Spliced {
+    /// A slot for a request to a server with legacy sessions (`sessions`) or without.
+    pub(crate) fn new(sessions: bool) -> Self {
+        Self {
+            left: Arc::default(),
+            legacy: !sessions,
+        }
+    }
+
+    /// Whether a request of `revision` may be answered from a kept answer.
+    pub(super) fn takes(&self, revision: crate::revision::Revision) -> bool {
+        self.legacy || revision.is_stateless()
+    }
+
     /// Leaves `pieces` for the transport.
     pub(super) fn leave(&self, pieces: Arc<Pieces>) {
-        let _ = self.0.set(pieces);
+        let _ = self.left.set(pieces);
     }
 
     /// The pieces left, if any, taken once.
     pub(crate) fn left(&self) -> Option<Arc<Pieces>> {
-        self.0.get().cloned()
+        self.left.get().cloned()
     }
 }
 
@@ -249,22 +254,45 @@ impl Spliced {
 mod tests {
     use super::*;
 
+    fn pieces(entries: &[&str]) -> Pieces {
+        let by_tool = entries
+            .iter()
+            .map(|entry| (!entry.is_empty()).then(|| Arc::from(entry.as_bytes())))
+            .collect();
+        let empty = ListToolsResult::with_all_items(Vec::new());
+        let registry = Arc::new(Registry::new(
+            crate::registry::ServerIdentity::default(),
+            Vec::new(),
+        ));
+        Pieces::new(
+            b"{\"tools\":[".to_vec(),
+            Entries::new(by_tool),
+            registry,
+            empty,
+        )
+    }
+
+    fn joined(pieces: &Pieces) -> String {
+        String::from_utf8(pieces.iter().flatten().copied().collect()).expect("UTF-8")
+    }
+
     #[test]
-    fn reading_tells_the_same_bytes_however_they_are_cut() {
-        let made: Entries = vec![b"{\"a\"".to_vec(), b":1},{".to_vec(), b"\"b\":2}".to_vec()];
-        let same = |entries: &[&[u8]]| {
-            let mut reading = Reading::new(&made);
-            entries.iter().all(|entry| reading.next_is(entry)) && reading.ended()
-        };
-        assert!(same(&[b"{\"a\":1}", b",{\"b\":2}"]));
-        assert!(same(&[b"{\"a\":1},{\"b\":2}"]));
-        assert!(same(&[b"{", b"\"a\":1},{\"b", b"", b"\":2}"]));
-        // One byte apart, one entry short, one too many.
-        assert!(!same(&[b"{\"a\":1}", b",{\"b\":3}"]));
-        assert!(!same(&[b"{\"a\":1}"]));
-        assert!(!same(&[b"{\"a\":1}", b",{\"b\":2}", b",{}"]));
-        let none: Entries = Vec::new();
-        assert!(Reading::new(&none).ended());
-        assert!(!Reading::new(&none).next_is(b"{}"));
+    fn entries_are_joined_by_commas_and_unlisted_tools_left_out() {
+        assert_eq!(joined(&pieces(&[])), "{\"tools\":[]}");
+        assert_eq!(joined(&pieces(&["1"])), "{\"tools\":[1]}");
+        assert_eq!(
+            joined(&pieces(&["", "1", "", "2", ""])),
+            "{\"tools\":[1,2]}"
+        );
+        let three = pieces(&["1", "22", "333"]);
+        assert_eq!(joined(&three), "{\"tools\":[1,22,333]}");
+        assert_eq!(three.len(), joined(&three).len());
+        assert_eq!(three.piece(three.count()), None);
+        assert_eq!(
+            String::from_utf8(three.start(12)).expect("UTF-8"),
+            "{\"tools\":[1,"
+        );
+        assert_eq!(String::from_utf8(three.end(6)).expect("UTF-8"), ",333]}");
+        assert_eq!(three.end(100), joined(&three).into_bytes());
     }
 }

@@ -202,7 +202,7 @@ where
         self.write(Framed::response(
             [b"", &id, b"\n"],
             result,
-            registry.door_redactor(),
+            &registry,
             super::outgoing::message,
         ));
         true
@@ -214,6 +214,9 @@ where
         let writer = self.writer.clone();
         self.writes.spawn(async move {
             let mut writer = writer.lock().await;
+            // A kept answer is many small pieces (an entry per tool): written in 64 KiB
+            // writes, not one per piece.
+            let mut writer = tokio::io::BufWriter::with_capacity(64 << 10, &mut *writer);
             for piece in line.parts() {
                 if writer.write_all(piece).await.is_err() {
                     return;

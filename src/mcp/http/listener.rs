@@ -118,6 +118,7 @@ pub async fn serve_listener(
             peer,
             trusted: Arc::clone(&trusted),
             requests: admitted.requests(),
+            sessions: options.sessions.is_some(),
         });
         // Served on a lane from here on: the socket moves to that runtime's reactor.
         let stream = match stream.into_std() {

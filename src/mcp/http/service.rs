@@ -29,6 +29,8 @@ pub(super) struct Counting {
     pub(super) peer: SocketAddr,
     pub(super) trusted: Arc<TrustedProxies>,
     pub(super) requests: Requests,
+    /// Legacy clients get sessions (`--sessions`).
+    pub(super) sessions: bool,
 }
 
 impl tower::Service<hyper::Request<hyper::body::Incoming>> for Counting {
@@ -66,12 +68,9 @@ impl tower::Service<hyper::Request<hyper::body::Incoming>> for Counting {
         request
             .extensions_mut()
             .insert(crate::mcp::ClientAddress(address));
-        // Outside a session, a full `tools/list` answer is sent from its pieces.
-        let spliced = (!request.headers().contains_key("mcp-session-id")).then(|| {
-            let spliced = Spliced::default();
-            request.extensions_mut().insert(spliced.clone());
-            spliced
-        });
+        // A full `tools/list` answer is sent from its pieces, outside a session.
+        let spliced = Spliced::new(self.sessions);
+        request.extensions_mut().insert(spliced.clone());
         let app = self.app.clone();
         let handler = self.handler.clone();
         Box::pin(async move {
@@ -90,7 +89,7 @@ impl tower::Service<hyper::Request<hyper::body::Incoming>> for Counting {
                     }
                 });
             let registry = handler.registry();
-            let left = spliced.as_ref().and_then(Spliced::left);
+            let left = spliced.left();
             let response =
                 if kind == Kind::Json && (left.is_some() || !registry.door_redactor().is_empty()) {
                     // Whole already (rmcp writes a JSON answer in one piece): redacted here, so
@@ -105,7 +104,7 @@ impl tower::Service<hyper::Request<hyper::body::Incoming>> for Counting {
                     };
                     let redactor = registry.door_redactor();
                     let framed = left.and_then(|pieces| {
-                        super::splice::splice(&bytes, Framing::Json, &pieces, redactor)
+                        super::splice::splice(&bytes, Framing::Json, &pieces, &registry)
                     });
                     if let Some(framed) = framed {
                         parts.headers.insert(
@@ -133,7 +132,7 @@ impl tower::Service<hyper::Request<hyper::body::Incoming>> for Counting {
             } else {
                 kind
             };
-            let spliced = spliced.filter(|_| kind == Kind::Events);
+            let spliced = (kind == Kind::Events).then_some(spliced);
             Ok(response.map(|body| {
                 axum::body::Body::new(Counted {
                     body,
@@ -244,7 +243,7 @@ impl Counted {
             .spliced
             .as_ref()
             .and_then(Spliced::left)
-            .and_then(|pieces| super::splice::splice(&bytes, Framing::Event, &pieces, redactor));
+            .and_then(|pieces| super::splice::splice(&bytes, Framing::Event, &pieces, &registry));
         if let Some(spliced) = spliced {
             self.spliced = None;
             let mut frames = Frames::new(spliced);

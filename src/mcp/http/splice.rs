@@ -18,7 +18,7 @@ use axum::body::Bytes;
 use serde_json::Value;
 
 use crate::mcp::pieces::{Framed, Pieces};
-use crate::secret::Redactor;
+use crate::registry::Registry;
 
 pub(crate) use crate::mcp::pieces::Spliced;
 
@@ -32,14 +32,14 @@ pub(super) enum Framing {
 }
 
 /// The response in `bytes`, framed by `framing`, as a [`Framed`] message whose result is
-/// `pieces`, through the door of `redactor`. `None` when `bytes` is not the answer with no
+/// `pieces`, through the door of `serving` (the registry served now). `None` when `bytes` is not the answer with no
 /// tool the handler returned (another message of the stream, an error). rmcp's own
 /// additions to a result (a 2026 answer's `resultType`) are in the pieces already.
 pub(super) fn splice(
     bytes: &[u8],
     framing: Framing,
     pieces: &Arc<Pieces>,
-    redactor: &Redactor,
+    serving: &Registry,
 ) -> Option<Framed> {
     let (start, end) = match framing {
         Framing::Json => (0, bytes.len()),
@@ -69,7 +69,7 @@ pub(super) fn splice(
     Some(Framed::response(
         [&bytes[..start], &id, &bytes[end..]],
         Arc::clone(pieces),
-        redactor,
+        serving,
         whole,
     ))
 }
@@ -86,14 +86,20 @@ fn data_line(bytes: &[u8]) -> Option<usize> {
     }
 }
 
-/// A [`Framed`] message as body frames, its pieces shared, never copied.
+/// A [`Framed`] message as body frames of about [`FRAME`] bytes: small pieces (most
+/// tools' entries) copied together, big ones shared, never copied.
 #[derive(Debug)]
 pub(super) struct Frames {
     framed: Framed,
     /// The next part: 0 the head, then each piece, then the tail.
     next: usize,
+    /// A big piece, to send after the small ones gathered before it.
+    big: Option<Bytes>,
     left: usize,
 }
+
+/// How many bytes of small pieces a frame gathers; a piece this big is sent alone.
+const FRAME: usize = 64 << 10;
 
 impl Frames {
     pub(super) fn new(framed: Framed) -> Self {
@@ -101,8 +107,60 @@ impl Frames {
         Self {
             framed,
             next: 0,
+            big: None,
             left,
         }
+    }
+
+    /// Part `part` as a frame of its own: a piece shared, not copied.
+    fn owned(&self, part: usize) -> Bytes {
+        match &self.framed.pieces {
+            Some(pieces) if part >= 1 && part <= pieces.count() => {
+                Bytes::from_owner(Piece(Arc::clone(pieces), part - 1))
+            }
+            _ => Bytes::copy_from_slice(part_of(&self.framed, part).unwrap_or_default()),
+        }
+    }
+
+    /// The next frame: the big piece held back, else the parts from `self.next` gathered
+    /// up to [`FRAME`] bytes, or up to a big one (held back) or one alone.
+    fn gather(&mut self) -> Option<Bytes> {
+        if let Some(big) = self.big.take() {
+            return Some(big);
+        }
+        let mut gathered = Vec::new();
+        while let Some(bytes) = part_of(&self.framed, self.next) {
+            let part = self.next;
+            self.next += 1;
+            if bytes.len() >= FRAME {
+                let big = self.owned(part);
+                if gathered.is_empty() {
+                    return Some(big);
+                }
+                self.big = Some(big);
+                break;
+            }
+            if gathered.is_empty() {
+                gathered.reserve_exact(FRAME);
+            }
+            gathered.extend_from_slice(bytes);
+            if gathered.len() >= FRAME {
+                break;
+            }
+        }
+        (!gathered.is_empty()).then(|| Bytes::from(gathered))
+    }
+}
+
+/// Part `part` of `framed` (0 the head, then each piece, then the tail).
+fn part_of(framed: &Framed, part: usize) -> Option<&[u8]> {
+    let pieces = framed.pieces.as_ref();
+    let count = pieces.map_or(0, |pieces| pieces.count());
+    match part {
+        0 => Some(&framed.head),
+        part if part <= count => pieces?.piece(part - 1),
+        part if part == count + 1 => Some(&framed.tail),
+        _ => None,
     }
 }
 
@@ -110,27 +168,7 @@ impl Iterator for Frames {
     type Item = Bytes;
 
     fn next(&mut self) -> Option<Bytes> {
-        let pieces = self
-            .framed
-            .pieces
-            .as_ref()
-            .map_or(0, |pieces| pieces.count());
-        let bytes = loop {
-            let part = self.next;
-            self.next += 1;
-            let bytes = match part {
-                0 => Bytes::from(std::mem::take(&mut self.framed.head)),
-                part if part <= pieces => {
-                    let pieces = self.framed.pieces.as_ref()?;
-                    Bytes::from_owner(Piece(Arc::clone(pieces), part - 1))
-                }
-                part if part == pieces + 1 => Bytes::from(std::mem::take(&mut self.framed.tail)),
-                _ => return None,
-            };
-            if !bytes.is_empty() {
-                break bytes;
-            }
-        };
+        let bytes = self.gather()?;
         self.left -= bytes.len();
         Some(bytes)
     }
@@ -176,16 +214,25 @@ impl http_body::Body for Body {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::registry::ServerIdentity;
     use rmcp::model::ListToolsResult;
 
-    fn pieces() -> Arc<Pieces> {
-        let entries = vec![br#"{"name":"a"}"#.to_vec(), br#",{"name":"b"}"#.to_vec()];
+    /// A registry with no tool, holding `secrets`.
+    fn registry(secrets: &[&str]) -> Arc<Registry> {
+        let secrets = secrets.iter().map(|secret| (*secret).to_owned()).collect();
+        Arc::new(Registry::new(ServerIdentity::default(), Vec::new()).with_launch_secrets(secrets))
+    }
+
+    /// Pieces read for `registry` when made.
+    fn pieces_of(entries: &[&[u8]], registry: &Arc<Registry>) -> Arc<Pieces> {
+        let entries = entries
+            .iter()
+            .map(|entry| Some(Arc::from(*entry)))
+            .collect();
         let empty = ListToolsResult::with_all_items(Vec::new());
-        Arc::new(Pieces::new(
-            br#"{"tools":["#.to_vec(),
-            Arc::new(entries),
-            empty,
-        ))
+        let entries = crate::mcp::pieces::Entries::new(entries);
+        let head = br#"{"tools":["#.to_vec();
+        Arc::new(Pieces::new(head, entries, Arc::clone(registry), empty))
     }
 
     fn sent(framed: Framed) -> String {
@@ -197,7 +244,8 @@ mod tests {
 
     #[test]
     fn the_empty_answer_becomes_the_kept_one_in_rmcps_framing() {
-        let none = Redactor::default();
+        let none = registry(&[]);
+        let pieces = || pieces_of(&[br#"{"name":"a"}"#, br#"{"name":"b"}"#], &none);
         let body = br#"{"jsonrpc":"2.0","id":7,"result":{"tools":[]}}"#;
         let framed = splice(body, Framing::Json, &pieces(), &none).expect("spliced");
         let length = framed.len();
@@ -217,7 +265,8 @@ mod tests {
 
     #[test]
     fn any_other_message_is_left_alone() {
-        let none = Redactor::default();
+        let none = registry(&[]);
+        let pieces = || pieces_of(&[br#"{"name":"a"}"#], &none);
         for other in [
             &br#"{"jsonrpc":"2.0","id":7,"error":{"code":-32603,"message":"x"}}"#[..],
             br#"{"jsonrpc":"2.0","id":7,"result":{"tools":[{"name":"a"}]}}"#,
@@ -242,14 +291,74 @@ mod tests {
 
     #[test]
     fn an_id_holding_a_secret_is_redacted_with_the_answer_whole() {
-        let redactor = Redactor::new(&["s3cr3t-value".into()]);
+        let secret = registry(&["s3cr3t-value"]);
+        let pieces = || pieces_of(&[br#"{"name":"a"}"#, br#"{"name":"b"}"#], &secret);
         let event =
             b"data: {\"jsonrpc\":\"2.0\",\"id\":\"s3cr3t-value\",\"result\":{\"tools\":[]}}\n\n";
-        let framed = splice(event, Framing::Event, &pieces(), &redactor).expect("spliced");
+        let framed = splice(event, Framing::Event, &pieces(), &secret).expect("spliced");
         assert!(framed.pieces.is_none(), "joined to be read whole");
         assert_eq!(
             sent(framed),
             "data: {\"jsonrpc\":\"2.0\",\"id\":\"[redacted]\",\"result\":{\"tools\":[{\"name\":\"a\"},{\"name\":\"b\"}]}}\n\n"
         );
+    }
+
+    #[test]
+    fn small_pieces_are_gathered_and_a_big_one_sent_as_it_is_kept() {
+        let mut big = vec![b'x'; FRAME + 1];
+        (big[0], big[FRAME]) = (b'"', b'"');
+        let mut entries: Vec<Option<Arc<[u8]>>> =
+            (0..3_000).map(|_| Some(Arc::from(&b"{}"[..]))).collect();
+        entries.insert(1_000, Some(Arc::from(&big[..])));
+        let none = registry(&[]);
+        let pieces = Arc::new(Pieces::new(
+            br#"{"tools":["#.to_vec(),
+            crate::mcp::pieces::Entries::new(entries),
+            Arc::clone(&none),
+            ListToolsResult::with_all_items(Vec::new()),
+        ));
+        let framed = Framed::response([b"", b"1", b""], pieces, &none, |bytes, _| bytes);
+        let length = framed.len();
+        let sent: Vec<Bytes> = Frames::new(framed).collect();
+        assert_eq!(sent.iter().map(Bytes::len).sum::<usize>(), length);
+        // Before the big piece, after it, and the big piece alone.
+        assert_eq!(
+            sent.len(),
+            3,
+            "{:?}",
+            sent.iter().map(Bytes::len).collect::<Vec<_>>()
+        );
+        assert_eq!(sent[1].len(), FRAME + 1);
+        let joined: Vec<u8> = sent.concat();
+        let message: serde_json::Value = serde_json::from_slice(&joined).expect("JSON");
+        assert_eq!(
+            message["result"]["tools"].as_array().map(Vec::len),
+            Some(3_001)
+        );
+    }
+
+    /// Pieces made before a reload are read whole for the secrets of the registry served
+    /// when they are sent: one in the middle of the answer is redacted. The control: the same
+    /// pieces sent for the registry they were read for go out in pieces, as they are.
+    #[test]
+    fn pieces_made_for_another_registry_are_read_whole_for_this_ones_secrets() {
+        let before = registry(&[]);
+        let after = registry(&["LEAKME-7f3a9c2b1d"]);
+        // Farther from either end than a secret can span.
+        let mut entries: Vec<&[u8]> = vec![br#"{"name":"a"}"#; 2_000];
+        entries[1_000] = br#"{"name":"b","description":"LEAKME-7f3a9c2b1d"}"#;
+        let body = br#"{"jsonrpc":"2.0","id":7,"result":{"tools":[]}}"#;
+        let framed =
+            splice(body, Framing::Json, &pieces_of(&entries, &before), &after).expect("spliced");
+        assert!(framed.pieces.is_none(), "joined to be read whole");
+        let text = sent(framed);
+        assert!(
+            !text.contains("LEAKME") && text.contains("[redacted]"),
+            "{text}"
+        );
+        let framed =
+            splice(body, Framing::Json, &pieces_of(&entries, &before), &before).expect("spliced");
+        assert!(framed.pieces.is_some());
+        assert!(sent(framed).contains("LEAKME-7f3a9c2b1d"));
     }
 }
