@@ -155,7 +155,9 @@ impl ServerHandler for Handler {
             .extensions
             .get::<axum::http::request::Parts>()
             .and_then(|parts| parts.extensions.get::<super::pieces::Spliced>());
-        Ok(self.listing_or_spliced(revision, principal.as_ref(), caller.apps, spliced))
+        Ok(self
+            .listing_or_spliced(revision, principal.as_ref(), caller.apps, spliced)
+            .await)
     }
 
     async fn call_tool(

@@ -118,18 +118,34 @@ impl Handler {
 
     /// [`Self::listing`], unless the transport puts a kept answer in place of an empty one
     /// (`spliced`, an HTTP request's): then the full answer is left there, and the same
-    /// answer with no tool is returned for rmcp to frame.
-    pub(super) fn listing_or_spliced(
+    /// answer with no tool is returned for rmcp to frame. An answer not made yet is made
+    /// on the blocking pool: for a big manifest it takes seconds, which would hold every
+    /// other connection of this lane.
+    pub(super) async fn listing_or_spliced(
         &self,
         revision: Revision,
         subject: Option<&Subject>,
         apps: bool,
         spliced: Option<&Spliced>,
     ) -> ListToolsResult {
-        if subject.is_none()
-            && let Some(spliced) = spliced.filter(|spliced| spliced.takes(revision))
-            && let Some(pieces) = self.listing_pieces(revision)
-        {
+        let spliced = spliced.filter(|spliced| subject.is_none() && spliced.takes(revision));
+        let snapshot = self.snapshot();
+        let pieces = match spliced {
+            None => None,
+            Some(_) if snapshot.discovery || snapshot.apps.tools => None,
+            Some(_) => {
+                if let Some(made) = snapshot.serialized.0[revision.index()].get() {
+                    made.clone()
+                } else {
+                    let handler = self.clone();
+                    tokio::task::spawn_blocking(move || handler.listing_pieces(revision))
+                        .await
+                        .ok()
+                        .flatten()
+                }
+            }
+        };
+        if let (Some(spliced), Some(pieces)) = (spliced, pieces) {
             let empty = pieces.empty().clone();
             spliced.leave(pieces);
             return empty;
