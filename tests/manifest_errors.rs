@@ -132,6 +132,29 @@ error: could not load `tools.toml` due to 1 previous error
     );
 }
 
+/// A boolean schema is a JSON Schema, but MCP lists `outputSchema` as an object: `true`
+/// was accepted and then listed to some protocol revisions and not others.
+#[test]
+fn an_output_schema_must_be_an_object() {
+    assert_rejected(
+        r#"[[tools]]
+name = "x"
+output-schema = 'true'
+[tools.command]
+argv = ["true"]
+"#,
+        r"error: an output schema must be a JSON object
+ --> tools.toml:3:17
+  |
+3 | output-schema = 'true'
+  |                 ^^^^^^
+  = hint: MCP lists `outputSchema` as an object; `{}` accepts any value
+
+error: could not load `tools.toml` due to 1 previous error
+",
+    );
+}
+
 #[test]
 fn defaults_must_fit_their_argument_and_the_program_must_be_fixed() {
     assert_rejected(

@@ -104,7 +104,14 @@ pub(super) fn output_schema(wire: &ToolWire, checker: &mut Checker) -> Option<Sc
             fields.span(),
             true,
         )),
-        SchemaSource::Full(schema, span) => Some((schema.into(), span, false)),
+        SchemaSource::Full(schema, span) => {
+            if !schema.is_object() {
+                checker
+                    .error("an output schema must be a JSON object", span.clone())
+                    .hint("MCP lists `outputSchema` as an object; `{}` accepts any value");
+            }
+            Some((schema.into(), span, false))
+        }
     }
 }
 

@@ -31,9 +31,13 @@ const PARALLEL_FROM: usize = 1_000;
 const LIST_TTL_MS: u64 = 60_000;
 
 /// The serialized full answer of each revision, made on first use (`None`: it is not
-/// served from here).
+/// served from here), one at a time, so that each can share the entries of those made
+/// before it, however many clients of other revisions ask at once.
 #[derive(Debug, Default)]
-pub(super) struct Serialized([OnceLock<Option<Arc<Pieces>>>; 4]);
+pub(super) struct Serialized {
+    made: [OnceLock<Option<Arc<Pieces>>>; 4],
+    making: std::sync::Mutex<()>,
+}
 
 /// Each tool of a snapshot as every revision lists it, made when first asked for; in
 /// discovery mode, discovery's own tools.
@@ -134,7 +138,7 @@ impl Handler {
             None => None,
             Some(_) if snapshot.discovery || snapshot.apps.tools => None,
             Some(_) => {
-                if let Some(made) = snapshot.serialized.0[revision.index()].get() {
+                if let Some(made) = snapshot.serialized.made[revision.index()].get() {
                     made.clone()
                 } else {
                     let handler = self.clone();
@@ -193,8 +197,13 @@ impl Handler {
         if snapshot.discovery || snapshot.apps.tools {
             return None;
         }
-        snapshot.serialized.0[revision.index()]
+        snapshot.serialized.made[revision.index()]
             .get_or_init(|| {
+                let _making = snapshot
+                    .serialized
+                    .making
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
                 let pieces = self.serialized(&snapshot, revision)?;
                 let held = super::outgoing::pieces_hold_secret(
                     pieces.iter(),
@@ -230,7 +239,7 @@ impl Handler {
         let made: Vec<&Entries> = Revision::ALL
             .into_iter()
             .filter(|other| *other != revision)
-            .filter_map(|other| snapshot.serialized.0[other.index()].get()?.as_ref())
+            .filter_map(|other| snapshot.serialized.made[other.index()].get()?.as_ref())
             .map(|made| made.tools())
             .collect();
         let entries = entries(&tools, revision, &made)?;

@@ -293,7 +293,8 @@ fn response(
     let output_schema = if options.no_output_schema {
         None
     } else {
-        response.filter(|schema| {
+        // A boolean schema (`true`) is no `outputSchema`: MCP lists an object.
+        response.filter(Value::is_object).filter(|schema| {
             let size = converter.whole_size(schema);
             let fits = size <= options.max_output_schema;
             if !fits {

@@ -89,43 +89,23 @@ impl tower::Service<hyper::Request<hyper::body::Incoming>> for Counting {
                     }
                 });
             let registry = handler.registry();
-            let left = spliced.left();
-            let response =
-                if kind == Kind::Json && (left.is_some() || !registry.door_redactor().is_empty()) {
-                    // Whole already (rmcp writes a JSON answer in one piece): redacted here, so
-                    // its Content-Length is that of what is sent.
-                    let (mut parts, body) = response.into_parts();
-                    let bytes = match http_body_util::BodyExt::collect(body).await {
-                        Ok(collected) => collected.to_bytes(),
-                        Err(error) => {
-                            tracing::debug!(%error, "a response body failed before it was sent");
-                            axum::body::Bytes::new()
-                        }
-                    };
-                    let redactor = registry.door_redactor();
-                    let framed = left.and_then(|pieces| {
-                        super::splice::splice(&bytes, Framing::Json, &pieces, &registry)
-                    });
-                    if let Some(framed) = framed {
-                        parts.headers.insert(
-                            hyper::header::CONTENT_LENGTH,
-                            hyper::header::HeaderValue::from(framed.len()),
-                        );
-                        let body = super::splice::Body(Frames::new(framed));
-                        hyper::Response::from_parts(parts, axum::body::Body::new(body))
-                    } else if redactor.finds(&bytes) {
-                        let bytes = crate::mcp::outgoing::message(bytes.to_vec(), redactor);
-                        parts.headers.insert(
-                            hyper::header::CONTENT_LENGTH,
-                            hyper::header::HeaderValue::from(bytes.len()),
-                        );
-                        hyper::Response::from_parts(parts, axum::body::Body::from(bytes))
-                    } else {
-                        hyper::Response::from_parts(parts, axum::body::Body::from(bytes))
+            let response = if kind == Kind::Json
+                && (spliced.left().is_some() || !registry.door_redactor().is_empty())
+            {
+                // Whole already (rmcp writes a JSON answer in one piece): made to leave here,
+                // so its Content-Length is that of what is sent.
+                let (parts, body) = response.into_parts();
+                let bytes = match http_body_util::BodyExt::collect(body).await {
+                    Ok(collected) => collected.to_bytes(),
+                    Err(error) => {
+                        tracing::debug!(%error, "a response body failed before it was sent");
+                        axum::body::Bytes::new()
                     }
-                } else {
-                    response
                 };
+                json_leaving(parts, &bytes, &spliced, &registry)
+            } else {
+                response
+            };
             drop(registry);
             let kind = if kind == Kind::Json {
                 Kind::Other
@@ -145,6 +125,36 @@ impl tower::Service<hyper::Request<hyper::body::Incoming>> for Counting {
             }))
         })
     }
+}
+
+/// A whole JSON response as it leaves: a full `tools/list` answer sent from its pieces, or
+/// the body read by the door.
+fn json_leaving(
+    mut parts: hyper::http::response::Parts,
+    bytes: &axum::body::Bytes,
+    spliced: &Spliced,
+    registry: &crate::registry::Registry,
+) -> axum::response::Response {
+    let framed = spliced
+        .left()
+        .and_then(|pieces| super::splice::splice(bytes, Framing::Json, &pieces, registry));
+    let body = if let Some(framed) = framed {
+        parts.headers.insert(
+            hyper::header::CONTENT_LENGTH,
+            hyper::header::HeaderValue::from(framed.len()),
+        );
+        axum::body::Body::new(super::splice::Body(Frames::new(framed)))
+    } else if registry.door_redactor().finds(bytes) {
+        let bytes = crate::mcp::outgoing::message(bytes.to_vec(), registry.door_redactor());
+        parts.headers.insert(
+            hyper::header::CONTENT_LENGTH,
+            hyper::header::HeaderValue::from(bytes.len()),
+        );
+        axum::body::Body::from(bytes)
+    } else {
+        axum::body::Body::from(bytes.clone())
+    };
+    hyper::Response::from_parts(parts, body)
 }
 
 /// The request in progress on a connection, once its body has arrived.
