@@ -90,10 +90,21 @@ fn idle_connections_do_not_starve_a_real_client() {
             }
         })
     };
+    // A connection of its own per call: between calls a kept connection is idle, and the
+    // budget sheds idle connections oldest first, the client's as the flood's.
+    let client = crate::http_harness::http_client_unpooled(crate::harness::TIMEOUT);
     let mut latencies = Vec::new();
     for id in 0..20 {
         let started = Instant::now();
-        let reply = server.legacy(id, "tools/call", json!({"name": "hello", "arguments": {}}));
+        let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "hello", "arguments": {}}});
+        let response = crate::http_harness::post_to(
+            &client,
+            &server.url,
+            &call,
+            &[("MCP-Protocol-Version", "2025-11-25")],
+        );
+        assert_eq!(response.status(), 200);
+        let reply = crate::http_harness::message(response, id);
         latencies.push(started.elapsed());
         assert_eq!(reply["result"]["content"][0]["text"], "hello", "{reply}");
         std::thread::sleep(Duration::from_millis(100));

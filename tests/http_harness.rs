@@ -17,6 +17,16 @@ pub(crate) fn http_client(timeout: std::time::Duration) -> Client {
     Client::builder().timeout(timeout).build().expect("client")
 }
 
+/// The same client, with a connection of its own per request (none kept idle between).
+pub(crate) fn http_client_unpooled(timeout: std::time::Duration) -> Client {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    Client::builder()
+        .timeout(timeout)
+        .pool_max_idle_per_host(0)
+        .build()
+        .expect("client")
+}
+
 /// The same client, connecting from another loopback address (`127.0.0.2`…): another
 /// caller, for the bounds that tell anonymous callers apart by their address.
 pub(crate) fn http_client_from(local: &str, timeout: std::time::Duration) -> Client {
