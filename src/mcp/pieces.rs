@@ -1,9 +1,10 @@
 //! A kept `tools/list` answer in pieces, and a message made of one as it leaves.
 //!
 //! [`Pieces`] is the `result` of a full `tools/list` answer, serialized once per snapshot
-//! and revision ([`super::listing`]) in pieces cut between tools, never joined: a big
-//! answer (hundreds of MB for Microsoft Graph, inlined) is held once, and read by the door
-//! ([`super::outgoing`]) once, when made. A [`Framed`] message is a request's own head (its
+//! and revision ([`super::listing`]) a piece per tool's entry, never joined: a big answer
+//! (hundreds of MB for Microsoft Graph, inlined) is held once, an entry that revisions list
+//! alike once for all of them, and the answer is read by the door ([`super::outgoing`])
+//! once, when made. A [`Framed`] message is a request's own head (its
 //! id), the pieces and a tail; both transports send one without joining it, stdio as a
 //! line, HTTP as a body or an SSE event ([`super::http`]). Only the seams, what the
 //! request adds and as much of the answer beside it as a secret could span, are read per
@@ -244,7 +245,7 @@ impl Spliced {
         let _ = self.left.set(pieces);
     }
 
-    /// The pieces left, if any, taken once.
+    /// The pieces left, if any.
     pub(crate) fn left(&self) -> Option<Arc<Pieces>> {
         self.left.get().cloned()
     }
