@@ -138,11 +138,19 @@ impl Pieces {
 
 /// A JSON-RPC response whose `result` is a kept answer: `head` (the envelope up to the
 /// result, with the request's id), the pieces, `tail`. Or a message made whole.
+/// Made only by [`Framed::response`], the door, or whole from bytes a door has read.
 #[derive(Debug)]
 pub(crate) struct Framed {
-    pub(crate) head: Vec<u8>,
-    pub(crate) pieces: Option<Arc<Pieces>>,
-    pub(crate) tail: Vec<u8>,
+    head: Vec<u8>,
+    pieces: Option<Arc<Pieces>>,
+    tail: Vec<u8>,
+}
+
+/// A part of a [`Framed`] message, owned: a piece shared with the kept answer, or bytes of
+/// its own.
+pub(crate) enum Part {
+    Shared(Arc<Pieces>, usize),
+    Own(Vec<u8>),
 }
 
 impl Framed {
@@ -192,6 +200,38 @@ impl Framed {
             Self::whole(whole(framed.joined(), redactor))
         } else {
             framed
+        }
+    }
+
+    /// Whether it is one buffer (no kept answer in it).
+    #[cfg(test)]
+    pub(crate) fn is_whole(&self) -> bool {
+        self.pieces.is_none()
+    }
+
+    /// Part `index`: 0 the head, then each piece, then the tail.
+    pub(crate) fn part(&self, index: usize) -> Option<&[u8]> {
+        let pieces = self.pieces.as_ref();
+        let count = pieces.map_or(0, |pieces| pieces.count());
+        match index {
+            0 => Some(&self.head),
+            index if index <= count => pieces?.piece(index - 1),
+            index if index == count + 1 => Some(&self.tail),
+            _ => None,
+        }
+    }
+
+    /// Part `index`, owned without a copy: a piece shared, the head or the tail moved out
+    /// (read no more after).
+    pub(crate) fn take_part(&mut self, index: usize) -> Option<Part> {
+        let count = self.pieces.as_ref().map_or(0, |pieces| pieces.count());
+        match (index, &self.pieces) {
+            (0, _) => Some(Part::Own(std::mem::take(&mut self.head))),
+            (index, Some(pieces)) if index <= count => {
+                Some(Part::Shared(Arc::clone(pieces), index - 1))
+            }
+            (index, _) if index == count + 1 => Some(Part::Own(std::mem::take(&mut self.tail))),
+            _ => None,
         }
     }
 

@@ -17,7 +17,7 @@ use std::task::{Context, Poll};
 use axum::body::Bytes;
 use serde_json::Value;
 
-use crate::mcp::pieces::{Framed, Pieces};
+use crate::mcp::pieces::{Framed, Part, Pieces};
 use crate::registry::Registry;
 
 pub(crate) use crate::mcp::pieces::Spliced;
@@ -112,13 +112,12 @@ impl Frames {
         }
     }
 
-    /// Part `part` as a frame of its own: a piece shared, not copied.
-    fn owned(&self, part: usize) -> Bytes {
-        match &self.framed.pieces {
-            Some(pieces) if part >= 1 && part <= pieces.count() => {
-                Bytes::from_owner(Piece(Arc::clone(pieces), part - 1))
-            }
-            _ => Bytes::copy_from_slice(part_of(&self.framed, part).unwrap_or_default()),
+    /// Part `part` as a frame of its own, not copied.
+    fn owned(&mut self, part: usize) -> Bytes {
+        match self.framed.take_part(part) {
+            Some(Part::Shared(pieces, index)) => Bytes::from_owner(Piece(pieces, index)),
+            Some(Part::Own(bytes)) => Bytes::from(bytes),
+            None => Bytes::new(),
         }
     }
 
@@ -129,7 +128,7 @@ impl Frames {
             return Some(big);
         }
         let mut gathered = Vec::new();
-        while let Some(bytes) = part_of(&self.framed, self.next) {
+        while let Some(bytes) = self.framed.part(self.next) {
             let part = self.next;
             self.next += 1;
             if bytes.len() >= FRAME {
@@ -149,18 +148,6 @@ impl Frames {
             }
         }
         (!gathered.is_empty()).then(|| Bytes::from(gathered))
-    }
-}
-
-/// Part `part` of `framed` (0 the head, then each piece, then the tail).
-fn part_of(framed: &Framed, part: usize) -> Option<&[u8]> {
-    let pieces = framed.pieces.as_ref();
-    let count = pieces.map_or(0, |pieces| pieces.count());
-    match part {
-        0 => Some(&framed.head),
-        part if part <= count => pieces?.piece(part - 1),
-        part if part == count + 1 => Some(&framed.tail),
-        _ => None,
     }
 }
 
@@ -296,7 +283,7 @@ mod tests {
         let event =
             b"data: {\"jsonrpc\":\"2.0\",\"id\":\"s3cr3t-value\",\"result\":{\"tools\":[]}}\n\n";
         let framed = splice(event, Framing::Event, &pieces(), &secret).expect("spliced");
-        assert!(framed.pieces.is_none(), "joined to be read whole");
+        assert!(framed.is_whole(), "joined to be read whole");
         assert_eq!(
             sent(framed),
             "data: {\"jsonrpc\":\"2.0\",\"id\":\"[redacted]\",\"result\":{\"tools\":[{\"name\":\"a\"},{\"name\":\"b\"}]}}\n\n"
@@ -350,7 +337,7 @@ mod tests {
         let body = br#"{"jsonrpc":"2.0","id":7,"result":{"tools":[]}}"#;
         let framed =
             splice(body, Framing::Json, &pieces_of(&entries, &before), &after).expect("spliced");
-        assert!(framed.pieces.is_none(), "joined to be read whole");
+        assert!(framed.is_whole(), "joined to be read whole");
         let text = sent(framed);
         assert!(
             !text.contains("LEAKME") && text.contains("[redacted]"),
@@ -358,7 +345,7 @@ mod tests {
         );
         let framed =
             splice(body, Framing::Json, &pieces_of(&entries, &before), &before).expect("spliced");
-        assert!(framed.pieces.is_some());
+        assert!(!framed.is_whole());
         assert!(sent(framed).contains("LEAKME-7f3a9c2b1d"));
     }
 }
