@@ -134,19 +134,18 @@ impl Handler {
     ) -> ListToolsResult {
         let spliced = spliced.filter(|spliced| subject.is_none() && spliced.takes(revision));
         let snapshot = self.snapshot();
-        let pieces = match spliced {
+        let made = spliced
+            .and_then(|_| kept(&snapshot, revision))
+            .map(OnceLock::get);
+        let pieces = match made {
             None => None,
-            Some(_) if snapshot.discovery || snapshot.apps.tools => None,
-            Some(_) => {
-                if let Some(made) = snapshot.serialized.made[revision.index()].get() {
-                    made.clone()
-                } else {
-                    let handler = self.clone();
-                    tokio::task::spawn_blocking(move || handler.listing_pieces(revision))
-                        .await
-                        .ok()
-                        .flatten()
-                }
+            Some(Some(made)) => made.clone(),
+            Some(None) => {
+                let handler = self.clone();
+                tokio::task::spawn_blocking(move || handler.listing_pieces(revision))
+                    .await
+                    .ok()
+                    .flatten()
             }
         };
         if let (Some(spliced), Some(pieces)) = (spliced, pieces) {
@@ -192,12 +191,7 @@ impl Handler {
     /// it sends it.
     pub(super) fn listing_pieces(&self, revision: Revision) -> Option<Arc<Pieces>> {
         let snapshot = self.snapshot();
-        // A connection's own list (discovery mode) is not the snapshot's; nor is a list
-        // whose tools have MCP Apps, which depends on what the client renders.
-        if snapshot.discovery || snapshot.apps.tools {
-            return None;
-        }
-        snapshot.serialized.made[revision.index()]
+        kept(&snapshot, revision)?
             .get_or_init(|| {
                 let _making = snapshot
                     .serialized
@@ -250,6 +244,14 @@ impl Handler {
             empty,
         ))
     }
+}
+
+/// Where `snapshot` keeps its answer for `revision`; `None` for a list not served from
+/// pieces: a connection's own (discovery mode), or one whose tools have MCP Apps, which
+/// depends on what the client renders.
+fn kept(snapshot: &Snapshot, revision: Revision) -> Option<&OnceLock<Option<Arc<Pieces>>>> {
+    (!snapshot.discovery && !snapshot.apps.tools)
+        .then(|| &snapshot.serialized.made[revision.index()])
 }
 
 /// A tool's entry in an answer (`None`: not listed).
