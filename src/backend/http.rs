@@ -8,6 +8,8 @@ pub mod multipart;
 mod request;
 mod trace;
 
+pub use request::RequestError;
+
 use std::time::Duration;
 
 use serde_json::{Map, Value};
@@ -57,9 +59,9 @@ pub struct HttpBackend {
 #[derive(Debug, thiserror::Error)]
 enum HttpError {
     /// Why the call's arguments make no request (a URL too long, a header value with a line
-    /// break, a path segment `..`): a message for the person, the value itself, no source.
-    #[error("{0}")]
-    Request(String),
+    /// break, a path segment `..`).
+    #[error(transparent)]
+    Request(#[from] RequestError),
     #[error(transparent)]
     Client(#[from] client::ClientError),
     #[error("the request to {url} timed out after {}s", after.as_secs_f64())]
@@ -134,7 +136,7 @@ impl HttpBackend {
         arguments: &Map<String, Value>,
         clients: &HttpClients,
     ) -> Result<(Option<String>, Vec<u8>), HttpError> {
-        let mut request = self.build(arguments).map_err(HttpError::Request)?;
+        let mut request = self.build(arguments)?;
         clients.reroute(&mut request)?;
         let run = trace::start(&mut request);
         let exchanged = self.send(request, clients, run.as_ref()).await;
@@ -232,15 +234,19 @@ impl HttpBackend {
 
     /// The request a call with `arguments` sends (nothing is sent): for tests that take it
     /// apart.
-    pub fn request(&self, arguments: &Map<String, Value>) -> Result<reqwest::Request, String> {
+    pub fn request(
+        &self,
+        arguments: &Map<String, Value>,
+    ) -> Result<reqwest::Request, RequestError> {
         self.build(arguments)
     }
 
-    /// The request `call` would send, for `mcp-serve call --dry-run`, secrets redacted.
+    /// The request `call` would send, for `mcp-serve call --dry-run`, secrets redacted. The
+    /// error is text too: redacted here, where the secrets are known, before anyone shows it.
     pub fn describe(&self, arguments: &Map<String, Value>) -> Result<String, String> {
         let request = self
             .build(arguments)
-            .map_err(|error| self.redactor.redact(&error))?;
+            .map_err(|error| self.redactor.redact(&error.to_string()))?;
         let mut out = format!("{} {}\n", request.method(), request.url());
         for (name, value) in request.headers() {
             out.push_str(&format!(

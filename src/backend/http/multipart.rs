@@ -13,7 +13,38 @@ use std::path::PathBuf;
 use base64::Engine as _;
 use serde_json::{Map, Value};
 
-use crate::template::{Sink, Template, value_text};
+use crate::template::{RenderError, Sink, Template, value_text};
+
+/// Why a multipart body could not be made for one call's arguments.
+#[derive(Debug, thiserror::Error)]
+pub enum MultipartError {
+    #[error(transparent)]
+    Render(#[from] RenderError),
+    #[error(
+        "the file name of part `{part}` is empty or holds a line break, a control character, `\"` or `\\`, which a part's header cannot carry"
+    )]
+    FileName { part: String },
+    #[error("part `{part}` would make the upload larger than the tool's limit (`max-upload`)")]
+    TooLarge { part: String },
+    #[error("the content of part `{part}` is not valid base64")]
+    Base64 {
+        part: String,
+        source: base64::DecodeError,
+    },
+    #[error(
+        "part `{part}`: no file `{path}` in the folder the tool uploads from (a path inside it, with no `..` and no symbolic link)"
+    )]
+    NoFile { part: String, path: String },
+    #[error("part `{part}`: {source}")]
+    Read {
+        part: String,
+        source: std::io::Error,
+    },
+    #[error("no randomness for the multipart boundary: {0}")]
+    Randomness(#[from] getrandom::Error),
+    #[error("could not find a multipart boundary that no part holds")]
+    Boundary,
+}
 
 /// The most a request's file and base64 parts may add up to, unless the tool says.
 pub const DEFAULT_MAX_UPLOAD: usize = 16 << 20;
@@ -72,7 +103,7 @@ pub fn encode(
     parts: &[Part],
     arguments: &Map<String, Value>,
     max_upload: usize,
-) -> Result<(String, Vec<u8>), String> {
+) -> Result<(String, Vec<u8>), MultipartError> {
     let mut rendered: Vec<Rendered> = Vec::with_capacity(parts.len());
     let mut uploaded = 0_usize;
     for part in parts {
@@ -83,22 +114,17 @@ pub fn encode(
             uploaded += bytes.len();
         }
         let filename = match (&part.filename, &part.source) {
-            (Some(template), _) => template
-                .render(arguments, Sink::Display)
-                .map_err(|error| error.to_string())?,
+            (Some(template), _) => template.render(arguments, Sink::Display)?,
             (None, PartSource::File { path, .. }) => path
-                .render(arguments, Sink::Display)
-                .map_err(|error| error.to_string())?
+                .render(arguments, Sink::Display)?
                 .and_then(|path| path.rsplit('/').next().map(ToOwned::to_owned)),
             (None, _) => None,
         };
         if let Some(filename) = &filename
             && !is_safe_name(filename)
         {
-            return Err(format!(
-                "the file name of part `{}` is empty or holds a line break, a control character, `\"` or `\\`, which a part's header cannot carry",
-                part.name
-            ));
+            let part = part.name.clone();
+            return Err(MultipartError::FileName { part });
         }
         rendered.push((
             part.name.clone(),
@@ -134,12 +160,9 @@ fn render_source(
     part: &Part,
     arguments: &Map<String, Value>,
     room: usize,
-) -> Result<Option<Vec<u8>>, String> {
-    let too_large = || {
-        format!(
-            "part `{}` would make the upload larger than the tool's limit (`max-upload`)",
-            part.name
-        )
+) -> Result<Option<Vec<u8>>, MultipartError> {
+    let too_large = || MultipartError::TooLarge {
+        part: part.name.clone(),
     };
     match &part.source {
         PartSource::Text(template) => {
@@ -150,15 +173,11 @@ fn render_source(
                     .map(|value| value_text(value).into_bytes()));
             }
             Ok(template
-                .render(arguments, Sink::JsonText)
-                .map_err(|error| error.to_string())?
+                .render(arguments, Sink::JsonText)?
                 .map(String::into_bytes))
         }
         PartSource::Base64(template) => {
-            let Some(text) = template
-                .render(arguments, Sink::JsonText)
-                .map_err(|error| error.to_string())?
-            else {
+            let Some(text) = template.render(arguments, Sink::JsonText)? else {
                 return Ok(None);
             };
             // Decoded bytes are three quarters of the text: refuse before decoding.
@@ -167,7 +186,10 @@ fn render_source(
             }
             let bytes = base64::engine::general_purpose::STANDARD
                 .decode(text.trim())
-                .map_err(|_| format!("the content of part `{}` is not valid base64", part.name))?;
+                .map_err(|source| MultipartError::Base64 {
+                    part: part.name.clone(),
+                    source,
+                })?;
             if bytes.len() > room {
                 return Err(too_large());
             }
@@ -182,17 +204,12 @@ fn render_source(
             {
                 return Ok(None);
             }
-            let Some(relative) = path
-                .render(arguments, Sink::Display)
-                .map_err(|error| error.to_string())?
-            else {
+            let Some(relative) = path.render(arguments, Sink::Display)? else {
                 return Ok(None);
             };
-            let refused = || {
-                format!(
-                    "part `{}`: no file `{relative}` in the folder the tool uploads from (a path inside it, with no `..` and no symbolic link)",
-                    part.name
-                )
+            let refused = || MultipartError::NoFile {
+                part: part.name.clone(),
+                path: relative.clone(),
             };
             if relative.contains('\0') || relative.len() > 4096 {
                 return Err(refused());
@@ -208,7 +225,10 @@ fn render_source(
             let mut bytes = Vec::new();
             file.take(room as u64 + 1)
                 .read_to_end(&mut bytes)
-                .map_err(|error| format!("part `{}`: {error}", part.name))?;
+                .map_err(|source| MultipartError::Read {
+                    part: part.name.clone(),
+                    source,
+                })?;
             if bytes.len() > room {
                 return Err(too_large());
             }
@@ -218,10 +238,10 @@ fn render_source(
 }
 
 /// A boundary no part holds: 128 random bits in hex (a collision is tried again).
-fn boundary(parts: &[Rendered]) -> Result<String, String> {
+fn boundary(parts: &[Rendered]) -> Result<String, MultipartError> {
     for _ in 0..4 {
         let mut bytes = [0_u8; 16];
-        getrandom::fill(&mut bytes).map_err(|error| format!("no randomness: {error}"))?;
+        getrandom::fill(&mut bytes)?;
         let boundary: String = std::iter::once("mcp-serve-".to_owned())
             .chain(bytes.iter().map(|byte| format!("{byte:02x}")))
             .collect();
@@ -233,7 +253,7 @@ fn boundary(parts: &[Rendered]) -> Result<String, String> {
             return Ok(boundary);
         }
     }
-    Err("could not find a multipart boundary that no part holds".to_owned())
+    Err(MultipartError::Boundary)
 }
 
 #[cfg(test)]

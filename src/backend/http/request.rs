@@ -2,13 +2,68 @@
 //! percent-encoded path segment, a serialized query pair, a header value checked for line
 //! breaks, a JSON value, a form pair. The scheme, host and port are fixed by the manifest.
 
+use reqwest::header::{HeaderName, InvalidHeaderValue};
 use serde_json::{Map, Value};
 
 use super::HttpBackend;
-use crate::template::{Sink, Template, value_text};
+use super::multipart::MultipartError;
+use crate::template::{RenderError, Sink, Template, value_text};
 
 /// The longest URL sent (the `http` crate's limit is 65,534 bytes; servers accept far less).
 const MAX_URL_BYTES: usize = 32 * 1024;
+
+/// Why a call's arguments make no request: nothing is sent, and the text is what the call's
+/// result says (redacted by the backend).
+#[derive(Debug, thiserror::Error)]
+pub enum RequestError {
+    #[error(
+        "the URL would be {bytes} bytes, longer than an HTTP request line can carry ({MAX_URL_BYTES})"
+    )]
+    UrlTooLong { bytes: usize },
+    #[error("the URL is invalid: {source}")]
+    Url {
+        #[from]
+        source: url::ParseError,
+    },
+    #[error("an argument the URL needs was not given")]
+    Missing,
+    #[error(transparent)]
+    Render(#[from] RenderError),
+    #[error("a path segment cannot be `{segment}`: it would move up the URL's path")]
+    DotSegment { segment: String },
+    #[error(
+        "`{name}` cannot be `{text}`: each part between its `/` is a path segment, and none may be empty, `.` or `..`"
+    )]
+    ReservedSegment { name: String, text: String },
+    #[error(
+        "the value of `{name}` has an item `{item}` holding `{delimiter}`, which separates its items in the query"
+    )]
+    Delimiter {
+        name: String,
+        item: String,
+        delimiter: char,
+    },
+    #[error("the value of `{name}` nests deeper than {MAX_DEEP} levels")]
+    TooDeep { name: String },
+    #[error(
+        "the value of `{name}` has a field `{field}` that is empty or holds `[` or `]`, which `deepObject` uses for nesting"
+    )]
+    DeepField { name: String, field: String },
+    #[error(
+        "the value for the `{name}` header contains a line break or NUL byte, which a header cannot carry"
+    )]
+    HeaderBreak {
+        name: HeaderName,
+        source: RenderError,
+    },
+    #[error("the value for the `{name}` header is not a valid header value")]
+    HeaderValue {
+        name: HeaderName,
+        source: InvalidHeaderValue,
+    },
+    #[error(transparent)]
+    Multipart(#[from] MultipartError),
+}
 
 /// A URL whose origin is literal and whose path segments may use placeholders.
 #[derive(Debug, Clone)]
@@ -195,46 +250,45 @@ fn is_dot_segment(segment: &str) -> bool {
 
 impl HttpBackend {
     /// The request for one call.
-    pub(super) fn build(&self, arguments: &Map<String, Value>) -> Result<reqwest::Request, String> {
+    pub(super) fn build(
+        &self,
+        arguments: &Map<String, Value>,
+    ) -> Result<reqwest::Request, RequestError> {
         let mut url = self.path(arguments)?;
         if let Some(query) = &self.url.literal_query {
             url.push('?');
             url.push_str(query);
         }
         if url.len() > MAX_URL_BYTES {
-            return Err(format!(
-                "the URL would be {} bytes, longer than an HTTP request line can carry ({MAX_URL_BYTES})",
-                url.len()
-            ));
+            return Err(RequestError::UrlTooLong { bytes: url.len() });
         }
-        let mut url =
-            reqwest::Url::parse(&url).map_err(|error| format!("the URL is invalid: {error}"))?;
+        let mut url = reqwest::Url::parse(&url)?;
         let query = self.query_string(url.query().unwrap_or_default(), arguments)?;
         if query.len() > MAX_URL_BYTES {
-            return Err(format!(
-                "the URL would be over {MAX_URL_BYTES} bytes, longer than an HTTP request line can carry"
-            ));
+            let bytes = url.as_str().len() + query.len();
+            return Err(RequestError::UrlTooLong { bytes });
         }
         url.set_query((!query.is_empty()).then_some(query.as_str()));
         if url.as_str().len() > MAX_URL_BYTES {
-            return Err(format!(
-                "the URL would be {} bytes, longer than an HTTP request line can carry ({MAX_URL_BYTES})",
-                url.as_str().len()
-            ));
+            let bytes = url.as_str().len();
+            return Err(RequestError::UrlTooLong { bytes });
         }
         let mut request = reqwest::Request::new(self.method.clone(), url);
         *request.timeout_mut() = Some(self.timeout);
         for (name, template) in &self.headers {
-            let Some(value) = template
-                .render(arguments, Sink::Header)
-                .map_err(|_| {
-                    format!("the value for the `{name}` header contains a line break or NUL byte, which a header cannot carry")
-                })?
+            let rendered = template.render(arguments, Sink::Header);
+            let Some(value) = rendered.map_err(|source| RequestError::HeaderBreak {
+                name: name.clone(),
+                source,
+            })?
             else {
                 continue;
             };
-            let value = reqwest::header::HeaderValue::from_str(&value).map_err(|_| {
-                format!("the value for the `{name}` header is not a valid header value")
+            let value = reqwest::header::HeaderValue::from_str(&value).map_err(|source| {
+                RequestError::HeaderValue {
+                    name: name.clone(),
+                    source,
+                }
             })?;
             request.headers_mut().append(name.clone(), value);
         }
@@ -263,8 +317,13 @@ impl HttpBackend {
             Body::Multipart(parts) => {
                 let (content_type, body) =
                     super::multipart::encode(parts, arguments, self.max_upload)?;
-                let value = reqwest::header::HeaderValue::from_str(&content_type)
-                    .map_err(|_| "the multipart boundary is not a header value".to_owned())?;
+                let value =
+                    reqwest::header::HeaderValue::from_str(&content_type).map_err(|source| {
+                        RequestError::HeaderValue {
+                            name: reqwest::header::CONTENT_TYPE,
+                            source,
+                        }
+                    })?;
                 request
                     .headers_mut()
                     .insert(reqwest::header::CONTENT_TYPE, value);
@@ -288,7 +347,7 @@ impl HttpBackend {
 
 impl HttpBackend {
     /// The origin and the path, each segment filled in.
-    fn path(&self, arguments: &Map<String, Value>) -> Result<String, String> {
+    fn path(&self, arguments: &Map<String, Value>) -> Result<String, RequestError> {
         let mut url = self.url.origin.clone();
         for segment in &self.url.segments {
             url.push('/');
@@ -300,13 +359,10 @@ impl HttpBackend {
                 continue;
             }
             let rendered = segment
-                .render(arguments, Sink::PathSegment)
-                .map_err(|error| error.to_string())?
-                .ok_or_else(|| "an argument the URL needs was not given".to_owned())?;
+                .render(arguments, Sink::PathSegment)?
+                .ok_or(RequestError::Missing)?;
             if segment.placeholders().next().is_some() && is_dot_segment(&rendered) {
-                return Err(format!(
-                    "a path segment cannot be `{rendered}`: it would move up the URL's path"
-                ));
+                return Err(RequestError::DotSegment { segment: rendered });
             }
             url.push_str(&rendered);
         }
@@ -321,7 +377,7 @@ impl HttpBackend {
         &self,
         literal: &str,
         arguments: &Map<String, Value>,
-    ) -> Result<String, String> {
+    ) -> Result<String, RequestError> {
         let mut query = literal.to_owned();
         for parameter in &self.query {
             let reserved = parameter
@@ -341,18 +397,17 @@ impl HttpBackend {
 
 /// A path value that keeps `/` (`allow-reserved`): each segment it makes is refused when
 /// empty or a dot segment, so it can neither climb the path nor leave it.
-fn reserved_path(name: &str, arguments: &Map<String, Value>) -> Result<String, String> {
+fn reserved_path(name: &str, arguments: &Map<String, Value>) -> Result<String, RequestError> {
     let value = arguments
         .get(name)
         .filter(|value| !value.is_null())
-        .ok_or_else(|| "an argument the URL needs was not given".to_owned())?;
+        .ok_or(RequestError::Missing)?;
     let text = value_text(value);
     let encoded = percent_encoding::utf8_percent_encode(&text, RESERVED_PATH).to_string();
     for segment in encoded.split('/') {
         if segment.is_empty() || is_dot_segment(segment) {
-            return Err(format!(
-                "`{name}` cannot be `{text}`: each part between its `/` is a path segment, and none may be empty, `.` or `..`"
-            ));
+            let name = name.to_owned();
+            return Err(RequestError::ReservedSegment { name, text });
         }
     }
     Ok(encoded)
@@ -364,7 +419,7 @@ fn query_pairs(
     parameter: &QueryParameter,
     arguments: &Map<String, Value>,
     reserved: bool,
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>, RequestError> {
     let encode_value = |text: &str| {
         if reserved {
             percent_encoding::utf8_percent_encode(text, RESERVED_QUERY).to_string()
@@ -410,10 +465,12 @@ fn query_pairs(
                     .collect(),
                 _ => Vec::new(),
             };
-            if let Some(text) = texts.iter().find(|text| text.contains(delimiter)) {
-                return Err(format!(
-                    "the value of `{name}` has an item `{text}` holding `{delimiter}`, which separates its items in the query"
-                ));
+            if let Some(item) = texts.iter().find(|text| text.contains(delimiter)) {
+                return Err(RequestError::Delimiter {
+                    name: name.clone(),
+                    item: item.clone(),
+                    delimiter,
+                });
             }
             if texts.is_empty() {
                 return Ok(Vec::new());
@@ -435,19 +492,19 @@ fn deep_pairs(
     depth: usize,
     encode_value: &dyn Fn(&str) -> String,
     pairs: &mut Vec<String>,
-) -> Result<(), String> {
+) -> Result<(), RequestError> {
     if depth > MAX_DEEP {
-        return Err(format!(
-            "the value of `{name}` nests deeper than {MAX_DEEP} levels"
-        ));
+        let name = name.to_owned();
+        return Err(RequestError::TooDeep { name });
     }
     match value {
         Value::Object(fields) => {
             for (field, item) in fields {
                 if field.is_empty() || field.contains(['[', ']']) {
-                    return Err(format!(
-                        "the value of `{name}` has a field `{field}` that is empty or holds `[` or `]`, which `deepObject` uses for nesting"
-                    ));
+                    return Err(RequestError::DeepField {
+                        name: name.to_owned(),
+                        field: field.clone(),
+                    });
                 }
                 let nested = format!("{key}[{}]", encode_component(field));
                 deep_pairs(name, &nested, item, depth + 1, encode_value, pairs)?;
