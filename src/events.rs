@@ -82,14 +82,26 @@ struct LineWire {
     data: Option<Value>,
 }
 
+/// Why a line from a tool's events pipe is no event (the line is logged and skipped).
+#[derive(Debug, thiserror::Error)]
+pub enum EventLineError {
+    #[error("not an event line: {0}")]
+    Json(#[from] serde_json::Error),
+    #[error("progress and total must be finite numbers")]
+    NotFinite,
+    #[error("`{0}` is not a log level")]
+    Level(String),
+    #[error("an event line has either `progress` or `log`")]
+    Neither,
+}
+
 /// Reads one line of the script protocol.
-pub fn parse_line(line: &str) -> Result<CallEvent, String> {
-    let wire: LineWire =
-        serde_json::from_str(line).map_err(|error| format!("not an event line: {error}"))?;
+pub fn parse_line(line: &str) -> Result<CallEvent, EventLineError> {
+    let wire: LineWire = serde_json::from_str(line)?;
     match (wire.progress, wire.log) {
         (Some(progress), None) => {
             if !progress.is_finite() || wire.total.is_some_and(|total| !total.is_finite()) {
-                return Err("progress and total must be finite numbers".into());
+                return Err(EventLineError::NotFinite);
             }
             Ok(CallEvent::Progress {
                 progress,
@@ -98,15 +110,14 @@ pub fn parse_line(line: &str) -> Result<CallEvent, String> {
             })
         }
         (None, Some(level)) => {
-            let level =
-                LogLevel::parse(&level).ok_or_else(|| format!("`{level}` is not a log level"))?;
+            let level = LogLevel::parse(&level).ok_or(EventLineError::Level(level))?;
             Ok(CallEvent::Log {
                 level,
                 message: wire.message.unwrap_or_default(),
                 data: wire.data,
             })
         }
-        _ => Err("an event line has either `progress` or `log`".into()),
+        _ => Err(EventLineError::Neither),
     }
 }
 
@@ -221,30 +232,45 @@ impl ProgressGate {
 mod tests {
     use std::time::{Duration, Instant};
 
-    use super::{CallEvent, LogLevel, ProgressGate, parse_line};
+    use super::{CallEvent, EventLineError, LogLevel, ProgressGate, parse_line};
 
     #[test]
     fn parses_progress_and_log_lines() {
         assert_eq!(
-            parse_line(r#"{"progress": 3, "total": 10, "message": "copying"}"#),
-            Ok(CallEvent::Progress {
+            parse_line(r#"{"progress": 3, "total": 10, "message": "copying"}"#).ok(),
+            Some(CallEvent::Progress {
                 progress: 3.0,
                 total: Some(10.0),
                 message: Some("copying".into())
             })
         );
         assert_eq!(
-            parse_line(r#"{"log": "warning", "message": "low disk", "data": {"free": 2}}"#),
-            Ok(CallEvent::Log {
+            parse_line(r#"{"log": "warning", "message": "low disk", "data": {"free": 2}}"#).ok(),
+            Some(CallEvent::Log {
                 level: LogLevel::Warning,
                 message: "low disk".into(),
                 data: Some(serde_json::json!({"free": 2}))
             })
         );
-        assert!(parse_line("plain text").is_err());
-        assert!(parse_line(r#"{"log": "loud"}"#).is_err());
-        assert!(parse_line(r#"{"progress": 1, "log": "info"}"#).is_err());
-        assert!(parse_line(r#"{"progress": 1, "colour": 2}"#).is_err());
+        assert!(matches!(
+            parse_line("plain text"),
+            Err(EventLineError::Json(_))
+        ));
+        assert!(
+            matches!(parse_line(r#"{"log": "loud"}"#), Err(EventLineError::Level(level)) if level == "loud")
+        );
+        assert!(matches!(
+            parse_line(r#"{"progress": 1, "log": "info"}"#),
+            Err(EventLineError::Neither)
+        ));
+        assert!(matches!(
+            parse_line(r#"{"progress": 1, "colour": 2}"#),
+            Err(EventLineError::Json(_))
+        ));
+        assert!(matches!(
+            parse_line(r#"{"progress": 1e999}"#),
+            Err(EventLineError::Json(_))
+        ));
         assert!(LogLevel::Warning > LogLevel::Info);
     }
 

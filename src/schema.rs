@@ -10,8 +10,9 @@ use std::sync::OnceLock;
 use jsonschema::{Draft, Validator};
 use serde_json::{Map, Value, json};
 
-/// Why a schema could not be used.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+/// Why a schema could not be used. Cheap to clone: a schema compiled on first use keeps
+/// why it did not compile, and each use that finds it says so.
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum SchemaError {
     #[error(
         "unsupported JSON Schema dialect `{uri}`; use 2020-12 (the default), 2019-09 or draft-07"
@@ -19,10 +20,14 @@ pub enum SchemaError {
     UnsupportedDialect { uri: String },
     #[error("`$schema` must be a string")]
     DialectNotString,
-    #[error("the schema does not compile: {reason}")]
-    Invalid { reason: String },
+    #[error("the schema does not compile: {source}")]
+    Invalid {
+        source: std::sync::Arc<jsonschema::ValidationError<'static>>,
+    },
     #[error(transparent)]
     Shared(#[from] shared::SharedError),
+    #[error("no schema to compile")]
+    Absent,
 }
 
 /// A schema, compiled once: at load time when it came from the manifest's author, or on
@@ -33,7 +38,7 @@ pub enum SchemaError {
 pub struct CompiledSchema {
     /// The schema to compile on first use (`None` when compiled at load).
     deferred: Option<Deferred>,
-    validator: OnceLock<Result<Validator, String>>,
+    validator: OnceLock<Result<Validator, SchemaError>>,
 }
 
 /// What a schema compiled on first use is made from.
@@ -50,8 +55,7 @@ impl CompiledSchema {
     /// Compiles `schema` in the dialect its `$schema` names (2020-12 when absent). References
     /// are resolved inside the document only; nothing is ever fetched.
     pub fn compile(schema: &Value) -> Result<Self, SchemaError> {
-        let validator =
-            build(schema, dialect(schema)?).map_err(|reason| SchemaError::Invalid { reason })?;
+        let validator = build(schema, dialect(schema)?)?;
         Ok(Self {
             deferred: None,
             validator: OnceLock::from(Ok(validator)),
@@ -79,19 +83,18 @@ impl CompiledSchema {
         })
     }
 
-    fn validator(&self) -> Result<&Validator, &str> {
+    fn validator(&self) -> Result<&Validator, &SchemaError> {
         self.validator
             .get_or_init(|| match &self.deferred {
                 Some(Deferred::Whole(schema, draft)) => build(schema, *draft),
-                Some(Deferred::Shared(root, draft, shared)) => match shared.attach(root) {
-                    Ok(Some(whole)) => build(&whole, *draft),
-                    Ok(None) => build(root, *draft),
-                    Err(error) => Err(error.to_string()),
+                Some(Deferred::Shared(root, draft, shared)) => match shared.attach(root)? {
+                    Some(whole) => build(&whole, *draft),
+                    None => build(root, *draft),
                 },
-                None => Err("no schema".to_owned()),
+                // Compiled at load: `compile` fills the cell.
+                None => Err(SchemaError::Absent),
             })
             .as_ref()
-            .map_err(String::as_str)
     }
 
     /// One line per violation, each naming the path and the broken constraint, e.g.
@@ -99,7 +102,7 @@ impl CompiledSchema {
     pub fn violations(&self, instance: &Value, root: &str) -> Vec<String> {
         let validator = match self.validator() {
             Ok(validator) => validator,
-            Err(reason) => return vec![format!("{root}: the schema does not compile: {reason}")],
+            Err(error) => return vec![format!("{root}: {error}")],
         };
         let mut violations: Vec<String> = validator
             .iter_errors(instance)
@@ -136,20 +139,20 @@ impl CompiledSchema {
     }
 
     /// Compiled now if it was not yet: why it does not compile, if it does not.
-    pub fn ready(&self) -> Result<(), String> {
-        self.validator().map(drop).map_err(str::to_owned)
+    pub fn ready(&self) -> Result<(), SchemaError> {
+        self.validator().map(drop).map_err(Clone::clone)
     }
 
     /// Why a deferred schema would not compile, found by compiling it and dropping the
     /// result (`check` reads every tool this way without keeping them all compiled).
-    pub fn trial(&self) -> Result<(), String> {
+    pub fn trial(&self) -> Result<(), SchemaError> {
         match &self.deferred {
             None => Ok(()),
             Some(Deferred::Whole(schema, draft)) => build(schema, *draft).map(drop),
-            Some(Deferred::Shared(root, draft, shared)) => match shared.attach(root) {
-                Ok(whole) => build(whole.as_ref().unwrap_or(root), *draft).map(drop),
-                Err(error) => Err(error.to_string()),
-            },
+            Some(Deferred::Shared(root, draft, shared)) => {
+                let whole = shared.attach(root)?;
+                build(whole.as_ref().unwrap_or(root), *draft).map(drop)
+            }
         }
     }
 
@@ -159,12 +162,14 @@ impl CompiledSchema {
     }
 }
 
-fn build(schema: &Value, draft: Draft) -> Result<Validator, String> {
+fn build(schema: &Value, draft: Draft) -> Result<Validator, SchemaError> {
     jsonschema::options()
         .with_draft(draft)
         .should_validate_formats(true)
         .build(schema)
-        .map_err(|error| error.to_string())
+        .map_err(|source| SchemaError::Invalid {
+            source: std::sync::Arc::new(source),
+        })
 }
 
 fn plural(count: usize, word: &str) -> String {
@@ -391,12 +396,15 @@ mod tests {
             )
             .is_ok()
         );
-        assert_eq!(
-            CompiledSchema::compile(&json!({"$schema": "http://json-schema.org/draft-04/schema#"}))
-                .err(),
-            Some(SchemaError::UnsupportedDialect {
-                uri: "http://json-schema.org/draft-04/schema#".into()
-            })
+        let refused =
+            CompiledSchema::compile(&json!({"$schema": "http://json-schema.org/draft-04/schema#"}));
+        assert!(
+            matches!(
+                &refused,
+                Err(SchemaError::UnsupportedDialect { uri })
+                    if uri == "http://json-schema.org/draft-04/schema#"
+            ),
+            "{refused:?}"
         );
     }
 

@@ -238,10 +238,8 @@ impl Tool {
         let mut violations = self.input.violations(&arguments, "arguments");
         // An output schema compiled on first use that does not compile refuses the call
         // before anything runs (its result could never be checked).
-        if let Some(Err(reason)) = self.output.as_ref().map(|output| output.compiled.ready()) {
-            violations.push(format!(
-                "output schema: the schema does not compile: {reason}"
-            ));
+        if let Some(Err(error)) = self.output.as_ref().map(|output| output.compiled.ready()) {
+            violations.push(format!("output schema: {error}"));
         }
         if !violations.is_empty() {
             return Err(InvalidArguments {

@@ -37,9 +37,7 @@ pub(super) fn compile(
             std::sync::Arc::clone(&checker.shared),
         )?;
         if checker.compile == super::Compile::All {
-            compiled
-                .trial()
-                .map_err(|reason| SchemaError::Invalid { reason })?;
+            compiled.trial()?;
         }
         return Ok(compiled);
     }

@@ -10,6 +10,31 @@ use serde::{Deserialize, Serialize};
 
 use crate::revision::Revision;
 
+/// Why a content block is malformed beyond what serde checks: said after where the block
+/// came from (a command's output, a static result in the manifest).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum BlockError {
+    #[error("an {kind} block's `mimeType` must start with `{family}`, not `{mime_type}`")]
+    MimeType {
+        kind: &'static str,
+        family: &'static str,
+        mime_type: String,
+    },
+    #[error("`{field}` is not valid base64: {source}")]
+    Base64 {
+        field: &'static str,
+        source: base64::DecodeError,
+    },
+    #[error("an embedded resource needs a `uri`")]
+    ResourceUri,
+    #[error("an embedded resource has exactly one of `text` and `blob`")]
+    TextOrBlob,
+    #[error("a resource link needs a `uri` and a `name`")]
+    LinkUnnamed,
+    #[error("an annotation's `priority` is between 0 and 1, not {priority}")]
+    Priority { priority: f64 },
+}
+
 /// One content block.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
@@ -140,7 +165,7 @@ impl Content {
     }
 
     /// Checks what serde cannot: base64 payloads, MIME families, text XOR blob, priorities.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), BlockError> {
         let annotations = match self {
             Self::Text { annotations, .. } => annotations,
             Self::Image {
@@ -158,9 +183,11 @@ impl Content {
                     _ => ("audio/", "audio"),
                 };
                 if !mime_type.starts_with(family) {
-                    return Err(format!(
-                        "an {kind} block's `mimeType` must start with `{family}`, not `{mime_type}`"
-                    ));
+                    return Err(BlockError::MimeType {
+                        kind,
+                        family,
+                        mime_type: mime_type.clone(),
+                    });
                 }
                 check_base64(data, "data")?;
                 annotations
@@ -170,22 +197,18 @@ impl Content {
                 annotations,
             } => {
                 if resource.uri.is_empty() {
-                    return Err("an embedded resource needs a `uri`".into());
+                    return Err(BlockError::ResourceUri);
                 }
                 match (&resource.text, &resource.blob) {
                     (Some(_), None) => {}
                     (None, Some(blob)) => check_base64(blob, "blob")?,
-                    _ => {
-                        return Err(
-                            "an embedded resource has exactly one of `text` and `blob`".into()
-                        );
-                    }
+                    _ => return Err(BlockError::TextOrBlob),
                 }
                 annotations
             }
             Self::ResourceLink(link) => {
                 if link.uri.is_empty() || link.name.is_empty() {
-                    return Err("a resource link needs a `uri` and a `name`".into());
+                    return Err(BlockError::LinkUnnamed);
                 }
                 &link.annotations
             }
@@ -195,9 +218,7 @@ impl Content {
             .and_then(|annotations| annotations.priority)
             && !(0.0..=1.0).contains(&priority)
         {
-            return Err(format!(
-                "an annotation's `priority` is between 0 and 1, not {priority}"
-            ));
+            return Err(BlockError::Priority { priority });
         }
         Ok(())
     }
@@ -248,11 +269,11 @@ impl Content {
     }
 }
 
-fn check_base64(data: &str, field: &str) -> Result<(), String> {
+fn check_base64(data: &str, field: &'static str) -> Result<(), BlockError> {
     BASE64
         .decode(data)
         .map(drop)
-        .map_err(|error| format!("`{field}` is not valid base64: {error}"))
+        .map_err(|source| BlockError::Base64 { field, source })
 }
 
 #[cfg(test)]
@@ -264,7 +285,8 @@ mod tests {
 
     fn parse(value: serde_json::Value) -> Result<Content, String> {
         let content: Content = serde_json::from_value(value).map_err(|error| error.to_string())?;
-        content.check().map(|()| content)
+        content.check().map_err(|error| error.to_string())?;
+        Ok(content)
     }
 
     #[test]
