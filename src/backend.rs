@@ -92,7 +92,7 @@ impl Backend {
             Self::Static(_) => usize::MAX,
         };
         let result = self.run(arguments, spec, None, context).await;
-        shaped(result, &spec.shape, output_schema, limit, context).await
+        Box::pin(shaped(result, &spec.shape, output_schema, limit, context)).await
     }
 
     async fn run(
@@ -114,15 +114,15 @@ impl Backend {
                         .as_ref()
                         .and_then(|spool| spool.path().map(Into::into)),
                 };
-                match command
-                    .run(
-                        arguments,
-                        capture,
-                        spec.files.map(|files| files.max),
-                        context,
-                    )
-                    .await
-                {
+                // Boxed, as the HTTP call is: the future of every call (a static one too)
+                // would otherwise be as large as the largest backend's, and moved whole.
+                let running = command.run(
+                    arguments,
+                    capture,
+                    spec.files.map(|files| files.max),
+                    context,
+                );
+                match Box::pin(running).await {
                     Ok(mut output) => {
                         // A cut can split a secret, leaving its halves where no redactor
                         // finds them: what could be half of one is left out with the cut.
@@ -153,7 +153,7 @@ impl Backend {
             }
             Self::Static(result) => result.render(arguments, output_schema),
             Self::Http(http) => {
-                http.call(arguments, output_schema, context.clients, context.redactor)
+                Box::pin(http.call(arguments, output_schema, context.clients, context.redactor))
                     .await
             }
         }

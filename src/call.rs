@@ -284,8 +284,8 @@ async fn stages<G: Gatherer>(
     let (arguments, left) = if tool.inputs.is_empty() || asks_inside {
         (arguments, tool.inputs.clone())
     } else {
-        match gatherer
-            .gather(&tool, arguments)
+        // Boxed, as the other stages a plain call skips: a call's future stays small.
+        match Box::pin(gatherer.gather(&tool, arguments))
             .await
             .map_err(CallError::Gather)?
         {
@@ -313,7 +313,9 @@ async fn stages<G: Gatherer>(
             shape,
             as_task,
         };
-        let record = job.start(&tasks).await.map_err(CallError::TaskStart)?;
+        let record = Box::pin(job.start(&tasks))
+            .await
+            .map_err(CallError::TaskStart)?;
         return Ok((
             Conclusion::Task(Box::new(record)),
             Ended::before_running(Outcome::Task),

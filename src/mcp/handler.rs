@@ -454,9 +454,9 @@ impl Handler {
         let mut request = request;
         let asked = request.name.clone();
         if snapshot.discovery
-            && let Some(result) = self
-                .discovered(&snapshot, &mut request, &caller, &context, revision)
-                .await
+            && let Some(result) =
+                Box::pin(self.discovered(&snapshot, &mut request, &caller, &context, revision))
+                    .await
         {
             return Ok(super::discovery::response(result, server_info));
         }

@@ -86,10 +86,13 @@ impl RequestTrace {
         }
     }
 
-    /// Computes the answer inside the trace and records how it went.
-    async fn around<T>(
+    /// Computes the answer inside the trace and records how it went. The answer's future
+    /// comes boxed: rmcp's dispatch holds any method's future in one state as large as the
+    /// largest (a tool call's, kilobytes) and moves it as it goes, for a ping too; boxed,
+    /// each request allocates what its own method needs, once.
+    async fn around<T, F: Future<Output = Result<T, ErrorData>>>(
         self,
-        answering: impl Future<Output = Result<T, ErrorData>>,
+        answering: std::pin::Pin<Box<F>>,
         tool_error: fn(&T) -> bool,
     ) -> Result<T, ErrorData> {
         let Some(context) = self.context else {
@@ -137,7 +140,7 @@ macro_rules! plain_requests {
             context: RequestContext<RoleServer>,
         ) -> impl Future<Output = Result<$answer, ErrorData>> + Send + '_ {
             RequestTrace::start($method, &context, || SpanTarget::None)
-                .around(self.0.$name(request, context), answered)
+                .around(Box::pin(self.0.$name(request, context)), answered)
         }
     )*};
 }
@@ -186,7 +189,7 @@ impl ServerHandler for Traced {
         context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<(), ErrorData>> + Send + '_ {
         RequestTrace::start("ping", &context, || SpanTarget::None)
-            .around(self.0.ping(context), answered)
+            .around(Box::pin(self.0.ping(context)), answered)
     }
 
     fn discover(
@@ -194,7 +197,7 @@ impl ServerHandler for Traced {
         context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<DiscoverResult, ErrorData>> + Send + '_ {
         RequestTrace::start("server/discover", &context, || SpanTarget::None)
-            .around(self.0.discover(context), answered)
+            .around(Box::pin(self.0.discover(context)), answered)
     }
 
     fn call_tool(
@@ -210,7 +213,7 @@ impl ServerHandler for Traced {
                 SpanTarget::None
             }
         })
-        .around(self.0.call_tool(request, context), is_tool_error)
+        .around(Box::pin(self.0.call_tool(request, context)), is_tool_error)
     }
 
     fn get_prompt(
@@ -221,7 +224,7 @@ impl ServerHandler for Traced {
         RequestTrace::start("prompts/get", &context, || {
             SpanTarget::Prompt(request.name.clone())
         })
-        .around(self.0.get_prompt(request, context), answered)
+        .around(Box::pin(self.0.get_prompt(request, context)), answered)
     }
 
     fn read_resource(
@@ -231,7 +234,7 @@ impl ServerHandler for Traced {
     ) -> impl Future<Output = Result<ReadResourceResponse, ErrorData>> + Send + '_ {
         // No URI: a kept output's link is the capability to read it.
         RequestTrace::start("resources/read", &context, || SpanTarget::None)
-            .around(self.0.read_resource(request, context), answered)
+            .around(Box::pin(self.0.read_resource(request, context)), answered)
     }
 
     fn negotiate_initialize(
