@@ -219,7 +219,10 @@
 //! Errors are typed (`thiserror`) inside; `anyhow` appears only in [`run`] (and in the
 //! benchmark, `benches/perf/`, which measures all of this beside the machine's floor). A
 //! command for people, and the server's start, fail with a [`failure::Failure`], rendered
-//! for the terminal in one place (labels coloured on a terminal).
+//! for the terminal in one place (labels coloured on a terminal). A `Result<_, String>`
+//! stays only where a message for a person is the value (a trampoline step's line, an
+//! import's reason, a jq program's error); `tests/errors.rs` lists each file with why, and
+//! fails on one more.
 
 pub mod app;
 pub mod ask;

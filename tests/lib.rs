@@ -32,6 +32,7 @@ mod discovery_lists;
 mod dist;
 mod docs;
 mod doors;
+mod errors;
 mod events;
 mod frameworks;
 mod hostile;
