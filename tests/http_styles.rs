@@ -705,3 +705,43 @@ fn part_names_file_names_and_types_cannot_add_a_header() {
         hostile_names.len()
     );
 }
+
+/// A URL too long to send is refused, and the refusal says how long the URL would have
+/// been, whether the query alone or the whole URL is over the limit, with a literal query
+/// in the manifest or without.
+#[test]
+fn a_url_too_long_is_refused_with_its_length() {
+    for literal in ["", "?lit=abcdefghij"] {
+        let manifest = format!(
+            r#"
+[[tools]]
+name = "t"
+input-schema = '{{"type": "object", "properties": {{"q": {{"type": "string"}}}}}}'
+[tools.http]
+url = "http://127.0.0.1:9/d{literal}"
+query = {{ q = "{{q}}" }}
+"#
+        );
+        let registry = load_in(&manifest, Path::new("/")).expect("loads");
+        let backend = http(&registry);
+        let joiner = if literal.is_empty() { "?" } else { "&" };
+        // The whole URL over the limit, then the query alone.
+        for length in [32_760, 32_767, 33_000, 40_000] {
+            let value = "a".repeat(length);
+            let sent = format!("http://127.0.0.1:9/d{literal}{joiner}q={value}");
+            let refused = backend
+                .request(&arguments(json!({ "q": value })))
+                .expect_err("too long");
+            assert!(
+                matches!(refused, RequestError::UrlTooLong { bytes } if bytes == sent.len()),
+                "{literal:?} {length}: {refused} (the URL is {} bytes)",
+                sent.len()
+            );
+        }
+        // The control: a URL under the limit is sent as written.
+        let sent = backend
+            .request(&arguments(json!({ "q": "a".repeat(32_000) })))
+            .expect("fits");
+        assert!(sent.url().as_str().len() < 32 * 1024);
+    }
+}

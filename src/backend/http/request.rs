@@ -265,7 +265,9 @@ impl HttpBackend {
         let mut url = reqwest::Url::parse(&url)?;
         let query = self.query_string(url.query().unwrap_or_default(), arguments)?;
         if query.len() > MAX_URL_BYTES {
-            let bytes = url.as_str().len() + query.len();
+            // The URL as it would be sent: before its query, `?`, the whole query (which
+            // holds the literal query already).
+            let bytes = url[..url::Position::AfterPath].len() + 1 + query.len();
             return Err(RequestError::UrlTooLong { bytes });
         }
         url.set_query((!query.is_empty()).then_some(query.as_str()));
