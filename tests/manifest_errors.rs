@@ -300,3 +300,30 @@ content = [{ type = "text", text = "ok" }]
         );
     }
 }
+
+#[test]
+fn a_static_blocks_priority_is_between_0_and_1_whatever_its_kind() {
+    let manifest = |kind_and_fields: &str, priority: &str| {
+        format!(
+            "[[tools]]\nname = \"x\"\n[tools.static]\ncontent = [\n  {{ {kind_and_fields}, annotations = {{ priority = {priority} }} }},\n]\n"
+        )
+    };
+    for block in [
+        r#"type = "text", text = "hi""#,
+        r#"type = "image", data = "iVBORw0K", mime-type = "image/png""#,
+    ] {
+        let (code, stderr) = load(&manifest(block, "2.0"));
+        assert_eq!(code, 2, "{block}: {stderr}");
+        assert_eq!(
+            stderr
+                .matches("an annotation's `priority` is between 0 and 1, not 2")
+                .count(),
+            1,
+            "{block}: {stderr}"
+        );
+        // The control: a priority inside the range loads.
+        let workspace = Workspace::new(&manifest(block, "0.5"));
+        let (code, _, stderr) = run(&["check", "--config", "tools.toml"], workspace.dir.path());
+        assert_eq!(code, 0, "{block}: {stderr}");
+    }
+}

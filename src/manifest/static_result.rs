@@ -237,6 +237,15 @@ fn convert_annotations(
             Some(audience)
         }
     };
+    // Checked here for every kind of block: a text block's annotations are kept with its
+    // template and never reach `Content::check`.
+    if let Some(priority) = wire.priority
+        && !(0.0..=1.0).contains(&priority)
+    {
+        let problem = crate::results::content::BlockError::Priority { priority };
+        checker.error(problem.to_string(), span);
+        return None;
+    }
     Some(Annotations {
         audience,
         priority: wire.priority,
