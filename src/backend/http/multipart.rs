@@ -164,6 +164,13 @@ fn render_source(
     let too_large = || MultipartError::TooLarge {
         part: part.name.clone(),
     };
+    let within_room = |bytes: Vec<u8>| {
+        if bytes.len() > room {
+            Err(too_large())
+        } else {
+            Ok(Some(bytes))
+        }
+    };
     match &part.source {
         PartSource::Text(template) => {
             if let Some(name) = template.sole_placeholder() {
@@ -190,10 +197,7 @@ fn render_source(
                     part: part.name.clone(),
                     source,
                 })?;
-            if bytes.len() > room {
-                return Err(too_large());
-            }
-            Ok(Some(bytes))
+            within_room(bytes)
         }
         PartSource::File { folder, path } => {
             // The path's own text around an absent argument is no file to send: the part is
@@ -229,10 +233,7 @@ fn render_source(
                     part: part.name.clone(),
                     source,
                 })?;
-            if bytes.len() > room {
-                return Err(too_large());
-            }
-            Ok(Some(bytes))
+            within_room(bytes)
         }
     }
 }
