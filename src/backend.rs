@@ -114,8 +114,8 @@ impl Backend {
                         .as_ref()
                         .and_then(|spool| spool.path().map(Into::into)),
                 };
-                // Boxed, as the HTTP call is: the future of every call (a static one too)
-                // would otherwise be as large as the largest backend's, and moved whole.
+                // Boxed, as the HTTP call is: otherwise every call's future (a static
+                // one's too) would reserve room for the largest backend's.
                 let running = command.run(
                     arguments,
                     capture,

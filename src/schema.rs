@@ -86,11 +86,7 @@ impl CompiledSchema {
     fn validator(&self) -> Result<&Validator, &SchemaError> {
         self.validator
             .get_or_init(|| match &self.deferred {
-                Some(Deferred::Whole(schema, draft)) => build(schema, *draft),
-                Some(Deferred::Shared(root, draft, shared)) => match shared.attach(root)? {
-                    Some(whole) => build(&whole, *draft),
-                    None => build(root, *draft),
-                },
+                Some(deferred) => deferred.build(),
                 // Compiled at load: `compile` fills the cell.
                 None => Err(SchemaError::Absent),
             })
@@ -146,19 +142,27 @@ impl CompiledSchema {
     /// Why a deferred schema would not compile, found by compiling it and dropping the
     /// result (`check` reads every tool this way without keeping them all compiled).
     pub fn trial(&self) -> Result<(), SchemaError> {
-        match &self.deferred {
-            None => Ok(()),
-            Some(Deferred::Whole(schema, draft)) => build(schema, *draft).map(drop),
-            Some(Deferred::Shared(root, draft, shared)) => {
-                let whole = shared.attach(root)?;
-                build(whole.as_ref().unwrap_or(root), *draft).map(drop)
-            }
-        }
+        self.deferred
+            .as_ref()
+            .map_or(Ok(()), |deferred| deferred.build().map(drop))
     }
 
     pub fn is_valid(&self, instance: &Value) -> bool {
         self.validator()
             .is_ok_and(|validator| validator.is_valid(instance))
+    }
+}
+
+impl Deferred {
+    /// The validator, the shared entries it uses attached first.
+    fn build(&self) -> Result<Validator, SchemaError> {
+        match self {
+            Self::Whole(schema, draft) => build(schema, *draft),
+            Self::Shared(root, draft, shared) => {
+                let whole = shared.attach(root)?;
+                build(whole.as_ref().unwrap_or(root), *draft)
+            }
+        }
     }
 }
 
